@@ -1,0 +1,114 @@
+# ibsmd — non-recursive Makefile.
+# Sources are found by directory: lib/ mad/ routing/ daemon/ each become a
+# static archive; every directory under tools/ is one program; every
+# tests/unit/test_*.c is one test binary.  Archives let each test link only
+# the objects it really uses.
+#
+#   make               build everything into $(O) (default build/)
+#   make SAN=1 O=build-san   debug build with ASan/UBSan
+#   make check         unit + integration tests (needs ibsim, see README)
+#   make install DESTDIR=... PREFIX=/usr
+
+-include config.mk
+
+O        ?= build
+PREFIX   ?= /usr/local
+SBINDIR  ?= $(PREFIX)/sbin
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR  ?= /lib/systemd/system
+CC       ?= cc
+PKG_CONFIG ?= pkg-config
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibumad libsystemd yaml-0.1 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libibumad libsystemd yaml-0.1 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
+            -Wmissing-prototypes -Wstrict-prototypes
+CSTD     := -std=gnu11
+OPT      ?= -O2 -g
+ifeq ($(SAN),1)
+OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=undefined
+LDSAN    := -fsanitize=address,undefined
+endif
+ALL_CFLAGS := $(CSTD) $(OPT) $(WARN) -I. -D_GNU_SOURCE -pthread $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(LDSAN) -pthread $(LDFLAGS)
+LIBS     := $(PKG_LIBS) -lm
+
+LIB_SRC     := $(wildcard lib/*.c)
+MAD_SRC     := $(wildcard mad/*.c)
+ROUTING_SRC := $(wildcard routing/*.c)
+DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+TOOLS       := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
+UNIT_SRC    := $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+LIB_A     := $(O)/libibsm.a
+MAD_A     := $(O)/libibsmmad.a
+ROUTING_A := $(O)/libibsmrouting.a
+DAEMON_A  := $(O)/libibsmdaemon.a
+ARCHIVES  := $(DAEMON_A) $(ROUTING_A) $(MAD_A) $(LIB_A)
+
+PROGS := $(if $(wildcard daemon/main.c),$(O)/ibsmd) $(foreach t,$(TOOLS),$(O)/$(t))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRC))
+
+.PHONY: all check unit integration install clean format
+all: $(PROGS) $(UNIT_BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB_A): $(call obj,$(LIB_SRC))
+$(MAD_A): $(call obj,$(MAD_SRC))
+$(ROUTING_A): $(call obj,$(ROUTING_SRC))
+$(DAEMON_A): $(call obj,$(DAEMON_SRC))
+$(ARCHIVES):
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/ibsmd: $(call obj,daemon/main.c) $(ARCHIVES)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)
+
+define tool_rule
+$(O)/$(1): $(call obj,$(wildcard tools/$(1)/*.c)) $(ARCHIVES)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(call obj,$(wildcard tools/$(1)/*.c)) $(ARCHIVES) $$(LIBS) -libmad
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+$(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS) -libmad -lcmocka
+
+unit: $(UNIT_BINS)
+	@tests/run-unit $(O) $(UNIT_BINS)
+
+integration: $(PROGS)
+	@tests/run-integration $(O)
+
+check: all
+	@tests/run-all $(O)
+
+install: $(PROGS)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SYSCONFDIR)/ibsmd \
+	  $(DESTDIR)$(UNITDIR)
+	install -m 755 $(O)/ibsmd $(DESTDIR)$(SBINDIR)/ibsmd
+	for t in $(TOOLS); do install -m 755 $(O)/$$t $(DESTDIR)$(BINDIR)/$$t; done
+	for m in man/*.8; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
+	for m in man/*.5; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
+	for m in man/*.1; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+	[ -f $(DESTDIR)$(SYSCONFDIR)/ibsmd/ibsmd.yaml ] || \
+	  install -m 644 conf/ibsmd.yaml $(DESTDIR)$(SYSCONFDIR)/ibsmd/ibsmd.yaml
+	install -m 644 systemd/ibsmd.service $(DESTDIR)$(UNITDIR)/ibsmd.service
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,35 @@
+/* ibsmroute internals shared between its unicast driver (main.c) and its
+ * multicast driver (mcast.c). */
+#ifndef IBSMROUTE_H
+#define IBSMROUTE_H
+
+#include <stdio.h>
+
+#include "lib/fabric.h"
+#include "lib/pool.h"
+#include "routing/hops.h"
+
+struct ibsmroute_opts {
+	const char *topology;
+	const char *routing;	  /* minhop | updown */
+	const char *mcast_engine; /* mr4lms | fulb | minhop | sssp */
+	unsigned mft_size;	  /* 0 = unlimited offline */
+	int mft_size_set;
+	const char *groups_file;  /* NULL: no multicast events */
+	const char *sm_node;
+	const char *dump_dir;	  /* NULL: no dumps */
+	const char *json_path;	  /* NULL: no report; "-" = stdout */
+	unsigned threads;
+	/* -o KEY=VALUE, raw, in command-line order */
+	const char **overrides;
+	unsigned n_overrides;
+};
+
+/* Runs the --groups events on the routed fabric with the chosen engine;
+ * writes mfts.dump and mcgroups.dump into dump_dir when set; writes the
+ * "multicast" member of the JSON report (`"multicast": {...}`, no trailing
+ * comma) to json when non-NULL.  0, or negative errno after printing why. */
+int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
+		    const struct hops *h, struct pool *pool, FILE *json);
+
+#endif
