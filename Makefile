@@ -43,6 +43,8 @@ ROUTING_SRC := $(wildcard routing/*.c)
 DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 TOOLS       := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
+# Programs that integration tests run under ibsim (not unit tests).
+SIM_SRC     := $(wildcard tests/sim/*.c)
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -54,9 +56,10 @@ ARCHIVES  := $(DAEMON_A) $(ROUTING_A) $(MAD_A) $(LIB_A)
 
 PROGS := $(if $(wildcard daemon/main.c),$(O)/ibsmd) $(foreach t,$(TOOLS),$(O)/$(t))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRC))
+SIM_BINS  := $(patsubst tests/sim/%.c,$(O)/tests/sim/%,$(SIM_SRC))
 
 .PHONY: all check unit integration install clean format
-all: $(PROGS) $(UNIT_BINS)
+all: $(PROGS) $(UNIT_BINS) $(SIM_BINS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -83,10 +86,13 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS) -libmad -lcmocka
 
+$(O)/tests/sim/%: $(O)/tests/sim/%.o $(ARCHIVES)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS) -libmad
+
 unit: $(UNIT_BINS)
 	@tests/run-unit $(O) $(UNIT_BINS)
 
-integration: $(PROGS)
+integration: $(PROGS) $(SIM_BINS)
 	@tests/run-integration $(O)
 
 check: all
