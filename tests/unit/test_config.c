@@ -268,6 +268,9 @@ static void test_build_all_or_nothing(void **state)
 			 -ENOENT);
 	assert_string_equal(err, "/nonexistent/ibsmd.yaml: No such file or "
 				 "directory");
+	assert_int_equal(config_build(&live, "/", NULL, 0, err, sizeof(err)),
+			 -EISDIR);
+	assert_string_equal(err, "/: Is a directory");
 	config_free(&live);
 	config_free(&copy);
 }
