@@ -97,7 +97,7 @@ struct txn_smp_req {
 
 /* Opens the SMI agents on port and creates the engine.  *out NULL and
  * -errno on failure.  The port stays owned by the caller. */
-int txn_create(struct umad_port *port, const struct txn_params *params,
+int txn_create(struct mad_port *port, const struct txn_params *params,
 	       struct txn_engine **out);
 /* Completes every pending transaction with -ECANCELED, then frees. */
 void txn_destroy(struct txn_engine *eng);
@@ -106,7 +106,7 @@ void txn_set_params(struct txn_engine *eng, const struct txn_params *params);
 const struct txn_params *txn_get_params(const struct txn_engine *eng);
 
 int txn_fd(const struct txn_engine *eng);
-struct umad_port *txn_port(const struct txn_engine *eng);
+struct mad_port *txn_port(const struct txn_engine *eng);
 
 /* Queues one SMP; 0 or -EINVAL/-ENOMEM.  cb may be NULL. */
 int txn_submit(struct txn_engine *eng, const struct txn_smp_req *req,
@@ -119,10 +119,10 @@ int txn_submit_lid(struct txn_engine *eng, uint16_t dlid, uint8_t method,
 		   txn_cb cb, void *ctx);
 
 /* A non-SMP MAD (e.g. an SA query from ibsmctl) on an agent the caller
- * registered with umad_port_register().  The engine overwrites the TID;
+ * registered with mad_port_register().  The engine overwrites the TID;
  * the rest of mad[0..len) is sent as is.  Same windows and retries. */
 int txn_submit_mad(struct txn_engine *eng, int agent, const uint8_t *mad,
-		   size_t len, const struct umad_addr *to, uint64_t dest,
+		   size_t len, const struct mad_addr *to, uint64_t dest,
 		   txn_cb cb, void *ctx);
 
 /* Reads and dispatches everything waiting on the fd. */
@@ -145,7 +145,7 @@ unsigned txn_pending(const struct txn_engine *eng);
 /* An unsolicited request that arrived (SMP Get/Set/Trap/TrapRepress on the
  * SMI agents, or any request on an agent the caller registered). */
 struct txn_request {
-	const struct umad_rx *rx;   /* raw bytes, agent, source address */
+	const struct mad_rx *rx;   /* raw bytes, agent, source address */
 	const struct mad_hdr *hdr;  /* decoded common header */
 	const struct smp *smp;	    /* decoded SMP, NULL for other classes */
 };

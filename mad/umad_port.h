@@ -14,14 +14,14 @@
  * ACTIVE the first port that exists is used (under ibsim and on a fabric
  * without an SM the SM's own port is usually INIT or DOWN, and the SM is
  * what makes it ACTIVE), and a notice says so. */
-struct umad_port_sel {
+struct mad_port_sel {
 	uint64_t guid;	 /* port GUID (host order), 0 = not chosen by GUID */
 	const char *ca;	 /* CA name ("mlx5_0", "sim0"), NULL = any */
 	int num;	 /* port number on ca, 0 = any */
 };
 
 /* What the opened port is. */
-struct umad_port_info {
+struct mad_port_info {
 	char ca[20];
 	int num;
 	uint64_t port_guid;	/* host order */
@@ -33,26 +33,29 @@ struct umad_port_info {
 	uint8_t phys_state;
 };
 
-struct umad_port;
+struct mad_port;
 
 /* Opens the chosen port.  Errors: -ENODEV when no InfiniBand device or no
  * such CA/port/GUID exists (the message names what is missing and, when
  * there is no device at all, suggests ib_umad / LD_PRELOAD=libumad2sim.so
  * with ibsim running), -EACCES without permission, other -errno.  Errors
  * are logged; *out is NULL on error. */
-int umad_port_open(const struct umad_port_sel *sel, struct umad_port **out);
-void umad_port_close(struct umad_port *p);
+int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out);
+void mad_port_close(struct mad_port *p);
 
-const struct umad_port_info *umad_port_info(const struct umad_port *p);
+const struct mad_port_info *mad_port_info(const struct mad_port *p);
 /* Re-reads LID/SM LID/state from umad (after the SM changed them). */
-int umad_port_refresh(struct umad_port *p);
-/* The file descriptor to poll for readability. */
-int umad_port_fd(const struct umad_port *p);
+int mad_port_refresh(struct mad_port *p);
+/* The umad file descriptor.  Under umad2sim it is a fake descriptor
+ * (>= 1024) that only the wrapped poll() understands, never epoll; that
+ * is why the transaction engine reads it from a thread and offers an
+ * eventfd (txn_fd) to the event loop instead. */
+int mad_port_fd(const struct mad_port *p);
 
-/* Method mask bits the SM registers so that unsolicited requests reach
- * it: Get, Set, Trap, TrapRepress, Report (and GetResp for the responses
- * to what it sends). */
-struct umad_agent_req {
+/* An agent: class, version, RMPP, and the request methods (bit m of the
+ * 128-bit mask = method m) that reach it unsolicited.  Responses to what
+ * the agent sends always reach it (by TID). */
+struct mad_agent_req {
 	uint8_t mgmt_class;
 	uint8_t class_version;
 	uint8_t rmpp_version;	 /* 0 none, 1 RMPP v1 */
@@ -61,18 +64,19 @@ struct umad_agent_req {
 };
 
 /* Registers an agent; returns its id (>= 0) or -errno. */
-int umad_port_register(struct umad_port *p, const struct umad_agent_req *r);
+int mad_port_register(struct mad_port *p, const struct mad_agent_req *r);
 /* Registers the two SMI agents (class 0x01 LID-routed and 0x81 DR) with
- * the SM's method mask (Get, Set, Trap, TrapRepress, Report, GetResp).
- * 0 or -errno. */
-int umad_port_register_smi(struct umad_port *p, int *agent_lid, int *agent_dr);
-/* The SA agent: class 0x03 version 2, RMPP v1 when rmpp is true, methods
- * Get, Set, GetTable, Delete, Report and their responses. */
-int umad_port_register_sa(struct umad_port *p, bool rmpp, int *agent);
+ * the SM's method mask (Get, Set, Trap, TrapRepress) so that SMInfo
+ * queries and traps arrive.  0 or -errno. */
+int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr);
+/* The SA server agent: class 0x03 version 2, RMPP v1 when rmpp is true,
+ * requests Get, Set, GetTable, GetTraceTable, GetMulti, Delete.  An SA
+ * client (ibsmctl) registers class 3 with an empty mask instead. */
+int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent);
 
 /* Address of a MAD, host order.  For DR SMPs dlid is the permissive LID
  * 0xFFFF and qpn 0. */
-struct umad_addr {
+struct mad_addr {
 	uint16_t lid;
 	uint32_t qpn;
 	uint32_t qkey;
@@ -80,29 +84,31 @@ struct umad_addr {
 	uint16_t pkey_index;
 };
 
-#define UMAD_QKEY_GSI 0x80010000u
-#define UMAD_LID_PERMISSIVE 0xFFFF
+#define MAD_QKEY_GSI 0x80010000u
+#define MAD_LID_PERMISSIVE 0xFFFF
 
 /* Sends one MAD (len <= 256) on agent.  timeout_ms is handed to the kernel
  * so that it delivers the response (0 for responses and traps); retries
  * are always 0: the transaction engine retries itself.  0 or -errno
  * (-EAGAIN / -ENOBUFS when the send queue is full). */
-int umad_port_send(struct umad_port *p, int agent, const uint8_t *mad,
-		   size_t len, const struct umad_addr *addr, int timeout_ms);
+int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
+		   size_t len, const struct mad_addr *addr, int timeout_ms);
 
 /* One received MAD: the bytes, the agent it came to, its source address
  * and the umad status (0, or ETIMEDOUT=110 when the kernel/ibsim reports
  * that a sent MAD got no answer; the bytes are then the sent MAD). */
-struct umad_rx {
+struct mad_rx {
 	uint8_t mad[256];
 	size_t len;
 	int agent;
 	int status;
-	struct umad_addr from;
+	struct mad_addr from;
 };
 
-/* Non-blocking receive: 0 with *rx filled, -EAGAIN when nothing is
- * waiting, other -errno on failure. */
-int umad_port_recv(struct umad_port *p, struct umad_rx *rx);
+/* Receives one MAD, waiting up to timeout_ms (0 = do not wait, -1 =
+ * forever): 0 with *rx filled, -ETIMEDOUT when nothing came, other -errno
+ * on failure.  Safe to call from one thread while another sends (the
+ * transaction engine's receiver thread does exactly that). */
+int mad_port_recv(struct mad_port *p, struct mad_rx *rx, int timeout_ms);
 
 #endif
