@@ -421,10 +421,11 @@ int txn_submit_mad(struct txn_engine *e, int agent, const uint8_t *mad,
 
 /* ---- completion and timeouts ---- */
 
-void txn_complete(struct txn_engine *e, struct txn *t, int status,
-		  const struct mad_rx *rx, const struct smp *s)
+static void complete(struct txn_engine *e, struct txn *t, int status,
+		     const struct mad_rx *rx, const struct smp *s, bool fast)
 {
-	struct txn_result r = { .status = status, .tries = t->tries };
+	struct txn_result r = { .status = status, .tries = t->tries,
+				.fast_timeout = fast };
 	struct txn_dest *d = t->dest;
 
 	heap_remove(e, t);
@@ -448,6 +449,17 @@ void txn_complete(struct txn_engine *e, struct txn *t, int status,
 	if (t->cb)
 		t->cb(t->ctx, status, &r);
 	free(t);
+}
+
+void txn_complete(struct txn_engine *e, struct txn *t, int status,
+		  const struct mad_rx *rx, const struct smp *s)
+{
+	complete(e, t, status, rx, s, false);
+}
+
+void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t)
+{
+	complete(e, t, -ETIMEDOUT, NULL, NULL, true);
 }
 
 /* The current try got no answer: retry, or give up. */

@@ -64,6 +64,8 @@ struct txn_result {
 				(engine destroyed); other -errno (send failed) */
 	uint16_t mad_status; /* status of the response (DR D bit removed) */
 	unsigned tries;	     /* sends it took */
+	bool fast_timeout;   /* -ETIMEDOUT came as an immediate umad 110
+				(ibsim: attribute not implemented) */
 	const uint8_t *mad;  /* whole response MAD, NULL when none */
 	size_t mad_len;
 	const uint8_t *data; /* SMP: the 64-byte data block of the response,

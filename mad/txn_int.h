@@ -69,6 +69,7 @@ struct txn_engine {
 struct txn *txn_by_tid(struct txn_engine *e, uint32_t tid);
 void txn_complete(struct txn_engine *e, struct txn *t, int status,
 		  const struct mad_rx *rx, const struct smp *s);
+void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t);
 void txn_expire(struct txn_engine *e, struct txn *t);
 void txn_pump(struct txn_engine *e);
 /* txn_recv.c */

@@ -36,7 +36,7 @@ static void umad_timeout(struct txn_engine *e, struct txn *t)
 	    waited < (int64_t)t->timeout_ms * 1000 / 2) {
 		e->stats.timeouts++;
 		e->stats.fast_timeouts++;
-		txn_complete(e, t, -ETIMEDOUT, NULL, NULL);
+		txn_complete_fast_timeout(e, t);
 		return;
 	}
 	txn_expire(e, t);

@@ -49,6 +49,8 @@ struct done {
 	int order[64];
 };
 
+static bool fast_seen;
+
 struct cbctx {
 	struct done *d;
 	int id;
@@ -64,6 +66,8 @@ static void cb(void *ctx, int status, const struct txn_result *r)
 	d->tries[c->id] = r->tries;
 	d->first_data[c->id] = r->data ? r->data[0] : 0xEE;
 	d->order[d->calls++] = c->id;
+	if (r->fast_timeout)
+		fast_seen = true;
 }
 
 static struct txn_engine *mk(struct fake *f, unsigned w, unsigned nw,
@@ -207,6 +211,7 @@ static void test_remote_error_and_fast_timeout(void **state)
 	answer(e, &f, 1, 0, 0, 110); /* ibsim: attribute not implemented */
 	assert_int_equal(d.status[1], -ETIMEDOUT);
 	assert_int_equal(d.tries[1], 1); /* no retry storm */
+	assert_true(fast_seen);
 	assert_int_equal(txn_stats(e)->fast_timeouts, 1);
 	assert_int_equal(f.n, 3);
 	assert_int_equal(txn_stats(e)->remote_errors, 1);
