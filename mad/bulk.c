@@ -146,9 +146,9 @@ static void on_block(void *ctx, int status, const struct txn_result *r)
 		x->acked++;
 	} else if ((status == -ETIMEDOUT || status == -ENOBUFS ||
 		    status == -EAGAIN || status == -EIO) &&
-		   it->tries <= x->req.retries && !r->fast_timeout) {
-		/* Lost: only this block goes again.  An immediate umad 110
-		 * (attribute not implemented) is final. */
+		   it->tries <= x->req.retries) {
+		/* Lost (ibsim's drops come back as immediate umad 110s): only
+		 * this block goes again. */
 		it->state = IT_RESEND;
 		x->resend[(x->rs_head + x->rs_n++) % x->req.nitems] = it->idx;
 	} else {

@@ -27,6 +27,7 @@ void txn_params_default(struct txn_params *p)
 	p->node_window = TXN_DEFAULT_NODE_WINDOW;
 	p->timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
 	p->retries = TXN_DEFAULT_RETRIES;
+	p->retry_fast_timeouts = true;
 }
 
 uint64_t txn_dest_path(const uint8_t *path, uint8_t hops)

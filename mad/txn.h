@@ -25,11 +25,16 @@ struct txn_params {
 	unsigned node_window; /* max outstanding per destination key */
 	unsigned timeout_ms;  /* per try (mad.timeout_ms) */
 	unsigned retries;     /* extra tries after the first (mad.retries) */
-	/* ibsim answers an attribute it does not implement at once with umad
-	 * status 110.  A 110 that arrives sooner than timeout_ms / 2 after
-	 * the send is such an answer: reported -ETIMEDOUT at once, without
-	 * retries, unless retry_fast_timeouts is set.  A 110 that arrives
-	 * later is a real (kernel) timeout and is retried. */
+	/* ibsim answers at once with umad status 110 both for an attribute
+	 * it does not implement and for a packet its Error command dropped;
+	 * a kernel reports 110 only after the timeout we gave it.  An
+	 * immediate 110 (sooner than timeout_ms / 2) ends the try early:
+	 * with retry_fast_timeouts (the default) it is re-sent at once like
+	 * any lost try, within the same retry budget, so drops cost no
+	 * waiting and unimplemented attributes cost at most `retries` extra
+	 * SMPs; without it, it is final (-ETIMEDOUT, fast_timeout set).
+	 * Probes of optional attributes (PortGroupInfo) should pass
+	 * retries = 0 in their txn_smp_req. */
 	bool retry_fast_timeouts;
 };
 

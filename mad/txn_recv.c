@@ -25,21 +25,26 @@ static void drop(struct txn_engine *e, const char *why, const struct mad_rx *rx)
 			 rx->len > 17 ? rx->mad[17] : 0);
 }
 
-/* umad returned our own MAD with status 110: no answer.  ibsim does that
- * at once for attributes it does not implement; a kernel does it at the
- * timeout we gave it.  Only the slow kind is worth retrying. */
+/* umad returned our own MAD with status 110: no answer (see txn.h on
+ * retry_fast_timeouts for why immediate ones are told apart). */
 static void umad_timeout(struct txn_engine *e, struct txn *t)
 {
 	int64_t waited = txn_now_us() - t->sent_us;
+	bool fast = waited < (int64_t)t->timeout_ms * 1000 / 2;
 
-	if (!e->params.retry_fast_timeouts &&
-	    waited < (int64_t)t->timeout_ms * 1000 / 2) {
+	if (!fast) {
+		txn_expire(e, t);
+		return;
+	}
+	e->stats.fast_timeouts++;
+	if (!e->params.retry_fast_timeouts || t->tries >= t->max_tries) {
 		e->stats.timeouts++;
-		e->stats.fast_timeouts++;
+		if (e->params.retry_fast_timeouts)
+			e->stats.lost++;
 		txn_complete_fast_timeout(e, t);
 		return;
 	}
-	txn_expire(e, t);
+	txn_expire(e, t); /* counts the timeout and re-sends */
 }
 
 static void on_response(struct txn_engine *e, const struct mad_rx *rx,

@@ -12,10 +12,16 @@
 #include "mad/smp.h"
 #include "mad/umad_port.h"
 
+/* umad buffers: header + MAD.  Sized with room to spare because the
+ * header size differs between libibumad versions (umad_size() 56 here,
+ * sizeof(struct ib_user_mad) 64) and libumad2sim.so carries its own idea
+ * of it. */
+#define UMAD_BUF_SIZE 1024
+
 struct mad_port {
 	int portid;
 	struct mad_port_info info;
-	void *sbuf; /* umad send buffer (umad_size() + MAD_SIZE) */
+	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
 
 #define NO_DEVICE_HINT                                                     \
@@ -129,7 +135,7 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			   "(state %u), the SM will bring it up",
 			   pk.info.ca, pk.info.num, pk.info.state);
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->sbuf = calloc(1, umad_size() + MAD_SIZE))) {
+	if (!p || !(p->sbuf = calloc(1, UMAD_BUF_SIZE))) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -253,7 +259,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 
 	if (len > MAD_SIZE)
 		return -EMSGSIZE;
-	memset(p->sbuf, 0, umad_size());
+	memset(p->sbuf, 0, UMAD_BUF_SIZE);
 	memcpy(umad_get_mad(p->sbuf), mad, len);
 	umad_set_addr(p->sbuf, addr->lid, (int)addr->qpn, addr->sl,
 		      (int)addr->qkey);
@@ -264,7 +270,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 
 int mad_port_recv(struct mad_port *p, struct mad_rx *rx, int timeout_ms)
 {
-	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE] __attribute__((aligned(8)));
+	uint8_t buf[UMAD_BUF_SIZE] __attribute__((aligned(8)));
 	struct ib_user_mad *u = (struct ib_user_mad *)buf;
 	int len = MAD_SIZE;
 	int rc;

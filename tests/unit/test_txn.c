@@ -70,8 +70,8 @@ static void cb(void *ctx, int status, const struct txn_result *r)
 		fast_seen = true;
 }
 
-static struct txn_engine *mk(struct fake *f, unsigned w, unsigned nw,
-			     unsigned retries)
+static struct txn_engine *mk2(struct fake *f, unsigned w, unsigned nw,
+			      unsigned retries, bool retry_fast)
 {
 	struct txn_transport tr = { .send = fake_send, .ctx = f,
 				    .agent_smi = 3, .agent_smi_dr = 4 };
@@ -84,8 +84,15 @@ static struct txn_engine *mk(struct fake *f, unsigned w, unsigned nw,
 	p.node_window = nw;
 	p.retries = retries;
 	p.timeout_ms = 50;
+	p.retry_fast_timeouts = retry_fast;
 	assert_int_equal(txn_create_transport(&tr, &p, &e), 0);
 	return e;
+}
+
+static struct txn_engine *mk(struct fake *f, unsigned w, unsigned nw,
+			     unsigned retries)
+{
+	return mk2(f, w, nw, retries, true);
 }
 
 /* Answer sent MAD i: GetResp, same bytes, TID high bits scrambled as
@@ -198,7 +205,7 @@ static void test_remote_error_and_fast_timeout(void **state)
 	struct fake f;
 	struct done d = { 0 };
 	struct cbctx c0 = { &d, 0 }, c1 = { &d, 1 }, c2 = { &d, 2 };
-	struct txn_engine *e = mk(&f, 8, 8, 3);
+	struct txn_engine *e = mk2(&f, 8, 8, 3, false);
 	uint8_t p[2] = { 0, 1 };
 
 	(void)state;
@@ -217,6 +224,39 @@ static void test_remote_error_and_fast_timeout(void **state)
 	assert_int_equal(txn_stats(e)->remote_errors, 1);
 	txn_destroy(e);
 	assert_int_equal(d.status[2], -ECANCELED);
+}
+
+/* Default policy: an immediate 110 (ibsim drop) is re-sent at once within
+ * the retry budget; the budget bounds an unimplemented attribute. */
+static void test_fast_timeout_retried(void **state)
+{
+	struct fake f;
+	struct done d = { 0 };
+	struct cbctx c0 = { &d, 0 }, c1 = { &d, 1 };
+	struct txn_engine *e = mk(&f, 8, 8, 2);
+	struct txn_smp_req probe = { .dlid = 9, .method = MAD_METHOD_GET,
+				     .attr_id = SMP_ATTR_PGROUP_INFO,
+				     .retries = 0 };
+
+	(void)state;
+	fast_seen = false;
+	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb, &c0);
+	answer(e, &f, 0, 0, 0, 110);
+	assert_int_equal(f.n, 2); /* re-sent without waiting */
+	answer(e, &f, 1, 0, 0, 110);
+	assert_int_equal(f.n, 3);
+	answer(e, &f, 2, 0, 7, 0);
+	assert_int_equal(d.status[0], 0);
+	assert_int_equal(d.tries[0], 3);
+	assert_int_equal(txn_stats(e)->fast_timeouts, 2);
+	/* an optional-attribute probe with retries 0: one SMP, final */
+	assert_int_equal(txn_submit(e, &probe, cb, &c1), 0);
+	answer(e, &f, 3, 0, 0, 110);
+	assert_int_equal(d.status[1], -ETIMEDOUT);
+	assert_int_equal(d.tries[1], 1);
+	assert_true(fast_seen);
+	assert_int_equal(f.n, 4);
+	txn_destroy(e);
 }
 
 static void test_send_error_retried(void **state)
@@ -331,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_windows_and_fifo),
 		cmocka_unit_test(test_timeout_retry),
 		cmocka_unit_test(test_remote_error_and_fast_timeout),
+		cmocka_unit_test(test_fast_timeout_retried),
 		cmocka_unit_test(test_send_error_retried),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_defer_and_run),
