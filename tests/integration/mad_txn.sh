@@ -1,0 +1,111 @@
+#!/bin/bash
+# The mad/ stack against ibsim: DR discovery of every node through the
+# transaction engine, LFT blocks programmed with the bulk transfer and read
+# back both by the engine and by ibroute (independent of our codecs), an
+# attribute ibsim does not implement answered at once without a retry
+# storm, and the same discovery + programming surviving ibsim's packet
+# drop injection (console command: Error "node" <percent>).
+. "${TOP:-.}/tests/integration/lib.sh" || exit 1
+need ibroute
+# libumad2sim.so over-reads its own 288-byte buffers in read(); under ASan
+# that is reported inside memcpy called from it.  Not our bug: suppress
+# reports from interceptors called by that library only.
+echo "interceptor_via_lib:libumad2sim.so" >"$T/asan.supp"
+export ASAN_OPTIONS="$ASAN_OPTIONS:suppressions=$T/asan.supp"
+PROBE=$O/tests/sim/mad_probe
+[ -x "$PROBE" ] || fail "$PROBE not built"
+
+# A small fabric with a loop and parallel links: 3 switches in a ring,
+# S1-S2 doubled, 4 hosts.
+cat >"$T/ring.net" <<'NET'
+Switch 8 "S1"
+[1] "H1"[1]
+[2] "S2"[2]
+[3] "S2"[3]
+[4] "S3"[4]
+
+Switch 8 "S2"
+[1] "H2"[1]
+[2] "S1"[2]
+[3] "S1"[3]
+[5] "S3"[5]
+
+Switch 8 "S3"
+[1] "H3"[1]
+[2] "H4"[1]
+[4] "S1"[4]
+[5] "S2"[5]
+
+Hca 1 "H1"
+[1] "S1"[1]
+
+Hca 1 "H2"
+[1] "S2"[1]
+
+Hca 1 "H3"
+[1] "S3"[1]
+
+Hca 1 "H4"
+[1] "S3"[2]
+NET
+
+start_ibsim "$T/ring.net"
+
+# kv LINE KEY: value of KEY=... in LINE
+kv() { sed -n "s/.*[ ]$2=\([^ ]*\).*/\1/p" <<<" $1"; }
+
+# Reads each programmed switch's LFT with ibroute -D and compares with the
+# pattern mad_probe programs: port 1 + (lid + guid) % nports.
+check_ibroute() {
+	local out=$1 n=0
+	while read -r line; do
+		local guid path nports
+		guid=$(kv "$line" guid); path=$(kv "$line" path); nports=$(kv "$line" nports)
+		sim ibroute -D "$path" >"$T/route.txt" 2>"$T/route.err" || fail "ibroute -D $path: $(tail -2 "$T/route.err")"
+		local bad=0 seen=0
+		while read -r lid port _; do
+			[[ $lid == 0x* ]] || continue
+			want=$(( 1 + (lid + guid) % nports ))
+			seen=$((seen + 1))
+			[ "$((10#$port))" -eq "$want" ] || bad=$((bad + 1))
+		done <"$T/route.txt"
+		# ibroute lists only LIDs 1..LinearFDBTop (LID 0 is never routed)
+		[ "$seen" -ge 255 ] || fail "ibroute -D $path showed $seen LFT entries, want >= 255"
+		[ "$bad" -eq 0 ] || fail "ibroute -D $path: $bad entries differ from what was programmed"
+		n=$((n + 1))
+	done < <(grep '^lft_switch' "$out")
+	[ "$n" -ge 1 ] || fail "no switch programmed"
+	echo "ibroute confirms the LFTs of $n switches"
+}
+
+echo "== discovery + LFT from switch S1 (client at the first node)"
+sim "$PROBE" -e 7 -l 4 -g -t 100 -r 3 >"$T/p1.out" 2>"$T/p1.err" || \
+	{ cat "$T/p1.out" "$T/p1.err"; fail "probe from S1 failed"; }
+cat "$T/p1.out"
+grep -q '^discovered nodes=7 switches=3 cas=4' "$T/p1.out" || fail "wrong discovery"
+grep -q '^lft switches=3 programmed=3 blocks=4 failed_blocks=0 readback_mismatches=0' "$T/p1.out" || \
+	fail "LFT programming/read back"
+pg=$(grep '^pgroup' "$T/p1.out")
+[ "$(kv "$pg" immediate_timeouts)" = 3 ] || fail "PortGroupInfo: want 3 immediate timeouts: $pg"
+secs=$(kv "$pg" secs)
+awk -v s="$secs" 'BEGIN { exit !(s < 0.09) }' || fail "PortGroupInfo took $secs s: retried instead of failing at once"
+check_ibroute "$T/p1.out"
+
+echo "== discovery from host H3 (CA-rooted directed routes)"
+sim_at H3 "$PROBE" -e 7 >"$T/p2.out" 2>&1 || { cat "$T/p2.out"; fail "probe from H3 failed"; }
+grep -q '^discovered nodes=7 switches=3 cas=4' "$T/p2.out" || fail "wrong discovery from H3: $(cat "$T/p2.out")"
+
+echo "== 30% packet drop on every port of S2 and S3"
+ibsim_cmd 'Error "S2" 30'
+ibsim_cmd 'Error "S3" 30'
+sim "$PROBE" -e 7 -l 8 -t 30 -r 12 >"$T/p3.out" 2>"$T/p3.err" || \
+	{ cat "$T/p3.out" "$T/p3.err"; fail "probe under packet drop failed"; }
+cat "$T/p3.out"
+st=$(grep '^stats' "$T/p3.out")
+[ "$(kv "$st" retried)" -gt 0 ] || fail "no retries under 30% drop: drop injection not working? $st"
+grep -q '^discovered nodes=7 switches=3 cas=4' "$T/p3.out" || fail "wrong discovery under drops"
+grep -q 'failed_blocks=0 readback_mismatches=0' "$T/p3.out" || fail "LFTs wrong under drops"
+ibsim_cmd 'Error "S2" 0'
+ibsim_cmd 'Error "S3" 0'
+check_ibroute "$T/p3.out"
+echo PASS
