@@ -34,7 +34,7 @@ struct vworker {
 	uint8_t *state;
 	uint32_t *stack, *visited, *flow, *order;
 	uint32_t nvis;
-	uint32_t *links; /* DLIDs per switch port, indexed by poff */
+	uint64_t *links; /* CA-to-CA routes per switch port, by poff */
 	struct vacc acc;
 };
 
@@ -168,7 +168,7 @@ static void count_at(const struct vjob *j, const struct dest *d,
 }
 
 /* Pushes source counts down the forwarding tree of a CA destination and
- * counts the destination once on every switch-to-switch link it uses. */
+ * adds the number of sources to every switch-to-switch link it uses. */
 static void count_links(const struct vjob *j, const struct dest *d,
 			struct vworker *w)
 {
@@ -196,7 +196,8 @@ static void count_links(const struct vjob *j, const struct dest *d,
 			continue;
 		step(j->f, d, x, &nx);
 		w->flow[nx] += w->flow[x];
-		w->links[j->poff[x] + j->f->switches[x]->lft[d->lid]]++;
+		w->links[j->poff[x] + j->f->switches[x]->lft[d->lid]] +=
+			w->flow[x];
 	}
 }
 
@@ -249,7 +250,7 @@ static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 		w->visited = malloc(n * sizeof(uint32_t));
 		w->order = malloc(n * sizeof(uint32_t));
 		w->flow = calloc(n, sizeof(uint32_t));
-		w->links = calloc(nports + 1, sizeof(uint32_t));
+		w->links = calloc(nports + 1, sizeof(uint64_t));
 		if (!w->state || !w->stack || !w->visited || !w->order ||
 		    !w->flow || !w->links)
 			return -ENOMEM;
@@ -332,7 +333,7 @@ static void merge(struct vjob *j, unsigned nw, uint32_t nports,
 		}
 	}
 	for (uint32_t p = 0; p < nports; p++) {
-		uint32_t s = 0;
+		uint64_t s = 0;
 		for (unsigned i = 0; i < nw; i++)
 			s += j->w[i].links[p];
 		if (s > out->max_link_routes)
@@ -389,5 +390,7 @@ void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r)
 				       : (uint32_t)c->unreachable_pairs;
 	r->max_hops = c->max_hops;
 	r->avg_hops = c->avg_hops;
-	r->max_link_routes = c->max_link_routes;
+	r->max_link_routes = c->max_link_routes > UINT32_MAX
+				     ? UINT32_MAX
+				     : (uint32_t)c->max_link_routes;
 }

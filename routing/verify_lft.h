@@ -24,10 +24,10 @@ struct lft_check {
 	uint64_t sw_pairs, sw_unreachable;
 	/* CA port -> the extra LIDs of an LMC range not delivered */
 	uint64_t lmc_unreachable;
-	/* Most CA destination LIDs carried by one directed switch-to-switch
-	 * link over all CA-to-CA paths (ibdmchk's "switch out port - num
-	 * DLIDs"; links to CAs are left out, they always carry N-1). */
-	uint32_t max_link_routes;
+	/* CA-to-CA routes (base-LID pairs, as counted above) crossing the
+	 * busiest directed switch-to-switch link; links to CAs are left out,
+	 * they always carry N-1.  Same definition as routing/cdg.h. */
+	uint64_t max_link_routes;
 	char first_error[256]; /* the lowest failing LID, "" if none */
 };
 
