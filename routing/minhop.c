@@ -100,6 +100,7 @@ struct sw_load {
 	uint32_t port[256];  /* routes per output port */
 	uint32_t nb[256];    /* routes per neighbour slot */
 	uint8_t slot[256];   /* port -> neighbour slot */
+	uint8_t slot_ports[256]; /* ports per neighbour slot */
 	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
 };
 
@@ -110,45 +111,96 @@ static void load_init(const struct ib_node *sw, struct sw_load *ld)
 
 	memset(ld->port, 0, sizeof(ld->port));
 	memset(ld->nb, 0, sizeof(ld->nb));
+	memset(ld->slot_ports, 0, sizeof(ld->slot_ports));
+	/* Each neighbour switch gets one slot shared by its parallel links;
+	 * every other port (CA, unlinked) a slot of its own. */
 	for (unsigned p = 1; p <= sw->nports; p++) {
 		struct ib_port *r = sw->ports[p].remote;
-		ld->peer[p] = UINT32_MAX;
-		ld->slot[p] = (uint8_t)p;
-		if (!r || !node_is_switch(r->node))
-			continue;
-		ld->peer[p] = (uint32_t)r->node->sw_idx;
 		unsigned k = 0;
-		while (k < nslots && nbidx[k] != ld->peer[p])
-			k++;
+		ld->peer[p] = UINT32_MAX;
+		if (r && node_is_switch(r->node)) {
+			ld->peer[p] = (uint32_t)r->node->sw_idx;
+			while (k < nslots && nbidx[k] != ld->peer[p])
+				k++;
+		} else {
+			k = nslots;
+		}
 		if (k == nslots)
 			nbidx[nslots++] = ld->peer[p];
 		ld->slot[p] = (uint8_t)k;
+		ld->slot_ports[k]++;
 	}
 }
 
-/* Least loaded of the n candidate ports in c (see the file comment). */
-static uint8_t pick(const struct sw_load *ld, const uint8_t *c, unsigned n)
+static uint64_t key(const struct sw_load *ld, uint8_t p)
 {
-	uint8_t best = c[0];
-	uint64_t bk = (uint64_t)ld->port[best] << 40 |
-		      (uint64_t)ld->nb[ld->slot[best]] << 8 | best;
-
-	for (unsigned i = 1; i < n; i++) {
-		uint8_t p = c[i];
-		uint64_t k = (uint64_t)ld->port[p] << 40 |
-			     (uint64_t)ld->nb[ld->slot[p]] << 8 | p;
-		if (k < bk) {
-			bk = k;
-			best = p;
-		}
-	}
-	return best;
+	return (uint64_t)ld->port[p] << 40 | (uint64_t)ld->nb[ld->slot[p]] << 8 |
+	       p;
 }
 
 static void take(struct sw_load *ld, uint8_t p)
 {
 	ld->port[p]++;
 	ld->nb[ld->slot[p]]++;
+}
+
+/* The common case, every candidate the only link to its neighbour: then
+ * the neighbour count equals the port count and the key is (load, port).
+ * Taking the least key repeatedly is then filling levels: at load L, the
+ * candidates still at L in port order, then L + 1, and so on, which costs
+ * n per level instead of n per LID.  c is in increasing port order. */
+static void assign_levels(struct ib_node *sw, struct sw_load *ld,
+			  const uint8_t *c, unsigned n, const uint16_t *dlid,
+			  uint32_t a, uint32_t b)
+{
+	uint32_t lvl = UINT32_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		if (ld->port[c[i]] < lvl)
+			lvl = ld->port[c[i]];
+	for (uint32_t e = a; e < b; lvl++)
+		for (unsigned i = 0; i < n && e < b; i++)
+			if (ld->port[c[i]] == lvl) {
+				sw->lft[dlid[e++]] = c[i];
+				take(ld, c[i]);
+			}
+}
+
+/* Routes the LIDs dlid[a..b) over the n candidate ports c, least loaded
+ * first (see the file comment).  The keys live in a small contiguous
+ * array so the choice is a tight scan; taking a port raises its own key
+ * and, through the neighbour count, those of its parallel siblings. */
+static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
+		   unsigned n, const uint16_t *dlid, uint32_t a, uint32_t b)
+{
+	uint64_t ck[256];
+	bool parallel = false;
+
+	for (unsigned i = 0; i < n; i++) {
+		ck[i] = key(ld, c[i]);
+		parallel |= ld->slot_ports[ld->slot[c[i]]] > 1;
+	}
+	if (!parallel) {
+		assign_levels(sw, ld, c, n, dlid, a, b);
+		return;
+	}
+	for (uint32_t e = a; e < b; e++) {
+		unsigned bi = 0;
+		uint64_t bk = ck[0];
+		for (unsigned i = 1; i < n; i++)
+			if (ck[i] < bk) {
+				bk = ck[i];
+				bi = i;
+			}
+		uint8_t p = c[bi];
+		sw->lft[dlid[e]] = p;
+		take(ld, p);
+		ck[bi] += (1ULL << 40) + (1ULL << 8);
+		if (ld->slot_ports[ld->slot[p]] > 1)
+			for (unsigned i = 0; i < n; i++)
+				if (i != bi && ld->slot[c[i]] == ld->slot[p])
+					ck[i] += 1ULL << 8;
+	}
 }
 
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */
@@ -191,13 +243,8 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 			continue;
 		}
 		n = candidates(sw, &ld, j->h, t, d, c);
-		if (!n)
-			continue; /* cannot happen with a consistent table */
-		for (uint32_t e = a; e < b; e++) {
-			uint8_t p = n == 1 ? c[0] : pick(&ld, c, n);
-			sw->lft[dt->dlid[e]] = p;
-			take(&ld, p);
-		}
+		if (n)	/* 0 cannot happen with a consistent table */
+			assign(sw, &ld, c, n, dt->dlid, a, b);
 	}
 }
 
