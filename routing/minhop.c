@@ -102,9 +102,16 @@ struct sw_load {
 	uint8_t slot[256];   /* port -> neighbour slot */
 	uint8_t slot_ports[256]; /* ports per neighbour slot */
 	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
+	/* The switch-to-switch ports in increasing order, with the hop row
+	 * of the neighbour behind each, for the candidate scan. */
+	uint8_t swport[256];
+	const uint8_t *row[256];
+	unsigned nsw;
+	bool parallel;	     /* some neighbour has several links */
 };
 
-static void load_init(const struct ib_node *sw, struct sw_load *ld)
+static void load_init(const struct ib_node *sw, const struct hops *h,
+		      struct sw_load *ld)
 {
 	uint32_t nbidx[256];
 	unsigned nslots = 0;
@@ -129,6 +136,15 @@ static void load_init(const struct ib_node *sw, struct sw_load *ld)
 			nbidx[nslots++] = ld->peer[p];
 		ld->slot[p] = (uint8_t)k;
 		ld->slot_ports[k]++;
+	}
+	ld->nsw = 0;
+	ld->parallel = false;
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		if (ld->peer[p] == UINT32_MAX)
+			continue;
+		ld->swport[ld->nsw] = (uint8_t)p;
+		ld->row[ld->nsw++] = h->d + (size_t)ld->peer[p] * h->n;
+		ld->parallel |= ld->slot_ports[ld->slot[p]] > 1;
 	}
 }
 
@@ -176,14 +192,14 @@ static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
 	uint64_t ck[256];
 	bool parallel = false;
 
-	for (unsigned i = 0; i < n; i++) {
-		ck[i] = key(ld, c[i]);
+	for (unsigned i = 0; ld->parallel && i < n; i++)
 		parallel |= ld->slot_ports[ld->slot[c[i]]] > 1;
-	}
 	if (!parallel) {
 		assign_levels(sw, ld, c, n, dlid, a, b);
 		return;
 	}
+	for (unsigned i = 0; i < n; i++)
+		ck[i] = key(ld, c[i]);
 	for (uint32_t e = a; e < b; e++) {
 		unsigned bi = 0;
 		uint64_t bk = ck[0];
@@ -204,17 +220,14 @@ static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
 }
 
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */
-static unsigned candidates(const struct ib_node *sw, const struct sw_load *ld,
-			   const struct hops *h, uint32_t t, uint8_t d,
+static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
 			   uint8_t *c)
 {
 	unsigned n = 0;
 
-	for (unsigned p = 1; p <= sw->nports; p++) {
-		uint32_t q = ld->peer[p];
-		if (q != UINT32_MAX && hops_sw(h, q, t) + 1 == d)
-			c[n++] = (uint8_t)p;
-	}
+	for (unsigned k = 0; k < ld->nsw; k++)
+		if (ld->row[k][t] + 1 == d)
+			c[n++] = ld->swport[k];
 	return n;
 }
 
@@ -226,7 +239,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 	uint8_t *c = j->scratch[worker];
 	struct sw_load ld;
 
-	load_init(sw, &ld);
+	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
 	for (uint32_t t = 0; t < j->f->n_switches; t++) {
 		uint32_t a = dt->first[t], b = dt->first[t + 1];
@@ -242,7 +255,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 			}
 			continue;
 		}
-		n = candidates(sw, &ld, j->h, t, d, c);
+		n = candidates(&ld, t, d, c);
 		if (n)	/* 0 cannot happen with a consistent table */
 			assign(sw, &ld, c, n, dt->dlid, a, b);
 	}
