@@ -43,10 +43,12 @@ struct path_job {
 	uint32_t *lid_start;	/* [n + 1] */
 	uint16_t *lids;
 	uint8_t *lid_port;	/* [max_lid + 1] port at the dest switch */
-	/* route counters, per switch port: routes out of the port, and
-	 * routes to the neighbour switch over all parallel cables */
+	uint8_t *lid_ca;	/* [max_lid + 1] a CA/router LID */
+	/* route counters, per switch port: CA-LID routes to the neighbour
+	 * switch over all parallel cables, CA-LID routes out of the port,
+	 * all routes (switch LIDs too) out of the port */
 	uint32_t *port_base;	/* [n + 1] */
-	uint32_t *port_cnt, *nbr_cnt;
+	uint32_t *nbr_cnt, *port_cnt, *all_cnt;
 	uint8_t *grp;		/* lowest port number to the same neighbour */
 };
 
@@ -154,8 +156,11 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 	}
 }
 
-/* Least loaded candidate of switch s: fewest routes to the neighbour
- * switch, then on the port, then the lowest port number. */
+/* Least loaded candidate of switch s: fewest CA routes to the neighbour
+ * switch, then on the port, then fewest routes of any kind on the port,
+ * then the lowest port number.  CA routes come first because they carry
+ * the traffic: switch-LID routes only break ties, so on a fat tree each
+ * leaf spreads every remote leaf's hosts over all its up-links. */
 static unsigned pick_port(const struct path_job *j, uint32_t s,
 			  const uint64_t *m)
 {
@@ -166,9 +171,11 @@ static unsigned pick_port(const struct path_job *j, uint32_t s,
 	for (uint32_t wd = 0; wd < j->W; wd++)
 		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
-			uint64_t key = (uint64_t)j->nbr_cnt[base + j->grp[base + p]]
-					       << 32 |
-				       j->port_cnt[base + p];
+			uint64_t key =
+				(uint64_t)j->nbr_cnt[base + j->grp[base + p]]
+					<< 42 |
+				(uint64_t)j->port_cnt[base + p] << 21 |
+				j->all_cnt[base + p];
 			if (key < best_key) {
 				best_key = key;
 				best = p;
@@ -197,8 +204,11 @@ static void assign_switch(void *arg, size_t si, unsigned worker)
 			if (p == LFT_NO_PORT)
 				break;
 			lft[lid] = (uint8_t)p;
-			j->port_cnt[base + p]++;
-			j->nbr_cnt[base + j->grp[base + p]]++;
+			j->all_cnt[base + p]++;
+			if (j->lid_ca[lid]) {
+				j->port_cnt[base + p]++;
+				j->nbr_cnt[base + j->grp[base + p]]++;
+			}
 		}
 	}
 }
@@ -214,7 +224,8 @@ static int index_lids(struct path_job *j)
 	j->lid_start = calloc(n + 2, sizeof(*j->lid_start));
 	j->lids = malloc(((size_t)f->max_lid + 1) * sizeof(*j->lids));
 	j->lid_port = calloc((size_t)f->max_lid + 1, 1);
-	if (!dsw || !j->lid_start || !j->lids || !j->lid_port) {
+	j->lid_ca = calloc((size_t)f->max_lid + 1, 1);
+	if (!dsw || !j->lid_start || !j->lids || !j->lid_port || !j->lid_ca) {
 		free(dsw);
 		return -ENOMEM;
 	}
@@ -226,6 +237,7 @@ static int index_lids(struct path_job *j)
 		} else if (p && p->remote && node_is_switch(p->remote->node)) {
 			dsw[l] = p->remote->node->sw_idx;
 			j->lid_port[l] = p->remote->num;
+			j->lid_ca[l] = 1;
 		}
 		if (dsw[l] >= 0)
 			j->lid_start[dsw[l] + 1]++;
@@ -263,8 +275,9 @@ static int alloc_counters(struct path_job *j)
 	j->W = maxp / 64 + 1;
 	j->port_cnt = calloc(j->port_base[n] + 1, sizeof(*j->port_cnt));
 	j->nbr_cnt = calloc(j->port_base[n] + 1, sizeof(*j->nbr_cnt));
+	j->all_cnt = calloc(j->port_base[n] + 1, sizeof(*j->all_cnt));
 	j->grp = calloc(j->port_base[n] + 1, 1);
-	if (!j->port_cnt || !j->nbr_cnt || !j->grp)
+	if (!j->port_cnt || !j->nbr_cnt || !j->all_cnt || !j->grp)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < n; s++) {
 		struct ib_node *sw = f->switches[s];
@@ -318,9 +331,11 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->lid_start);
 	free(j->lids);
 	free(j->lid_port);
+	free(j->lid_ca);
 	free(j->port_base);
 	free(j->port_cnt);
 	free(j->nbr_cnt);
+	free(j->all_cnt);
 	free(j->grp);
 }
 
