@@ -227,6 +227,7 @@ static void test_torus(void **state)
 		route(&f, pool, NULL, NULL, 0, &r);
 		assert_clean(&r);
 		assert_int_equal(r.res.n_roots, 1);
+		routed_free(&r);
 		route(&f, pool, "dfs", NULL, 0, &r);
 		assert_clean(&r);
 		fab_minhop(&f, &r.h);
