@@ -16,10 +16,15 @@
 #define NEXT_SELF 0xFFFFFFFEu /* delivered here */
 #define NEXT_DEAD 0xFFFFFFFFu /* dropped */
 #define DIST_INF 0xFFFFFFFFu
+/* LIDs walked together: their LFT columns are copied once per switch, so
+ * the walk reads a small cache-resident block, not n scattered LFTs. */
+#define LID_BLOCK 64
 
 struct walk_scratch {
 	uint32_t *next, *dist, *stack, *bucket, *sorted;
 	uint8_t *state;
+	uint8_t *blk;		/* [n][LID_BLOCK] LFT columns of a LID block */
+	uint8_t *outp;		/* [n] out-port of each switch for one LID */
 	uint64_t *acc, *load;
 	uint64_t pairs, unreach, hop_sum, illegal;
 	uint32_t max_hops;
@@ -32,6 +37,8 @@ struct cdg_job {
 	const uint32_t *order;
 	uint32_t n, W;
 	uint32_t *port_base;	/* [n + 1] vertex id = port_base[s] + port */
+	uint32_t *peer;		/* [port_base[n]] switch behind, or NEXT_DEAD */
+	uint8_t *peer_port;	/* [port_base[n]] its port number */
 	uint32_t *hosts;	/* linked CA ports per switch */
 	uint64_t *dep;		/* [port_base[n]][W]: (t, in-port) -> out-ports */
 	struct walk_scratch *ws;
@@ -45,21 +52,15 @@ static const char *sw_name(const struct ib_node *n, char *buf, size_t len)
 	return buf;
 }
 
-/* Next switch from s for lid: a switch index, NEXT_SELF or NEXT_DEAD. */
-static uint32_t next_hop(const struct ib_node *sw, uint16_t lid, bool is_dest,
-			 uint8_t dport)
+/* Next switch from s: a switch index, NEXT_SELF or NEXT_DEAD. */
+static inline uint32_t next_hop(const struct cdg_job *j, uint32_t s,
+				uint8_t p, bool is_dest, uint8_t dport)
 {
-	if (!sw->lft || lid >= sw->lft_size)
-		return NEXT_DEAD;
-	uint8_t p = sw->lft[lid];
 	if (is_dest)
 		return p == dport ? NEXT_SELF : NEXT_DEAD;
-	if (p == 0 || p > sw->nports)
+	if (p == 0 || p > j->f->switches[s]->nports)
 		return NEXT_DEAD;
-	struct ib_port *r = sw->ports[p].remote;
-	if (!r || !node_is_switch(r->node))
-		return NEXT_DEAD;
-	return (uint32_t)r->node->sw_idx;
+	return j->peer[j->port_base[s] + p];
 }
 
 static void resolve(struct walk_scratch *w, uint32_t s)
@@ -95,13 +96,12 @@ static void resolve(struct walk_scratch *w, uint32_t s)
 static void note_dep(const struct cdg_job *j, struct walk_scratch *w,
 		     uint32_t s, uint32_t t, uint16_t lid)
 {
-	const struct ib_node *sw = j->f->switches[s], *tn = j->f->switches[t];
-	uint8_t q = sw->ports[sw->lft[lid]].remote->num;
+	uint8_t q = j->peer_port[j->port_base[s] + w->outp[s]];
 	uint32_t u = w->next[t];
 
 	if (u >= NEXT_SELF)
 		return;
-	uint8_t p2 = tn->lft[lid];
+	uint8_t p2 = w->outp[t];
 	uint64_t *word = &j->dep[(size_t)(j->port_base[t] + q) * j->W +
 				 (p2 >> 6)];
 	uint64_t bit = 1ull << (p2 & 63);
@@ -161,17 +161,14 @@ static void count_loads(const struct cdg_job *j, struct walk_scratch *w,
 		uint32_t s = w->sorted[m];
 		if (s == dsw || !w->acc[s])
 			continue;
-		w->load[j->port_base[s] + j->f->switches[s]->lft[lid]] +=
-			w->acc[s];
+		w->load[j->port_base[s] + w->outp[s]] += w->acc[s];
 		w->acc[w->next[s]] += w->acc[s];
 	}
 }
 
-static void walk_lid(void *arg, size_t li, unsigned worker)
+static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
+		     uint16_t lid, unsigned col)
 {
-	const struct cdg_job *j = arg;
-	struct walk_scratch *w = &j->ws[worker];
-	uint16_t lid = (uint16_t)li;
 	struct ib_port *p = fabric_port_by_lid(j->f, lid);
 	uint32_t dsw;
 	uint8_t dport = 0;
@@ -189,7 +186,8 @@ static void walk_lid(void *arg, size_t li, unsigned worker)
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
 	for (uint32_t s = 0; s < j->n; s++) {
-		w->next[s] = next_hop(j->f->switches[s], lid, s == dsw, dport);
+		w->outp[s] = w->blk[(size_t)s * LID_BLOCK + col];
+		w->next[s] = next_hop(j, s, w->outp[s], s == dsw, dport);
 		w->state[s] = 0;
 	}
 	for (uint32_t s = 0; s < j->n; s++) {
@@ -201,6 +199,25 @@ static void walk_lid(void *arg, size_t li, unsigned worker)
 		count_pairs(j, w, dsw, lid);
 		count_loads(j, w, dsw, lid);
 	}
+}
+
+static void walk_block(void *arg, size_t bi, unsigned worker)
+{
+	const struct cdg_job *j = arg;
+	struct walk_scratch *w = &j->ws[worker];
+	uint32_t l0 = (uint32_t)bi * LID_BLOCK, l1 = l0 + LID_BLOCK;
+
+	if (l1 > (uint32_t)j->f->max_lid + 1)
+		l1 = (uint32_t)j->f->max_lid + 1;
+	for (uint32_t s = 0; s < j->n; s++) {
+		const struct ib_node *sw = j->f->switches[s];
+		uint8_t *col = w->blk + (size_t)s * LID_BLOCK;
+		for (uint32_t l = l0; l < l1; l++)
+			col[l - l0] = sw->lft && l < sw->lft_size ? sw->lft[l]
+								  : LFT_NO_PORT;
+	}
+	for (uint32_t l = l0; l < l1; l++)
+		walk_lid(j, w, (uint16_t)l, l - l0);
 }
 
 static int alloc_job(struct cdg_job *j, unsigned nw)
@@ -225,6 +242,20 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		}
 	}
 	j->W = maxp / 64 + 1;
+	j->peer = malloc(((size_t)j->port_base[n] + 1) * sizeof(*j->peer));
+	j->peer_port = calloc((size_t)j->port_base[n] + 1, 1);
+	if (!j->peer || !j->peer_port)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++) {
+		const struct ib_node *sw = f->switches[s];
+		for (unsigned p = 0; p <= sw->nports; p++) {
+			struct ib_port *r = p ? sw->ports[p].remote : NULL;
+			bool to_sw = r && node_is_switch(r->node);
+			j->peer[j->port_base[s] + p] =
+				to_sw ? (uint32_t)r->node->sw_idx : NEXT_DEAD;
+			j->peer_port[j->port_base[s] + p] = to_sw ? r->num : 0;
+		}
+	}
 	j->dep = calloc((size_t)j->port_base[n] * j->W + 1, sizeof(*j->dep));
 	if (!j->dep)
 		return -ENOMEM;
@@ -236,10 +267,13 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		w->bucket = malloc((n + 2) * sizeof(uint32_t));
 		w->sorted = malloc((n + 2) * sizeof(uint32_t));
 		w->state = malloc(n + 2);
+		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
+		w->outp = malloc(n + 2);
 		w->acc = malloc((n + 2) * sizeof(uint64_t));
 		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
 		if (!w->next || !w->dist || !w->stack || !w->bucket ||
-		    !w->sorted || !w->state || !w->acc || !w->load)
+		    !w->sorted || !w->state || !w->blk || !w->outp ||
+		    !w->acc || !w->load)
 			return -ENOMEM;
 	}
 	return 0;
@@ -255,11 +289,15 @@ static void free_job(struct cdg_job *j, unsigned nw)
 		free(w->bucket);
 		free(w->sorted);
 		free(w->state);
+		free(w->blk);
+		free(w->outp);
 		free(w->acc);
 		free(w->load);
 	}
 	free(j->ws);
 	free(j->port_base);
+	free(j->peer);
+	free(j->peer_port);
 	free(j->hosts);
 	free(j->dep);
 }
@@ -450,7 +488,8 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 		goto out;
 	for (unsigned i = 0; i < nw; i++)
 		j.ws[i].bad_lid = j.ws[i].turn_lid = UINT32_MAX;
-	pool_for(pool, (size_t)f->max_lid + 1, walk_lid, &j);
+	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK) / LID_BLOCK, walk_block,
+		 &j);
 	merge_workers(&j, nw, r, &bad_lid, &bad_sw, &turn_lid, &turn_sw);
 	rc = kahn_check(&j, r->why, sizeof(r->why));
 	if (rc < 0)

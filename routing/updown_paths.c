@@ -23,6 +23,8 @@
 
 #define INF16 0xFFFFu
 
+struct lgraph;
+
 struct path_scratch {
 	uint16_t *dist_down;	/* shortest down-only path to the dest */
 	uint16_t *dist_legal;	/* shortest legal path, any mode */
@@ -34,6 +36,7 @@ struct path_scratch {
 struct path_job {
 	struct fabric *f;
 	const struct sw_graph *g;
+	const struct lgraph *lg;
 	const uint32_t *order, *by_order;
 	uint32_t W;		/* mask words per switch */
 	uint32_t first, count;	/* destination switches of this batch */
@@ -57,103 +60,157 @@ static inline void mask_set(uint64_t *m, unsigned p)
 	m[p >> 6] |= 1ull << (p & 63);
 }
 
-static void down_bfs(const struct path_job *j, struct path_scratch *w,
-		     uint32_t d)
-{
-	const struct sw_graph *g = j->g;
-	uint32_t head = 0, tail = 0;
+/* The switch graph renumbered by label and split by direction, so each
+ * per-destination pass walks only the links it needs, in label order,
+ * over arrays indexed by label. */
+struct lgraph {
+	uint32_t *ustart, *dstart;	/* [n + 1] */
+	uint32_t *uadj, *dadj;		/* peer label */
+	uint8_t *uport, *dport;		/* local port */
+};
 
-	for (uint32_t s = 0; s < g->n; s++)
-		w->dist_down[s] = INF16;
-	w->dist_down[d] = 0;
-	w->q[tail++] = d;
+static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
+			const uint32_t *order, const uint32_t *by_order)
+{
+	uint32_t n = g->n, m = g->start[n], nu = 0, nd = 0;
+
+	lg->ustart = malloc((n + 1) * sizeof(uint32_t));
+	lg->dstart = malloc((n + 1) * sizeof(uint32_t));
+	lg->uadj = malloc((m + 1) * sizeof(uint32_t));
+	lg->dadj = malloc((m + 1) * sizeof(uint32_t));
+	lg->uport = malloc(m + 1);
+	lg->dport = malloc(m + 1);
+	if (!lg->ustart || !lg->dstart || !lg->uadj || !lg->dadj ||
+	    !lg->uport || !lg->dport)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = by_order[i];
+		lg->ustart[i] = nu;
+		lg->dstart[i] = nd;
+		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			uint32_t pl = order[g->peer[k]];
+			if (pl < i) {
+				lg->uadj[nu] = pl;
+				lg->uport[nu++] = g->port[k];
+			} else {
+				lg->dadj[nd] = pl;
+				lg->dport[nd++] = g->port[k];
+			}
+		}
+	}
+	lg->ustart[n] = nu;
+	lg->dstart[n] = nd;
+	return 0;
+}
+
+static void lgraph_free(struct lgraph *lg)
+{
+	free(lg->ustart);
+	free(lg->dstart);
+	free(lg->uadj);
+	free(lg->dadj);
+	free(lg->uport);
+	free(lg->dport);
+}
+
+/* Distances to the destination (label dl), indexed by label. */
+static void down_bfs(const struct path_job *j, struct path_scratch *w,
+		     uint32_t dl)
+{
+	const struct lgraph *lg = j->lg;
+	uint32_t n = j->g->n, head = 0, tail = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		w->dist_down[i] = INF16;
+	w->dist_down[dl] = 0;
+	w->q[tail++] = dl;
 	/* backwards: y reaches x going down iff y is up from x */
 	while (head < tail) {
 		uint32_t x = w->q[head++];
-		for (uint32_t k = g->start[x]; k < g->start[x + 1]; k++) {
-			uint32_t y = g->peer[k];
-			if (updown_is_up(j->order, x, y) &&
-			    w->dist_down[y] == INF16) {
+		for (uint32_t k = lg->ustart[x]; k < lg->ustart[x + 1]; k++) {
+			uint32_t y = lg->uadj[k];
+			if (w->dist_down[y] == INF16) {
 				w->dist_down[y] = w->dist_down[x] + 1;
 				w->q[tail++] = y;
 			}
 		}
 	}
 	/* legal = up* down*: up neighbours have lower labels, done first */
-	for (uint32_t i = 0; i < g->n; i++) {
-		uint32_t s = j->by_order[i];
-		uint32_t v = w->dist_down[s];
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t u = g->peer[k];
-			if (updown_is_up(j->order, s, u) &&
-			    w->dist_legal[u] != INF16 && w->dist_legal[u] + 1u < v)
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = w->dist_down[i];
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+			uint32_t u = lg->uadj[k];
+			if (w->dist_legal[u] + 1u < v)
 				v = w->dist_legal[u] + 1u;
 		}
-		w->dist_legal[s] = (uint16_t)v;
+		w->dist_legal[i] = (uint16_t)v;
 	}
 }
 
-/* Down mode at s: candidates one step closer on a down-only path. */
+/* Down mode at label i: candidates one step closer on a down-only path. */
 static void pick_down(const struct path_job *j, struct path_scratch *w,
-		      uint32_t s, uint64_t *m)
+		      uint32_t i, uint64_t *m)
 {
-	const struct sw_graph *g = j->g;
-	uint16_t want = w->dist_down[s] - 1;
+	const struct lgraph *lg = j->lg;
+	uint16_t want = w->dist_down[i] - 1;
 	unsigned found = 0;
 
 	for (int pass = 0; pass < 2 && !found; pass++)
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t y = g->peer[k];
-			if (updown_is_up(j->order, s, y) ||
-			    w->dist_down[y] != want)
+		for (uint32_t k = lg->dstart[i]; k < lg->dstart[i + 1]; k++) {
+			uint32_t y = lg->dadj[k];
+			if (w->dist_down[y] != want)
 				continue;
 			if (pass == 0 && !w->forced[y] &&
 			    w->dist_legal[y] != w->dist_down[y])
 				continue;
-			mask_set(m, g->port[k]);
+			mask_set(m, lg->dport[k]);
 			w->forced[y] = 1;
 			found++;
 		}
-	w->len[s] = w->dist_down[s];
+	w->len[i] = w->dist_down[i];
 }
 
 static void plan_dest(void *arg, size_t b, unsigned worker)
 {
 	const struct path_job *j = arg;
 	struct path_scratch *w = &j->ws[worker];
-	const struct sw_graph *g = j->g;
-	uint32_t d = j->first + (uint32_t)b;
-	uint64_t *rows = j->mask + b * g->n * j->W;
+	const struct lgraph *lg = j->lg;
+	uint32_t n = j->g->n, dl = j->order[j->first + (uint32_t)b];
+	uint64_t *rows = j->mask + b * n * j->W;
 
-	down_bfs(j, w, d);
-	memset(w->forced, 0, g->n);
-	memset(rows, 0, (size_t)g->n * j->W * sizeof(*rows));
-	for (uint32_t i = 0; i < g->n; i++) {
-		uint32_t s = j->by_order[i], up = INF16;
-		uint64_t *m = rows + (size_t)s * j->W;
-		if (s == d) {
-			w->len[s] = 0;
+	down_bfs(j, w, dl);
+	memset(w->forced, 0, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *m = rows + (size_t)j->by_order[i] * j->W;
+		uint32_t up = INF16;
+		for (uint32_t wd = 0; wd < j->W; wd++)
+			m[wd] = 0;
+		if (i == dl) {
+			w->len[i] = 0;
 			continue;
 		}
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t u = g->peer[k];
-			if (updown_is_up(j->order, s, u) && w->len[u] + 1u < up)
-				up = w->len[u] + 1u;
-		}
-		if (w->dist_down[s] != INF16 &&
-		    (w->forced[s] || w->dist_down[s] <= up)) {
-			pick_down(j, w, s, m);
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u < up)
+				up = w->len[lg->uadj[k]] + 1u;
+		if (w->dist_down[i] != INF16 &&
+		    (w->forced[i] || w->dist_down[i] <= up)) {
+			pick_down(j, w, i, m);
 			continue;
 		}
-		w->len[s] = (uint16_t)up;
+		w->len[i] = (uint16_t)up;
 		if (up == INF16)
 			continue;
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t u = g->peer[k];
-			if (updown_is_up(j->order, s, u) && w->len[u] + 1u == up)
-				mask_set(m, g->port[k]);
-		}
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u == up)
+				mask_set(m, lg->uport[k]);
 	}
+}
+
+static inline uint64_t port_key(const struct path_job *j, uint32_t base,
+				unsigned p)
+{
+	return (uint64_t)j->nbr_cnt[base + j->grp[base + p]] << 42 |
+	       (uint64_t)j->port_cnt[base + p] << 21 | j->all_cnt[base + p];
 }
 
 /* Least loaded candidate of switch s: fewest CA routes to the neighbour
@@ -171,11 +228,7 @@ static unsigned pick_port(const struct path_job *j, uint32_t s,
 	for (uint32_t wd = 0; wd < j->W; wd++)
 		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
-			uint64_t key =
-				(uint64_t)j->nbr_cnt[base + j->grp[base + p]]
-					<< 42 |
-				(uint64_t)j->port_cnt[base + p] << 21 |
-				j->all_cnt[base + p];
+			uint64_t key = port_key(j, base, p);
 			if (key < best_key) {
 				best_key = key;
 				best = p;
@@ -184,32 +237,110 @@ static unsigned pick_port(const struct path_job *j, uint32_t s,
 	return best;
 }
 
+static void count_route(const struct path_job *j, uint32_t base, unsigned p,
+			uint16_t lid)
+{
+	j->all_cnt[base + p]++;
+	if (j->lid_ca[lid]) {
+		j->port_cnt[base + p]++;
+		j->nbr_cnt[base + j->grp[base + p]]++;
+	}
+}
+
+/* A candidate in the per-block heap, ordered like pick_port(): key, then
+ * port number. */
+struct cand {
+	uint64_t key;
+	unsigned p;
+};
+
+static inline bool cand_less(const struct cand *a, const struct cand *b)
+{
+	return a->key < b->key || (a->key == b->key && a->p < b->p);
+}
+
+static void sift_down(struct cand *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+		if (l < n && cand_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && cand_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cand t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Candidates of one (switch, destination) as a heap; false when two of
+ * them lead to the same neighbour (their keys move together, so the
+ * caller scans instead). */
+static bool build_heap(const struct path_job *j, uint32_t base,
+		       const uint64_t *m, struct cand *h, unsigned *n)
+{
+	*n = 0;
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			if (j->grp[base + p] != p)
+				return false;
+			h[(*n)++] = (struct cand){ port_key(j, base, p), p };
+		}
+	for (unsigned i = *n / 2; i-- > 0;)
+		sift_down(h, *n, i);
+	return true;
+}
+
+/* Routes the LIDs of destination switch d from switch s.  Equivalent to
+ * calling pick_port() per LID; the heap only makes it cheaper when many
+ * LIDs share many candidates (a fat tree leaf's up-links). */
+static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
+			const uint64_t *m, uint8_t *lft)
+{
+	uint32_t base = j->port_base[s], first = j->lid_start[d];
+	uint32_t end = j->lid_start[d + 1];
+	struct cand h[256];
+	unsigned n;
+
+	if (end - first > 2 && build_heap(j, base, m, h, &n)) {
+		for (uint32_t i = first; n && i < end; i++) {
+			uint16_t lid = j->lids[i];
+			lft[lid] = (uint8_t)h[0].p;
+			count_route(j, base, h[0].p, lid);
+			h[0].key = port_key(j, base, h[0].p);
+			sift_down(h, n, 0);
+		}
+		return;
+	}
+	for (uint32_t i = first; i < end; i++) {
+		unsigned p = pick_port(j, s, m);
+		if (p == LFT_NO_PORT)
+			return;
+		lft[j->lids[i]] = (uint8_t)p;
+		count_route(j, base, p, j->lids[i]);
+	}
+}
+
 static void assign_switch(void *arg, size_t si, unsigned worker)
 {
 	const struct path_job *j = arg;
-	uint32_t s = (uint32_t)si, base = j->port_base[s];
+	uint32_t s = (uint32_t)si;
 	uint8_t *lft = j->f->switches[s]->lft;
 
 	(void)worker;
 	for (uint32_t b = 0; b < j->count; b++) {
 		uint32_t d = j->first + b;
 		const uint64_t *m = j->mask + ((size_t)b * j->g->n + s) * j->W;
-		for (uint32_t i = j->lid_start[d]; i < j->lid_start[d + 1]; i++) {
-			uint16_t lid = j->lids[i];
-			if (s == d) {
-				lft[lid] = j->lid_port[lid];
-				continue;
-			}
-			unsigned p = pick_port(j, s, m);
-			if (p == LFT_NO_PORT)
-				break;
-			lft[lid] = (uint8_t)p;
-			j->all_cnt[base + p]++;
-			if (j->lid_ca[lid]) {
-				j->port_cnt[base + p]++;
-				j->nbr_cnt[base + j->grp[base + p]]++;
-			}
+		if (s != d) {
+			assign_dest(j, s, d, m, lft);
+			continue;
 		}
+		for (uint32_t i = j->lid_start[d]; i < j->lid_start[d + 1]; i++)
+			lft[j->lids[i]] = j->lid_port[j->lids[i]];
 	}
 }
 
@@ -357,6 +488,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order)
 {
 	struct path_job j = { .f = f, .g = g, .order = order };
+	struct lgraph lg = { 0 };
 	unsigned nw = pool_threads(pool);
 	uint32_t n = g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
 	int rc = -ENOMEM;
@@ -367,6 +499,9 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		goto out;
 	for (uint32_t s = 0; s < n; s++)
 		by_order[order[s]] = s;
+	if (lgraph_build(&lg, g, order, by_order) < 0)
+		goto out;
+	j.lg = &lg;
 	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
 	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
 	batch = batch < 1 ? 1 : batch > n ? n : batch;
@@ -380,6 +515,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 	}
 	rc = 0;
 out:
+	lgraph_free(&lg);
 	free_job(&j, nw);
 	return rc;
 }
