@@ -23,8 +23,10 @@
 struct walk_scratch {
 	uint32_t *next, *dist, *stack, *bucket, *sorted;
 	uint8_t *state;
-	uint8_t *blk;		/* [n][LID_BLOCK] LFT columns of a LID block */
-	uint8_t *outp;		/* [n] out-port of each switch for one LID */
+	uint8_t *blk;		/* [LID_BLOCK][n] LFT columns of a LID block */
+	const uint8_t *outp;	/* [n] out-port of each switch for one LID */
+	uint64_t *dep;		/* this worker's dependencies, merged later */
+	uint32_t maxd;		/* largest finite distance for this LID */
 	uint64_t *acc, *load;
 	uint64_t pairs, unreach, hop_sum, illegal;
 	uint32_t max_hops;
@@ -40,6 +42,7 @@ struct cdg_job {
 	uint32_t *peer;		/* [port_base[n]] switch behind, or NEXT_DEAD */
 	uint8_t *peer_port;	/* [port_base[n]] its port number */
 	uint32_t *hosts;	/* linked CA ports per switch */
+	uint8_t *nports;	/* per switch */
 	uint64_t *dep;		/* [port_base[n]][W]: (t, in-port) -> out-ports */
 	struct walk_scratch *ws;
 };
@@ -58,7 +61,7 @@ static inline uint32_t next_hop(const struct cdg_job *j, uint32_t s,
 {
 	if (is_dest)
 		return p == dport ? NEXT_SELF : NEXT_DEAD;
-	if (p == 0 || p > j->f->switches[s]->nports)
+	if (p == 0 || p > j->nports[s])
 		return NEXT_DEAD;
 	return j->peer[j->port_base[s] + p];
 }
@@ -102,11 +105,8 @@ static void note_dep(const struct cdg_job *j, struct walk_scratch *w,
 	if (u >= NEXT_SELF)
 		return;
 	uint8_t p2 = w->outp[t];
-	uint64_t *word = &j->dep[(size_t)(j->port_base[t] + q) * j->W +
-				 (p2 >> 6)];
-	uint64_t bit = 1ull << (p2 & 63);
-	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit))
-		__atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+	w->dep[(size_t)(j->port_base[t] + q) * j->W + (p2 >> 6)] |=
+		1ull << (p2 & 63);
 	if (j->order && j->order[t] > j->order[s] && j->order[u] < j->order[t]) {
 		if (!w->illegal++ || lid < w->turn_lid) {
 			w->turn_lid = lid;
@@ -115,15 +115,21 @@ static void note_dep(const struct cdg_job *j, struct walk_scratch *w,
 	}
 }
 
+/* CA pairs and hops to one CA LID, and the sources at each switch. */
 static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
 			uint32_t dsw, uint16_t lid)
 {
+	memset(w->bucket, 0, (w->maxd + 2) * sizeof(*w->bucket));
 	for (uint32_t s = 0; s < j->n; s++) {
 		uint64_t c = j->hosts[s] - (s == dsw);
+		uint32_t d = w->dist[s];
+		w->acc[s] = c;
+		if (d != DIST_INF)
+			w->bucket[d + 1]++;
 		if (!c)
 			continue;
 		w->pairs += c;
-		if (w->dist[s] == DIST_INF) {
+		if (d == DIST_INF) {
 			if (!w->unreach || lid < w->bad_lid) {
 				w->bad_lid = lid;
 				w->bad_sw = s;
@@ -131,32 +137,27 @@ static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
 			w->unreach += c;
 			continue;
 		}
-		w->hop_sum += c * (w->dist[s] + 2);
-		if (w->dist[s] + 2 > w->max_hops)
-			w->max_hops = w->dist[s] + 2;
+		w->hop_sum += c * (d + 2);
+		if (d + 2 > w->max_hops)
+			w->max_hops = d + 2;
 	}
 }
 
 /* CA-to-CA routes per link: the routes to one LID form an in-tree; push
- * each switch's source count down the tree, farthest switches first. */
+ * each switch's source count down the tree, farthest switches first
+ * (count_pairs() filled the distance buckets). */
 static void count_loads(const struct cdg_job *j, struct walk_scratch *w,
-			uint32_t dsw, uint16_t lid)
+			uint32_t dsw)
 {
-	uint32_t n = j->n, maxd = 0, m = 0;
+	uint32_t m = 0;
 
-	memset(w->bucket, 0, (n + 2) * sizeof(*w->bucket));
-	for (uint32_t s = 0; s < n; s++) {
-		w->acc[s] = j->hosts[s] - (s == dsw);
-		if (w->dist[s] == DIST_INF)
-			continue;
-		w->bucket[w->dist[s] + 1]++;
-		maxd = w->dist[s] > maxd ? w->dist[s] : maxd;
-	}
-	for (uint32_t d = 1; d <= maxd + 1; d++)
+	for (uint32_t d = 1; d <= w->maxd + 1; d++)
 		w->bucket[d] += w->bucket[d - 1];
-	for (uint32_t s = 0; s < n; s++)
-		if (w->dist[s] != DIST_INF)
-			w->sorted[w->bucket[w->dist[s]]++] = s, m++;
+	for (uint32_t s = 0; s < j->n; s++)
+		if (w->dist[s] != DIST_INF) {
+			w->sorted[w->bucket[w->dist[s]]++] = s;
+			m++;
+		}
 	while (m--) {
 		uint32_t s = w->sorted[m];
 		if (s == dsw || !w->acc[s])
@@ -185,19 +186,22 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 	} else {
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
+	w->outp = w->blk + (size_t)col * j->n;
 	for (uint32_t s = 0; s < j->n; s++) {
-		w->outp[s] = w->blk[(size_t)s * LID_BLOCK + col];
 		w->next[s] = next_hop(j, s, w->outp[s], s == dsw, dport);
 		w->state[s] = 0;
 	}
+	w->maxd = 0;
 	for (uint32_t s = 0; s < j->n; s++) {
 		if (w->next[s] < NEXT_SELF)
 			note_dep(j, w, s, w->next[s], lid);
 		resolve(w, s);
+		if (w->dist[s] != DIST_INF && w->dist[s] > w->maxd)
+			w->maxd = w->dist[s];
 	}
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
-		count_loads(j, w, dsw, lid);
+		count_loads(j, w, dsw);
 	}
 }
 
@@ -211,10 +215,10 @@ static void walk_block(void *arg, size_t bi, unsigned worker)
 		l1 = (uint32_t)j->f->max_lid + 1;
 	for (uint32_t s = 0; s < j->n; s++) {
 		const struct ib_node *sw = j->f->switches[s];
-		uint8_t *col = w->blk + (size_t)s * LID_BLOCK;
 		for (uint32_t l = l0; l < l1; l++)
-			col[l - l0] = sw->lft && l < sw->lft_size ? sw->lft[l]
-								  : LFT_NO_PORT;
+			w->blk[(size_t)(l - l0) * j->n + s] =
+				sw->lft && l < sw->lft_size ? sw->lft[l]
+							    : LFT_NO_PORT;
 	}
 	for (uint32_t l = l0; l < l1; l++)
 		walk_lid(j, w, (uint16_t)l, l - l0);
@@ -227,14 +231,16 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 
 	j->port_base = malloc((n + 1) * sizeof(*j->port_base));
 	j->hosts = calloc(n + 1, sizeof(*j->hosts));
+	j->nports = calloc(n + 1, 1);
 	j->ws = calloc(nw, sizeof(*j->ws));
-	if (!j->port_base || !j->hosts || !j->ws)
+	if (!j->port_base || !j->hosts || !j->nports || !j->ws)
 		return -ENOMEM;
 	j->port_base[0] = 0;
 	for (uint32_t s = 0; s < n; s++) {
 		const struct ib_node *sw = f->switches[s];
 		j->port_base[s + 1] = j->port_base[s] + sw->nports + 1;
 		maxp = sw->nports > maxp ? sw->nports : maxp;
+		j->nports[s] = sw->nports;
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			struct ib_port *r = sw->ports[p].remote;
 			if (r && !node_is_switch(r->node))
@@ -268,11 +274,12 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		w->sorted = malloc((n + 2) * sizeof(uint32_t));
 		w->state = malloc(n + 2);
 		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
-		w->outp = malloc(n + 2);
+		w->dep = calloc((size_t)j->port_base[n] * j->W + 1,
+				sizeof(*w->dep));
 		w->acc = malloc((n + 2) * sizeof(uint64_t));
 		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
 		if (!w->next || !w->dist || !w->stack || !w->bucket ||
-		    !w->sorted || !w->state || !w->blk || !w->outp ||
+		    !w->sorted || !w->state || !w->blk || !w->dep ||
 		    !w->acc || !w->load)
 			return -ENOMEM;
 	}
@@ -290,7 +297,7 @@ static void free_job(struct cdg_job *j, unsigned nw)
 		free(w->sorted);
 		free(w->state);
 		free(w->blk);
-		free(w->outp);
+		free(w->dep);
 		free(w->acc);
 		free(w->load);
 	}
@@ -299,6 +306,7 @@ static void free_job(struct cdg_job *j, unsigned nw)
 	free(j->peer);
 	free(j->peer_port);
 	free(j->hosts);
+	free(j->nports);
 	free(j->dep);
 }
 
@@ -491,6 +499,9 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK) / LID_BLOCK, walk_block,
 		 &j);
 	merge_workers(&j, nw, r, &bad_lid, &bad_sw, &turn_lid, &turn_sw);
+	for (unsigned i = 0; i < nw; i++)
+		for (size_t v = 0; v < (size_t)j.port_base[j.n] * j.W; v++)
+			j.dep[v] |= j.ws[i].dep[v];
 	rc = kahn_check(&j, r->why, sizeof(r->why));
 	if (rc < 0)
 		goto out;
