@@ -121,7 +121,9 @@ static int alloc_scratch(struct mc_ctx *c)
 		s->heap = malloc(n * sizeof(*s->heap));
 		s->hpos = malloc(n * sizeof(*s->hpos));
 		s->bytes = malloc(n);
-		if (!s->stamp || !s->parent || !s->up_port || !s->dist ||
+		s->dport = malloc(n);
+		s->worst = malloc(n);
+		if (!s->dport || !s->worst || !s->stamp || !s->parent || !s->up_port || !s->dist ||
 		    !s->queue || !s->key || !s->heap || !s->hpos || !s->bytes)
 			return -ENOMEM;
 	}
@@ -196,6 +198,8 @@ void mcast_destroy(struct mc_ctx *c)
 		free(s->heap);
 		free(s->hpos);
 		free(s->bytes);
+		free(s->dport);
+		free(s->worst);
 	}
 	free(c->scr);
 	free(c->owner);
