@@ -107,6 +107,9 @@ struct mc_stats {
 	uint32_t max_tfi;
 	double avg_tfi;	   /* over trees */
 	uint32_t max_height_excess;
+	double seconds;	   /* routing time of add/remove/member calls */
+	double ms_per_group; /* seconds / groups routed by add, in ms */
+	double median_ms;  /* median time of one group add */
 	/* engine counters */
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
 };
@@ -157,6 +160,8 @@ struct mc_ctx {
 	uint32_t mark_gen;	/* tree marks, see mc_tree.mark */
 	double seconds;		/* time spent in add/remove/member calls */
 	uint64_t routed;	/* groups routed by add */
+	float *add_ms;		/* [routed]: time of each add, for the median */
+	uint64_t cap_add_ms;
 	struct mc_stats st;	/* engine counters (others via mcast_stats) */
 };
 
@@ -211,12 +216,16 @@ uint32_t mcast_colors_top(const struct mc_ctx *c);
 
 /* Metrics of DESIGN §6 (height excess recomputed here). */
 void mcast_stats(struct mc_ctx *c, struct mc_stats *st);
+/* Height excess of tree tid alone. */
+uint32_t mcast_tree_excess(struct mc_ctx *c, uint32_t tid);
 
 /* Verification from the per-switch MFT entries only (mcast_verify.c):
  * every group's members reach each other exactly once, loop-free, the
  * claimed heights hold, colors < mft_size.  0, or -EPROTO with a message
  * in err. */
 int mcast_verify(const struct mc_ctx *c, char *err, size_t errlen);
+/* The same, flooding from every member of every group (small fabrics). */
+int mcast_verify_thorough(const struct mc_ctx *c, char *err, size_t errlen);
 
 /* ---- helpers for engines (mcast_tree.c, mcast_color.c, mcast_build.c) ---- */
 
