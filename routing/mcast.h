@@ -181,9 +181,10 @@ void mcast_destroy(struct mc_ctx *c);
 void mcast_params_default(struct mc_params *prm);
 
 /* Creates and routes a group.  Members are CA ports linked to a switch;
- * duplicates are ignored.  *gid gets the dense group id.  0, -EEXIST (MGID
- * known), -EINVAL (no member / unlinked port), -ENOSPC (no color and the
- * engine does not merge), -ENOMEM. */
+ * duplicates are ignored.  *gid gets the dense group id.  The caller keeps
+ * MGIDs unique (mcast_group_find is a linear search, not done here).
+ * 0, -EINVAL (no member / unlinked port), -ENOSPC (no color and the engine
+ * does not merge), -ENOMEM. */
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		    struct ib_port *const *members, uint32_t n, uint32_t *gid);
 /* Deletes a group: prunes its tree (Algorithm 6 of the MR4LMS paper), frees
