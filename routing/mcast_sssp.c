@@ -13,7 +13,8 @@
 
 #define SSSP_HOP (1ull << 32)
 
-/* Binary min-heap over switch indexes keyed by s->key, positions in hpos. */
+/* Binary min-heap over switch indexes keyed by s->key, positions in hpos;
+ * equal keys pop in switch-index order so ties break like a port scan. */
 struct heap {
 	struct mc_scratch *s;
 	uint32_t n;
@@ -29,11 +30,17 @@ static void heap_swap(struct heap *h, uint32_t i, uint32_t j)
 	h->s->hpos[a] = j;
 }
 
+static bool heap_less(const struct heap *h, uint32_t i, uint32_t j)
+{
+	uint32_t a = h->s->heap[i], b = h->s->heap[j];
+	uint64_t ka = h->s->key[a], kb = h->s->key[b];
+
+	return ka < kb || (ka == kb && a < b);
+}
+
 static void heap_up(struct heap *h, uint32_t i)
 {
-	const uint64_t *k = h->s->key;
-
-	while (i && k[h->s->heap[(i - 1) / 2]] > k[h->s->heap[i]]) {
+	while (i && heap_less(h, i, (i - 1) / 2)) {
 		heap_swap(h, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
@@ -41,13 +48,11 @@ static void heap_up(struct heap *h, uint32_t i)
 
 static void heap_down(struct heap *h, uint32_t i)
 {
-	const uint64_t *k = h->s->key;
-
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->n && k[h->s->heap[l]] < k[h->s->heap[m]])
+		if (l < h->n && heap_less(h, l, m))
 			m = l;
-		if (r < h->n && k[h->s->heap[r]] < k[h->s->heap[m]])
+		if (r < h->n && heap_less(h, r, m))
 			m = r;
 		if (m == i)
 			return;
