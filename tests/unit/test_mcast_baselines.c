@@ -57,7 +57,7 @@ static struct ib_port *add_host(struct fabric *f, struct ib_node *sw,
 static void diamond_build(struct diamond *d)
 {
 	struct fabric *f = &d->f;
-	char name[8];
+	char name[16];
 
 	fabric_init(f);
 	d->R = add_sw(f, 0x30, "R");
@@ -195,7 +195,7 @@ struct twolevel {
 
 static void twolevel_build(struct twolevel *t)
 {
-	char name[8];
+	char name[16];
 
 	fabric_init(&t->f);
 	t->S[0] = add_sw(&t->f, 0x20, "S0");
