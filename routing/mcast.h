@@ -64,6 +64,7 @@ struct mc_tree {
 	uint32_t slot_cap; /* power of two */
 	uint32_t *groups; /* group ids using this tree; TFI = n_groups */
 	uint32_t n_groups, cap_groups;
+	uint32_t mark;	 /* == ctx->mark_gen: part of the current vMcg */
 	bool live;
 };
 
@@ -95,6 +96,8 @@ struct mc_scratch {
 	uint64_t *key;	   /* heap keys (Dijkstra) */
 	uint32_t *heap, *hpos;
 	uint8_t *bytes;	   /* row scratch (max/min hop rows) */
+	uint8_t *dport;	   /* parent's port towards the switch */
+	uint8_t *worst;	   /* worst-case distance rows */
 };
 
 struct mc_stats {
@@ -104,6 +107,9 @@ struct mc_stats {
 	uint32_t max_tfi;
 	double avg_tfi;	   /* over trees */
 	uint32_t max_height_excess;
+	double seconds;	   /* routing time of add/remove/member calls */
+	double ms_per_group; /* seconds / groups routed by add, in ms */
+	double median_ms;  /* median time of one group add */
 	/* engine counters */
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
 };
@@ -151,8 +157,11 @@ struct mc_ctx {
 	/* scratch: one per pool worker, [0] used by the calling thread */
 	struct mc_scratch *scr;
 	unsigned n_scr;
+	uint32_t mark_gen;	/* tree marks, see mc_tree.mark */
 	double seconds;		/* time spent in add/remove/member calls */
 	uint64_t routed;	/* groups routed by add */
+	float *add_ms;		/* [routed]: time of each add, for the median */
+	uint64_t cap_add_ms;
 	struct mc_stats st;	/* engine counters (others via mcast_stats) */
 };
 
@@ -172,9 +181,10 @@ void mcast_destroy(struct mc_ctx *c);
 void mcast_params_default(struct mc_params *prm);
 
 /* Creates and routes a group.  Members are CA ports linked to a switch;
- * duplicates are ignored.  *gid gets the dense group id.  0, -EEXIST (MGID
- * known), -EINVAL (no member / unlinked port), -ENOSPC (no color and the
- * engine does not merge), -ENOMEM. */
+ * duplicates are ignored.  *gid gets the dense group id.  The caller keeps
+ * MGIDs unique (mcast_group_find is a linear search, not done here).
+ * 0, -EINVAL (no member / unlinked port), -ENOSPC (no color and the engine
+ * does not merge), -ENOMEM. */
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		    struct ib_port *const *members, uint32_t n, uint32_t *gid);
 /* Deletes a group: prunes its tree (Algorithm 6 of the MR4LMS paper), frees
@@ -207,12 +217,16 @@ uint32_t mcast_colors_top(const struct mc_ctx *c);
 
 /* Metrics of DESIGN §6 (height excess recomputed here). */
 void mcast_stats(struct mc_ctx *c, struct mc_stats *st);
+/* Height excess of tree tid alone. */
+uint32_t mcast_tree_excess(struct mc_ctx *c, uint32_t tid);
 
 /* Verification from the per-switch MFT entries only (mcast_verify.c):
  * every group's members reach each other exactly once, loop-free, the
  * claimed heights hold, colors < mft_size.  0, or -EPROTO with a message
  * in err. */
 int mcast_verify(const struct mc_ctx *c, char *err, size_t errlen);
+/* The same, flooding from every member of every group (small fabrics). */
+int mcast_verify_thorough(const struct mc_ctx *c, char *err, size_t errlen);
 
 /* ---- helpers for engines (mcast_tree.c, mcast_color.c, mcast_build.c) ---- */
 
@@ -267,6 +281,8 @@ uint32_t mc_optimal_roots(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
 /* A tree under construction or committed. */
 struct mc_tree *mc_tree_new(struct mc_ctx *c); /* live, no color, no node */
 void mc_tree_free(struct mc_ctx *c, struct mc_tree *t); /* forget entirely */
+/* Empties an uncommitted tree for another attempt. */
+void mc_tree_reset(struct mc_tree *t);
 /* Node of switch sw in t, or NULL. */
 struct mc_tnode *mc_tree_node(const struct mc_tree *t, uint32_t sw);
 /* Adds switch sw under parent node index (MC_NONE for the root) reached
@@ -286,6 +302,12 @@ int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
 		       struct ib_port *const *m, uint32_t n,
 		       struct mc_tree *t);
 
+/* Adds to t the chain of scratch parent links (parent[], up_port[],
+ * dport[]) from sw up to the first switch already in t.  chain is
+ * n_sw-sized scratch.  0 or -ENOMEM. */
+int mc_materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
+		   uint32_t *chain);
+
 /* First color free on every switch of t (bounded by the color limit), or
  * MC_NONE. */
 uint32_t mc_color_first_free(const struct mc_ctx *c, const struct mc_tree *t);
@@ -303,6 +325,56 @@ int mc_tree_paint(struct mc_ctx *c, const struct mc_tree *t, bool on);
 /* Takes g off its tree (pruning it, or freeing it and its color when no
  * group is left); g keeps its members and gets tree MC_NONE. */
 int mc_group_detach(struct mc_ctx *c, struct mc_group *g);
+
+/* ---- G_color (mcast_gcolor.c) ----
+ * G_color relative to a (virtual) group: a switch is usable when the color
+ * is free on it or held by a tree marked with mark (the trees the group
+ * already owns or is merging; mark 0 = none).  Links between usable
+ * switches are kept; a member attaches only to a usable switch.  This is
+ * the paper's definition (§3.2, rules 1-3) read for a group that may own
+ * trees of that color: its own trees count as free, so they can be joined
+ * to new branches (needed for merging and for extending a standard
+ * group). */
+static inline bool mc_gc_usable(const struct mc_ctx *c, uint32_t color,
+				uint32_t mark, uint32_t sw)
+{
+	uint32_t o = mc_color_owner(c, sw, color);
+	return o == MC_NONE || (mark && c->trees[o].mark == mark);
+}
+/* true if every member switch is usable and all are connected. */
+bool mc_gc_connected(struct mc_ctx *c, unsigned worker, uint32_t color,
+		     uint32_t mark, const uint32_t *msw, uint32_t nm);
+/* Switches within bound hops of every member switch in G_color into
+ * roots[] (any order); count. */
+uint32_t mc_gc_bounded_roots(struct mc_ctx *c, unsigned worker,
+			     uint32_t color, uint32_t mark,
+			     const uint32_t *msw, uint32_t nm, uint8_t bound,
+			     uint32_t *roots);
+/* Switch minimising the worst-case G_color distance to the member
+ * switches (ties: least loaded, lowest index), MC_NONE if none reaches
+ * them all. */
+uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
+			 const uint32_t *msw, uint32_t nm);
+/* Dijkstra from root inside G_color, link weight MC_LINK_WEIGHT_BASE + EFI
+ * (shortest first, then least loaded), stopping once every member switch
+ * is settled; with keep_old, the first switch of a marked tree reached
+ * pulls in that whole tree along its own links (MR4LMS Algorithm 5).
+ * Fills the empty tree t with the paths to the members.  0 or -errno
+ * (-EHOSTUNREACH if a member is not reachable). */
+int mc_gc_build(struct mc_ctx *c, unsigned worker, uint32_t color,
+		uint32_t mark, bool keep_old, uint32_t root,
+		struct ib_port *const *m, uint32_t n, struct mc_tree *t);
+
+/* Virtual groups (mcast_merge.c): routes the union of the groups on the
+ * trees trees[0..nt) (all of one color) plus newg (may be NULL, must have
+ * no tree) inside that color, merging in every other tree of the color
+ * that a bottom-up tree of the union meets (MR4LMS Algorithm 4 steps 4-9),
+ * then builds one tree (extend keeps the old trees' links, else they are
+ * rebuilt; keep_root keeps the root of trees[0]) that replaces them all.
+ * 0 or -errno. */
+int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
+		  uint32_t nt, struct mc_group *newg, bool keep_root,
+		  bool extend);
 
 /* Per-worker scratch: bumps the stamp generation and returns it. */
 struct mc_scratch *mc_scratch_get(struct mc_ctx *c, unsigned worker);

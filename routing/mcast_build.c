@@ -89,7 +89,7 @@ uint32_t mc_optimal_roots(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
 /* Materialises the switches visited by the bottom-up walk (parent links in
  * scratch) into t: each chain is added from its first ancestor already in
  * the tree downwards, so parents always precede children. */
-static int materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
+int mc_materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
 		       uint32_t *chain)
 {
 	uint32_t n = 0, cur = sw;
@@ -102,7 +102,7 @@ static int materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
 		uint32_t x = chain[n], p = s->parent[x];
 		struct mc_tnode *pn = mc_tree_node(t, p);
 		uint32_t pk = (uint32_t)(pn - t->nodes);
-		if (mc_tree_add(t, x, pk, s->up_port[x], s->key[x] & 0xff) == MC_NONE)
+		if (mc_tree_add(t, x, pk, s->up_port[x], s->dport[x]) == MC_NONE)
 			return -ENOMEM;
 	}
 	return 0;
@@ -156,10 +156,10 @@ int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
 			mc_mark(s, cur);
 			s->parent[cur] = nx;
 			s->up_port[cur] = p;
-			s->key[cur] = rp; /* parent's down port */
+			s->dport[cur] = rp; /* parent's down port */
 			cur = nx;
 		}
-		if ((rc = materialise(s, t, first, s->queue)) < 0)
+		if ((rc = mc_materialise(s, t, first, s->queue)) < 0)
 			return rc;
 		if ((rc = mc_tree_add_member(t, m[i])) < 0)
 			return rc;

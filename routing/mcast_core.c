@@ -121,7 +121,9 @@ static int alloc_scratch(struct mc_ctx *c)
 		s->heap = malloc(n * sizeof(*s->heap));
 		s->hpos = malloc(n * sizeof(*s->hpos));
 		s->bytes = malloc(n);
-		if (!s->stamp || !s->parent || !s->up_port || !s->dist ||
+		s->dport = malloc(n);
+		s->worst = malloc(n);
+		if (!s->dport || !s->worst || !s->stamp || !s->parent || !s->up_port || !s->dist ||
 		    !s->queue || !s->key || !s->heap || !s->hpos || !s->bytes)
 			return -ENOMEM;
 	}
@@ -196,8 +198,11 @@ void mcast_destroy(struct mc_ctx *c)
 		free(s->heap);
 		free(s->hpos);
 		free(s->bytes);
+		free(s->dport);
+		free(s->worst);
 	}
 	free(c->scr);
+	free(c->add_ms);
 	free(c->owner);
 	free(c->color_trees);
 	free(c->color_groups);
@@ -311,8 +316,19 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 	}
 	if (gid)
 		*gid = g->id;
+	double dt = now_s() - t0;
+	if (c->routed == c->cap_add_ms) {
+		uint64_t nc = c->cap_add_ms ? c->cap_add_ms * 2 : 1024;
+		float *na = realloc(c->add_ms, nc * sizeof(*na));
+		if (na) {
+			c->add_ms = na;
+			c->cap_add_ms = nc;
+		}
+	}
+	if (c->routed < c->cap_add_ms)
+		c->add_ms[c->routed] = (float)(dt * 1e3);
 	c->routed++;
-	c->seconds += now_s() - t0;
+	c->seconds += dt;
 	return 0;
 }
 

@@ -63,6 +63,15 @@ void mc_tree_free(struct mc_ctx *c, struct mc_tree *t)
 	c->free_trees[c->n_free_trees++] = t->id;
 }
 
+void mc_tree_reset(struct mc_tree *t)
+{
+	t->n_nodes = 0;
+	t->root = MC_NONE;
+	t->height = 0;
+	if (t->slot)
+		memset(t->slot, 0, t->slot_cap * sizeof(*t->slot));
+}
+
 static inline uint32_t slot_hash(uint32_t sw, uint32_t cap)
 {
 	return (sw * 2654435761u) & (cap - 1);
