@@ -310,6 +310,12 @@ static void run_engines(struct net *n)
 			check_height(c, n, g);
 		}
 		check_core_verify(c);
+		struct mc_stats st;
+		mcast_stats(c, &st);
+		assert_int_equal(st.max_height_excess, 0);
+		assert_int_equal(st.merged_groups, 0);
+		assert_int_equal(st.max_tfi, 1);
+		assert_int_equal(st.groups, 60);
 		for (int i = 0; i < 120; i++) {
 			int rc;
 			if (ng && rnd(2)) {
