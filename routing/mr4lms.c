@@ -1,0 +1,88 @@
+/* MR4LMS engine entry: the FBTC -> FCTB -> FBTC switching policy of the
+ * paper's Algorithm 7, and merging when neither finds a color.
+ *
+ * Reading of the policy: FBTC is used until it fails to color a group;
+ * from the next group on FCTB is used; after `switch_threshold` (default
+ * 20) consecutive FCTB successes (groups routed without merging) the engine
+ * goes back to FBTC.  An FCTB failure resets the count.  The group that
+ * made FBTC fail is merged at once (Algorithm 7 line 8), not retried with
+ * FCTB. */
+#include "routing/mr4lms.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int mr4lms_init(struct mc_ctx *c)
+{
+	struct mr4lms *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	c->engine_priv = m;
+	m->alg = MR4LMS_FBTC;
+	m->msw = malloc((c->n_sw + 1) * sizeof(uint32_t));
+	m->roots = malloc((c->n_sw + 1) * sizeof(uint32_t));
+	m->dmin = malloc(c->n_sw + 1);
+	m->wroots = calloc(c->n_scr, sizeof(*m->wroots));
+	if (!m->msw || !m->roots || !m->dmin || !m->wroots)
+		return -ENOMEM;
+	for (unsigned w = 0; w < c->n_scr; w++)
+		if (!(m->wroots[w] = malloc((c->n_sw + 1) * sizeof(uint32_t))))
+			return -ENOMEM;
+	return 0;
+}
+
+static void mr4lms_fini(struct mc_ctx *c)
+{
+	struct mr4lms *m = c->engine_priv;
+
+	if (!m)
+		return;
+	for (unsigned w = 0; m->wroots && w < c->n_scr; w++)
+		free(m->wroots[w]);
+	free(m->wroots);
+	free(m->msw);
+	free(m->roots);
+	free(m->dmin);
+	free(m->lb);
+	free(m);
+	c->engine_priv = NULL;
+}
+
+static int mr4lms_route(struct mc_ctx *c, struct mc_group *g)
+{
+	struct mr4lms *m = mr4lms_of(c);
+	int rc;
+
+	m->nmsw = mc_member_switches(c, g->members, g->n_members, m->msw);
+	if (m->alg == MR4LMS_FBTC) {
+		rc = mr4lms_fbtc(c, g);
+		if (rc == -ENOSPC) {
+			c->st.fbtc_fail++;
+			m->alg = MR4LMS_FCTB;
+			m->streak = 0;
+		} else if (rc == 0) {
+			c->st.fbtc_ok++;
+		}
+	} else {
+		rc = mr4lms_fctb(c, g);
+		if (rc == 0) {
+			c->st.fctb_ok++;
+			if (++m->streak >= c->prm.switch_threshold)
+				m->alg = MR4LMS_FBTC;
+		} else if (rc == -ENOSPC) {
+			c->st.fctb_fail++;
+			m->streak = 0;
+		}
+	}
+	if (rc == -ENOSPC)
+		rc = mr4lms_merge(c, g);
+	return rc;
+}
+
+const struct mc_engine mcast_engine_mr4lms = {
+	.name = "mr4lms",
+	.init = mr4lms_init,
+	.fini = mr4lms_fini,
+	.route = mr4lms_route,
+};
