@@ -251,7 +251,7 @@ static int busy_reserve(struct mc_ctx *c, uint32_t color)
 	uint64_t *nb = calloc((size_t)c->n_sw * nw, sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
-	for (uint32_t s = 0; c->busy && s < c->n_sw; s++) /* none yet: nothing to copy */
+	for (uint32_t s = 0; c->busy && s < c->n_sw; s++)
 		memcpy(nb + (size_t)s * nw, c->busy + (size_t)s * c->cwords,
 		       c->cwords * sizeof(*nb));
 	free(c->busy);
