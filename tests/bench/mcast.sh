@@ -129,7 +129,8 @@ ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
 
 # One ibsmroute run; appends a TSV row:
 # topo pattern engine mft rep groups colors trees merged max_efi avg_efi
-# max_tfi avg_tfi max_hexcess seconds ms_per_group rss_kb status
+# max_tfi avg_tfi max_hexcess seconds ms_per_group median_ms_per_group
+# verified rss_kb status
 run_one() {
 	local topo=$1 pat=$2 eng=$3 mft=$4 rep=$5
 	local base=$WORK/runs/$topo.$pat.$eng.$mft.$rep
@@ -147,10 +148,11 @@ run_one() {
 			--arg r "$rep" --arg rss "$rss" --arg st "$st" \
 			'.multicast | [$t, $p, $e, $m, $r, .groups, .colors_used, .trees,
 			 .merged_groups, .max_efi, .avg_efi, .max_tfi, .avg_tfi,
-			 .max_height_excess, .seconds, .ms_per_group, $rss, $st] | @tsv' \
+			 .max_height_excess, .seconds, .ms_per_group, .median_ms_per_group,
+			 .verified, $rss, $st] | @tsv' \
 			"$base.json" >>"$RESULTS"
 	else
-		printf '%s\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\tfailed\n' \
+		printf '%s\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\tfailed\n' \
 			"$topo" "$pat" "$eng" "$mft" "$rep" "$rss" >>"$RESULTS"
 		echo "mcast.sh: $topo $pat $eng mft=$mft failed: $(tail -2 "$base.err" | tr '\n' ' ')" >&2
 	fi
