@@ -120,3 +120,26 @@ uint8_t hops_via_port(const struct fabric *f, const struct hops *h,
 	}
 	return d == HOPS_INF || d >= HOPS_INF - 1 ? HOPS_INF : d + 1;
 }
+
+uint8_t hops_fdbs_cb(void *ctx, const struct ib_node *sw, uint16_t lid,
+		     uint8_t port, uint8_t *best)
+{
+	const struct hops_fdbs_ctx *c = ctx;
+	const struct ib_port *dst = fabric_port_by_lid(c->f, lid);
+
+	*best = HOPS_INF;
+	if (!dst)
+		return HOPS_INF;
+	if (dst == &sw->ports[0]) {
+		*best = 0;
+		return port == 0 ? 0 : HOPS_INF;
+	}
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		uint8_t d = hops_via_port(c->f, c->h, sw, (uint8_t)p, dst);
+		if (d < *best)
+			*best = d;
+	}
+	if (port == 0 || port > sw->nports)
+		return HOPS_INF;
+	return hops_via_port(c->f, c->h, sw, port, dst);
+}
