@@ -64,6 +64,8 @@ struct txn_result {
 				(engine destroyed); other -errno (send failed) */
 	uint16_t mad_status; /* status of the response (DR D bit removed) */
 	unsigned tries;	     /* sends it took */
+	bool fast_timeout;   /* -ETIMEDOUT came as an immediate umad 110
+				(ibsim: attribute not implemented) */
 	const uint8_t *mad;  /* whole response MAD, NULL when none */
 	size_t mad_len;
 	const uint8_t *data; /* SMP: the 64-byte data block of the response,
@@ -95,10 +97,26 @@ struct txn_smp_req {
 	unsigned timeout_ms; /* 0 = engine default */
 };
 
-/* Opens the SMI agents on port and creates the engine.  *out NULL and
- * -errno on failure.  The port stays owned by the caller. */
+/* Opens the SMI agents on port and creates the engine (it starts a
+ * receiver thread: umad2sim's descriptor cannot be epolled, so the thread
+ * reads umad and txn_fd() is an eventfd any loop can watch).  *out NULL
+ * and -errno on failure.  The port stays owned by the caller. */
 int txn_create(struct mad_port *port, const struct txn_params *params,
 	       struct txn_engine **out);
+
+/* A transport other than umad, for unit tests: send() gets every MAD the
+ * engine sends; received MADs are handed in with txn_inject(). */
+struct txn_transport {
+	int (*send)(void *ctx, int agent, const uint8_t *mad, size_t len,
+		    const struct mad_addr *to, int timeout_ms);
+	void *ctx;
+	int agent_smi, agent_smi_dr;
+};
+int txn_create_transport(const struct txn_transport *tr,
+			 const struct txn_params *params,
+			 struct txn_engine **out);
+/* Queues a received MAD as if the transport had read it (thread-safe). */
+int txn_inject(struct txn_engine *eng, const struct mad_rx *rx);
 /* Completes every pending transaction with -ECANCELED, then frees. */
 void txn_destroy(struct txn_engine *eng);
 /* Changes window/timeout/retries for transactions submitted from now on. */
@@ -125,7 +143,7 @@ int txn_submit_mad(struct txn_engine *eng, int agent, const uint8_t *mad,
 		   size_t len, const struct mad_addr *to, uint64_t dest,
 		   txn_cb cb, void *ctx);
 
-/* Reads and dispatches everything waiting on the fd. */
+/* Reads and dispatches everything waiting on the fd (an eventfd). */
 void txn_on_readable(struct txn_engine *eng);
 /* Absolute CLOCK_MONOTONIC microseconds of the next timeout, or -1 when
  * nothing is outstanding. */
@@ -134,6 +152,11 @@ int64_t txn_next_deadline_us(const struct txn_engine *eng);
 void txn_on_timer(struct txn_engine *eng, int64_t now_us);
 /* CLOCK_MONOTONIC in microseconds. */
 int64_t txn_now_us(void);
+
+/* Runs fn(ctx) at the next engine event (txn_on_readable/on_timer/
+ * txn_run); txn_next_deadline_us() reports "now" while one is waiting.
+ * For completions that must not run inside the caller.  0 or -ENOMEM. */
+int txn_defer(struct txn_engine *eng, void (*fn)(void *ctx), void *ctx);
 
 /* Blocking helper for tools and tests: polls and dispatches until nothing
  * is outstanding or queued, or max_ms passed (-1 = no limit).
