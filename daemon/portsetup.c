@@ -8,6 +8,7 @@
  * every Set, so nothing may be left zero). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/sweep.h"

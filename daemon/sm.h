@@ -1,7 +1,7 @@
 /* The daemon's state: one struct sm owned by the event-loop thread, holding
  * the configuration values the daemon uses, the MAD engine, the fabric
  * model of the last complete sweep, the SM and sweep state machines and
- * their counters.  Each daemon/*.c file works on one part of it. */
+ * their counters.  Each file under daemon/ works on one part of it. */
 #ifndef IBSMD_SM_H
 #define IBSMD_SM_H
 
