@@ -129,7 +129,7 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			   "(state %u), the SM will bring it up",
 			   pk.info.ca, pk.info.num, pk.info.state);
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->sbuf = calloc(1, umad_size() + MAD_SIZE))) {
+	if (!p || !(p->sbuf = calloc(1, sizeof(struct ib_user_mad) + MAD_SIZE))) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -253,7 +253,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 
 	if (len > MAD_SIZE)
 		return -EMSGSIZE;
-	memset(p->sbuf, 0, umad_size());
+	memset(p->sbuf, 0, sizeof(struct ib_user_mad));
 	memcpy(umad_get_mad(p->sbuf), mad, len);
 	umad_set_addr(p->sbuf, addr->lid, (int)addr->qpn, addr->sl,
 		      (int)addr->qkey);
