@@ -250,10 +250,5 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	teardown(&sm);
-	/* _exit skips the atexit handlers: libumad2sim's (the ibsim shim)
-	 * aborts in free() at exit (ibsim-utils 0.10), which would turn a
-	 * good exit status into a crash.  Our own state is torn down above. */
-	fflush(stdout);
-	fflush(stderr);
-	_exit(rc);
+	return rc;
 }
