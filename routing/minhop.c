@@ -100,49 +100,58 @@ struct sw_load {
 	uint32_t port[256];  /* routes per output port */
 	uint32_t nb[256];    /* routes per neighbour slot */
 	uint8_t slot[256];   /* port -> neighbour slot */
+	uint8_t slot_ports[256]; /* ports per neighbour slot */
 	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
+	/* The switch-to-switch ports in increasing order, with the hop row
+	 * of the neighbour behind each, for the candidate scan. */
+	uint8_t swport[256];
+	const uint8_t *row[256];
+	unsigned nsw;
+	bool parallel;	     /* some neighbour has several links */
 };
 
-static void load_init(const struct ib_node *sw, struct sw_load *ld)
+static void load_init(const struct ib_node *sw, const struct hops *h,
+		      struct sw_load *ld)
 {
 	uint32_t nbidx[256];
 	unsigned nslots = 0;
 
 	memset(ld->port, 0, sizeof(ld->port));
 	memset(ld->nb, 0, sizeof(ld->nb));
+	memset(ld->slot_ports, 0, sizeof(ld->slot_ports));
+	/* Each neighbour switch gets one slot shared by its parallel links;
+	 * every other port (CA, unlinked) a slot of its own. */
 	for (unsigned p = 1; p <= sw->nports; p++) {
 		struct ib_port *r = sw->ports[p].remote;
-		ld->peer[p] = UINT32_MAX;
-		ld->slot[p] = (uint8_t)p;
-		if (!r || !node_is_switch(r->node))
-			continue;
-		ld->peer[p] = (uint32_t)r->node->sw_idx;
 		unsigned k = 0;
-		while (k < nslots && nbidx[k] != ld->peer[p])
-			k++;
+		ld->peer[p] = UINT32_MAX;
+		if (r && node_is_switch(r->node)) {
+			ld->peer[p] = (uint32_t)r->node->sw_idx;
+			while (k < nslots && nbidx[k] != ld->peer[p])
+				k++;
+		} else {
+			k = nslots;
+		}
 		if (k == nslots)
 			nbidx[nslots++] = ld->peer[p];
 		ld->slot[p] = (uint8_t)k;
+		ld->slot_ports[k]++;
+	}
+	ld->nsw = 0;
+	ld->parallel = false;
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		if (ld->peer[p] == UINT32_MAX)
+			continue;
+		ld->swport[ld->nsw] = (uint8_t)p;
+		ld->row[ld->nsw++] = h->d + (size_t)ld->peer[p] * h->n;
+		ld->parallel |= ld->slot_ports[ld->slot[p]] > 1;
 	}
 }
 
-/* Least loaded of the n candidate ports in c (see the file comment). */
-static uint8_t pick(const struct sw_load *ld, const uint8_t *c, unsigned n)
+static uint64_t key(const struct sw_load *ld, uint8_t p)
 {
-	uint8_t best = c[0];
-	uint64_t bk = (uint64_t)ld->port[best] << 40 |
-		      (uint64_t)ld->nb[ld->slot[best]] << 8 | best;
-
-	for (unsigned i = 1; i < n; i++) {
-		uint8_t p = c[i];
-		uint64_t k = (uint64_t)ld->port[p] << 40 |
-			     (uint64_t)ld->nb[ld->slot[p]] << 8 | p;
-		if (k < bk) {
-			bk = k;
-			best = p;
-		}
-	}
-	return best;
+	return (uint64_t)ld->port[p] << 40 | (uint64_t)ld->nb[ld->slot[p]] << 8 |
+	       p;
 }
 
 static void take(struct sw_load *ld, uint8_t p)
@@ -151,18 +160,74 @@ static void take(struct sw_load *ld, uint8_t p)
 	ld->nb[ld->slot[p]]++;
 }
 
+/* The common case, every candidate the only link to its neighbour: then
+ * the neighbour count equals the port count and the key is (load, port).
+ * Taking the least key repeatedly is then filling levels: at load L, the
+ * candidates still at L in port order, then L + 1, and so on, which costs
+ * n per level instead of n per LID.  c is in increasing port order. */
+static void assign_levels(struct ib_node *sw, struct sw_load *ld,
+			  const uint8_t *c, unsigned n, const uint16_t *dlid,
+			  uint32_t a, uint32_t b)
+{
+	uint32_t lvl = UINT32_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		if (ld->port[c[i]] < lvl)
+			lvl = ld->port[c[i]];
+	for (uint32_t e = a; e < b; lvl++)
+		for (unsigned i = 0; i < n && e < b; i++)
+			if (ld->port[c[i]] == lvl) {
+				sw->lft[dlid[e++]] = c[i];
+				take(ld, c[i]);
+			}
+}
+
+/* Routes the LIDs dlid[a..b) over the n candidate ports c, least loaded
+ * first (see the file comment).  The keys live in a small contiguous
+ * array so the choice is a tight scan; taking a port raises its own key
+ * and, through the neighbour count, those of its parallel siblings. */
+static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
+		   unsigned n, const uint16_t *dlid, uint32_t a, uint32_t b)
+{
+	uint64_t ck[256];
+	bool parallel = false;
+
+	for (unsigned i = 0; ld->parallel && i < n; i++)
+		parallel |= ld->slot_ports[ld->slot[c[i]]] > 1;
+	if (!parallel) {
+		assign_levels(sw, ld, c, n, dlid, a, b);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		ck[i] = key(ld, c[i]);
+	for (uint32_t e = a; e < b; e++) {
+		unsigned bi = 0;
+		uint64_t bk = ck[0];
+		for (unsigned i = 1; i < n; i++)
+			if (ck[i] < bk) {
+				bk = ck[i];
+				bi = i;
+			}
+		uint8_t p = c[bi];
+		sw->lft[dlid[e]] = p;
+		take(ld, p);
+		ck[bi] += (1ULL << 40) + (1ULL << 8);
+		if (ld->slot_ports[ld->slot[p]] > 1)
+			for (unsigned i = 0; i < n; i++)
+				if (i != bi && ld->slot[c[i]] == ld->slot[p])
+					ck[i] += 1ULL << 8;
+	}
+}
+
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */
-static unsigned candidates(const struct ib_node *sw, const struct sw_load *ld,
-			   const struct hops *h, uint32_t t, uint8_t d,
+static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
 			   uint8_t *c)
 {
 	unsigned n = 0;
 
-	for (unsigned p = 1; p <= sw->nports; p++) {
-		uint32_t q = ld->peer[p];
-		if (q != UINT32_MAX && hops_sw(h, q, t) + 1 == d)
-			c[n++] = (uint8_t)p;
-	}
+	for (unsigned k = 0; k < ld->nsw; k++)
+		if (ld->row[k][t] + 1 == d)
+			c[n++] = ld->swport[k];
 	return n;
 }
 
@@ -174,7 +239,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 	uint8_t *c = j->scratch[worker];
 	struct sw_load ld;
 
-	load_init(sw, &ld);
+	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
 	for (uint32_t t = 0; t < j->f->n_switches; t++) {
 		uint32_t a = dt->first[t], b = dt->first[t + 1];
@@ -190,14 +255,9 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 			}
 			continue;
 		}
-		n = candidates(sw, &ld, j->h, t, d, c);
-		if (!n)
-			continue; /* cannot happen with a consistent table */
-		for (uint32_t e = a; e < b; e++) {
-			uint8_t p = n == 1 ? c[0] : pick(&ld, c, n);
-			sw->lft[dt->dlid[e]] = p;
-			take(&ld, p);
-		}
+		n = candidates(&ld, t, d, c);
+		if (n)	/* 0 cannot happen with a consistent table */
+			assign(sw, &ld, c, n, dt->dlid, a, b);
 	}
 }
 

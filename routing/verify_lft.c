@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NXT_NONE UINT32_MAX
+
 enum { ST_UNK = 0xFF, ST_BUSY = 0xFE, ST_DROP = 0xFD, ST_LOOP = 0xFC,
        ST_MAXD = 0xFB };
 
@@ -20,6 +22,7 @@ struct dest {
 	bool is_sw, base;	   /* switch LID; first LID of its range */
 	const struct ib_port *owner;
 	int32_t t;		   /* switch that delivers it, -1 if none */
+	uint8_t tport;		   /* t's port to it (0: t's own LID) */
 };
 
 struct vacc {
@@ -43,6 +46,12 @@ struct vjob {
 	const struct hops *h;
 	uint32_t *nsrc;	 /* CA ports linked to each switch */
 	uint32_t *poff;	 /* first port index of each switch */
+	/* Flat copies of what a forwarding step reads, so a step is two
+	 * array loads rather than a chain of pointers. */
+	const uint8_t **lft;
+	uint32_t *lft_size;
+	uint8_t *nports;
+	uint32_t *nxt;	 /* by poff + port: next switch, or NXT_NONE */
 	uint64_t all_src;
 	struct vworker *w;
 };
@@ -59,33 +68,32 @@ static void dest_of(const struct fabric *f, uint16_t lid, struct dest *d)
 		return;
 	d->base = o->lid == lid;
 	d->is_sw = node_is_switch(o->node);
-	if (d->is_sw)
+	if (d->is_sw) {
 		d->t = o->node->sw_idx;
-	else if (o->remote && node_is_switch(o->remote->node))
+	} else if (o->remote && node_is_switch(o->remote->node)) {
 		d->t = o->remote->node->sw_idx;
+		d->tport = o->remote->num;
+	}
 }
 
 /* One forwarding step at switch x: a final state (0, 1, ST_DROP), or
  * ST_UNK with *next set to the next switch. */
-static uint8_t step(const struct fabric *f, const struct dest *d, uint32_t x,
+static uint8_t step(const struct vjob *j, const struct dest *d, uint32_t x,
 		    uint32_t *next)
 {
-	const struct ib_node *sw = f->switches[x];
-	const struct ib_port *r;
 	uint8_t p;
+	uint32_t n;
 
-	if (d->lid >= sw->lft_size)
+	if (d->lid >= j->lft_size[x])
 		return ST_DROP;
-	p = sw->lft[d->lid];
-	if (p == 0)
-		return d->owner == &sw->ports[0] ? 0 : ST_DROP;
-	if (p > sw->nports || !(r = sw->ports[p].remote))
+	p = j->lft[x][d->lid];
+	if (p > j->nports[x])
 		return ST_DROP;
-	if (r == d->owner)
-		return 1;
-	if (!node_is_switch(r->node))
+	if ((int32_t)x == d->t && p == d->tport)
+		return d->is_sw ? 0 : 1;
+	if (p == 0 || (n = j->nxt[j->poff[x] + p]) == NXT_NONE)
 		return ST_DROP;
-	*next = (uint32_t)r->node->sw_idx;
+	*next = n;
 	return ST_UNK;
 }
 
@@ -94,7 +102,7 @@ static bool is_dist(uint8_t s)
 	return s <= ST_MAXD;
 }
 
-static void walk(const struct fabric *f, const struct dest *d,
+static void walk(const struct vjob *j, const struct dest *d,
 		 struct vworker *w, uint32_t x)
 {
 	uint32_t top = 0, cur = x, nx = 0;
@@ -107,7 +115,7 @@ static void walk(const struct fabric *f, const struct dest *d,
 			break;
 		}
 		w->visited[w->nvis++] = cur;
-		st = step(f, d, cur, &nx);
+		st = step(j, d, cur, &nx);
 		if (st != ST_UNK) {
 			w->state[cur] = base = st;
 			break;
@@ -194,10 +202,9 @@ static void count_links(const struct vjob *j, const struct dest *d,
 		uint32_t x = w->order[i], nx = 0;
 		if (!w->flow[x])
 			continue;
-		step(j->f, d, x, &nx);
+		step(j, d, x, &nx);
 		w->flow[nx] += w->flow[x];
-		w->links[j->poff[x] + j->f->switches[x]->lft[d->lid]] +=
-			w->flow[x];
+		w->links[j->poff[x] + j->lft[x][d->lid]] += w->flow[x];
 	}
 }
 
@@ -223,7 +230,7 @@ static void check_lid(void *arg, size_t i, unsigned worker)
 			continue;
 		if (!d.is_sw && (int32_t)x == d.t)
 			cnt--; /* the destination port itself */
-		walk(f, &d, w, x);
+		walk(j, &d, w, x);
 		if (cnt)
 			count_at(j, &d, &w->acc, x, cnt, w->state[x]);
 		w->flow[x] = (uint32_t)cnt;
@@ -272,6 +279,24 @@ static void workers_free(struct vjob *j, unsigned nw)
 		free(j->w[i].links);
 	}
 	free(j->w);
+}
+
+static void fill_next(struct vjob *j)
+{
+	const struct fabric *f = j->f;
+
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		const struct ib_node *sw = f->switches[s];
+		j->lft[s] = sw->lft;
+		j->lft_size[s] = sw->lft_size;
+		j->nports[s] = sw->nports;
+		j->nxt[j->poff[s]] = NXT_NONE;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			const struct ib_port *r = sw->ports[p].remote;
+			j->nxt[j->poff[s] + p] = r && node_is_switch(r->node)
+				? (uint32_t)r->node->sw_idx : NXT_NONE;
+		}
+	}
 }
 
 static uint32_t count_sources(struct vjob *j)
@@ -368,9 +393,16 @@ int verify_lft(const struct fabric *f, const struct hops *h,
 		h = j.h = NULL;
 	j.nsrc = calloc(f->n_switches + 1, sizeof(*j.nsrc));
 	j.poff = calloc(f->n_switches + 1, sizeof(*j.poff));
-	if (!j.nsrc || !j.poff)
+	j.lft = calloc(f->n_switches + 1, sizeof(*j.lft));
+	j.lft_size = calloc(f->n_switches + 1, sizeof(*j.lft_size));
+	j.nports = calloc(f->n_switches + 1, 1);
+	if (!j.nsrc || !j.poff || !j.lft || !j.lft_size || !j.nports)
 		goto out;
 	nports = count_sources(&j);
+	j.nxt = malloc((nports + 1) * sizeof(*j.nxt));
+	if (!j.nxt)
+		goto out;
+	fill_next(&j);
 	if (workers_init(&j, nw, nports) < 0)
 		goto out;
 	pool_for(pool, f->max_lid, check_lid, &j);
@@ -380,6 +412,10 @@ out:
 	workers_free(&j, nw);
 	free(j.nsrc);
 	free(j.poff);
+	free(j.lft);
+	free(j.lft_size);
+	free(j.nports);
+	free(j.nxt);
 	return rc;
 }
 
