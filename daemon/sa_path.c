@@ -60,7 +60,7 @@ static uint8_t port_rate(const struct sa *sa, const struct ib_port *p)
 	if (p->width_active && p->speed_active)
 		return sa_link_rate(p->width_active, p->speed_active);
 	sa_portinfo_build(sa, p, pi);
-	return sa_sa_link_rate((uint8_t)sa_pi_get(pi, SA_PI_LWA, 8),
+	return sa_link_rate((uint8_t)sa_pi_get(pi, SA_PI_LWA, 8),
 			 (uint8_t)sa_pi_get(pi, SA_PI_LSA, 4));
 }
 
