@@ -34,7 +34,7 @@ uint8_t sa_link_rate(uint8_t width, uint8_t speed)
 	unsigned mult = width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8
 		      : width == 8 ? 12 : width == 16 ? 2 : 4;
 	unsigned s10 = speed == 2 ? 50 : speed == 4 ? 100 : 25;
-	unsigned bw = mult * s10 / 10;
+	unsigned bw = mult * s10; /* Gb/s x 10 */
 	uint8_t best = rates[0].code;
 
 	for (unsigned i = 0; i < N_RATES; i++)

@@ -226,10 +226,11 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 		h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST |
 			       RMPP_FLAG_LAST;
 		h.rmpp_data1 = 1;
-		h.rmpp_data2 = (uint32_t)(len - 36);
+		h.rmpp_data2 = (uint32_t)(SA_HDR_SIZE - 36 + (status ? 0 : n * stride));
 	}
 	sa_hdr_encode(&h, out->buf);
 	out->len = len;
+	out->records = status ? 0 : n;
 	sa->stats.responses++;
 	if (status)
 		sa->stats.errors++;

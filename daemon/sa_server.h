@@ -32,11 +32,14 @@ struct sa_peer {
 	uint16_t lid;
 };
 
-/* The response: a MAD header followed by every record, at least 256
- * bytes.  The buffer grows as needed; reuse it across calls. */
+/* The response: a MAD header followed by every record; len is at least
+ * 256 (one whole MAD, zero padded), more when the records need it.  For
+ * GetTableResp the RMPP PayloadLength field holds the exact size (SA
+ * header + records) for the transport to segment by.  The buffer grows as needed; reuse it across calls. */
 struct sa_out {
 	uint8_t *buf;
 	size_t len, cap;
+	uint32_t records; /* records in the answer */
 };
 void sa_out_free(struct sa_out *o);
 
