@@ -110,9 +110,9 @@ static int fx_setup(void **state)
 
 	fabric_init(&x->f);
 	for (int i = 0; i < 3; i++) {
-		char name[16];
+		char name[24];
 
-		snprintf(name, sizeof(name), "Switch%d", i + 1);
+		snprintf(name, sizeof(name), "Switch%d", (i + 1) % 10);
 		x->sw[i] = fabric_add_node(&x->f, IB_NODE_SWITCH, 0x200000 + i,
 					   8, name);
 		x->sw[i]->sysguid = x->sw[i]->guid;
