@@ -37,4 +37,14 @@ uint8_t hops_via_port(const struct fabric *f, const struct hops *h,
 		      const struct ib_node *sw, uint8_t pn,
 		      const struct ib_port *dst);
 
+/* Hop counts for the fdbs dump (lib/dump.h dump_hops_fn); ctx is a
+ * struct hops_fdbs_ctx.  Returns the hops from sw to lid via port and sets
+ * *best to the least over sw's ports (both HOPS_INF when unreachable). */
+struct hops_fdbs_ctx {
+	const struct fabric *f;
+	const struct hops *h;
+};
+uint8_t hops_fdbs_cb(void *ctx, const struct ib_node *sw, uint16_t lid,
+		     uint8_t port, uint8_t *best);
+
 #endif

@@ -1,17 +1,325 @@
-/* minhop unicast engine — placeholder until implemented: it refuses to route
- * and says so, so nothing downstream mistakes it for a result. */
+/* minhop unicast engine: every switch sends every destination LID out of a
+ * min-hop port, choosing among the min-hop ports the least loaded one.
+ *
+ * Load is counted per switch, so switches are routed in parallel with no
+ * shared counters.  The key for a candidate port p is, lowest first:
+ *   1. routes already sent out of p (one directed link: parallel links
+ *      between two switches are different links and are balanced apart);
+ *   2. routes already sent to p's neighbour switch over all parallel links,
+ *      so that equal ports spread over different neighbours first;
+ *   3. the port number, for determinism.
+ * Every LID counts, including switch (port 0) LIDs and each LID of an LMC
+ * range.  Destinations are taken grouped by their switch (the switch's own
+ * LID, then the LIDs of the CA ports on it in port order), switches in
+ * index order: consecutive hosts of one leaf then fan out over all up
+ * links, which is what balances a fat tree. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "routing/minhop.h"
 #include "routing/ucast.h"
+#include "routing/verify_lft.h"
+
+/* Destination LIDs grouped by the switch that delivers them: dlid[] holds,
+ * for switch t, entries first[t]..first[t+1]-1; port[] is the port of t
+ * that reaches the LID (0 for t's own LID). */
+struct dest_table {
+	uint32_t *first;
+	uint16_t *dlid;
+	uint8_t *port;
+	uint32_t n;
+};
+
+struct mh_job {
+	struct fabric *f;
+	const struct hops *h;
+	const struct dest_table *dt;
+	uint8_t (*scratch)[256]; /* per worker: candidate port list */
+};
+
+static int dest_count(const struct fabric *f, uint32_t *n)
+{
+	*n = 0;
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		struct ib_node *sw = f->switches[s];
+		if (sw->ports[0].lid)
+			(*n)++;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			struct ib_port *r = sw->ports[p].remote;
+			if (r && !node_is_switch(r->node) && r->lid)
+				*n += 1u << r->lmc;
+		}
+	}
+	return 0;
+}
+
+static void dest_free(struct dest_table *dt)
+{
+	free(dt->first);
+	free(dt->dlid);
+	free(dt->port);
+}
+
+static int dest_build(const struct fabric *f, struct dest_table *dt)
+{
+	uint32_t n, k = 0;
+
+	dest_count(f, &n);
+	dt->first = malloc((f->n_switches + 1) * sizeof(*dt->first));
+	dt->dlid = malloc((n + 1) * sizeof(*dt->dlid));
+	dt->port = malloc(n + 1);
+	if (!dt->first || !dt->dlid || !dt->port)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		struct ib_node *sw = f->switches[s];
+		dt->first[s] = k;
+		if (sw->ports[0].lid) {
+			dt->dlid[k] = sw->ports[0].lid;
+			dt->port[k++] = 0;
+		}
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			struct ib_port *r = sw->ports[p].remote;
+			if (!r || node_is_switch(r->node) || !r->lid)
+				continue;
+			for (uint32_t l = 0; l < 1u << r->lmc; l++) {
+				dt->dlid[k] = (uint16_t)(r->lid + l);
+				dt->port[k++] = (uint8_t)p;
+			}
+		}
+	}
+	dt->first[f->n_switches] = k;
+	dt->n = k;
+	return 0;
+}
+
+/* Per-switch state while routing it. */
+struct sw_load {
+	uint32_t port[256];  /* routes per output port */
+	uint32_t nb[256];    /* routes per neighbour slot */
+	uint8_t slot[256];   /* port -> neighbour slot */
+	uint8_t slot_ports[256]; /* ports per neighbour slot */
+	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
+	/* The switch-to-switch ports in increasing order, with the hop row
+	 * of the neighbour behind each, for the candidate scan. */
+	uint8_t swport[256];
+	const uint8_t *row[256];
+	unsigned nsw;
+	bool parallel;	     /* some neighbour has several links */
+};
+
+static void load_init(const struct ib_node *sw, const struct hops *h,
+		      struct sw_load *ld)
+{
+	uint32_t nbidx[256];
+	unsigned nslots = 0;
+
+	memset(ld->port, 0, sizeof(ld->port));
+	memset(ld->nb, 0, sizeof(ld->nb));
+	memset(ld->slot_ports, 0, sizeof(ld->slot_ports));
+	/* Each neighbour switch gets one slot shared by its parallel links;
+	 * every other port (CA, unlinked) a slot of its own. */
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		struct ib_port *r = sw->ports[p].remote;
+		unsigned k = 0;
+		ld->peer[p] = UINT32_MAX;
+		if (r && node_is_switch(r->node)) {
+			ld->peer[p] = (uint32_t)r->node->sw_idx;
+			while (k < nslots && nbidx[k] != ld->peer[p])
+				k++;
+		} else {
+			k = nslots;
+		}
+		if (k == nslots)
+			nbidx[nslots++] = ld->peer[p];
+		ld->slot[p] = (uint8_t)k;
+		ld->slot_ports[k]++;
+	}
+	ld->nsw = 0;
+	ld->parallel = false;
+	for (unsigned p = 1; p <= sw->nports; p++) {
+		if (ld->peer[p] == UINT32_MAX)
+			continue;
+		ld->swport[ld->nsw] = (uint8_t)p;
+		ld->row[ld->nsw++] = h->d + (size_t)ld->peer[p] * h->n;
+		ld->parallel |= ld->slot_ports[ld->slot[p]] > 1;
+	}
+}
+
+static uint64_t key(const struct sw_load *ld, uint8_t p)
+{
+	return (uint64_t)ld->port[p] << 40 | (uint64_t)ld->nb[ld->slot[p]] << 8 |
+	       p;
+}
+
+static void take(struct sw_load *ld, uint8_t p)
+{
+	ld->port[p]++;
+	ld->nb[ld->slot[p]]++;
+}
+
+/* The common case, every candidate the only link to its neighbour: then
+ * the neighbour count equals the port count and the key is (load, port).
+ * Taking the least key repeatedly is then filling levels: at load L, the
+ * candidates still at L in port order, then L + 1, and so on, which costs
+ * n per level instead of n per LID.  c is in increasing port order. */
+static void assign_levels(struct ib_node *sw, struct sw_load *ld,
+			  const uint8_t *c, unsigned n, const uint16_t *dlid,
+			  uint32_t a, uint32_t b)
+{
+	uint32_t lvl = UINT32_MAX;
+
+	for (unsigned i = 0; i < n; i++)
+		if (ld->port[c[i]] < lvl)
+			lvl = ld->port[c[i]];
+	for (uint32_t e = a; e < b; lvl++)
+		for (unsigned i = 0; i < n && e < b; i++)
+			if (ld->port[c[i]] == lvl) {
+				sw->lft[dlid[e++]] = c[i];
+				take(ld, c[i]);
+			}
+}
+
+/* Routes the LIDs dlid[a..b) over the n candidate ports c, least loaded
+ * first (see the file comment).  The keys live in a small contiguous
+ * array so the choice is a tight scan; taking a port raises its own key
+ * and, through the neighbour count, those of its parallel siblings. */
+static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
+		   unsigned n, const uint16_t *dlid, uint32_t a, uint32_t b)
+{
+	uint64_t ck[256];
+	bool parallel = false;
+
+	for (unsigned i = 0; ld->parallel && i < n; i++)
+		parallel |= ld->slot_ports[ld->slot[c[i]]] > 1;
+	if (!parallel) {
+		assign_levels(sw, ld, c, n, dlid, a, b);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		ck[i] = key(ld, c[i]);
+	for (uint32_t e = a; e < b; e++) {
+		unsigned bi = 0;
+		uint64_t bk = ck[0];
+		for (unsigned i = 1; i < n; i++)
+			if (ck[i] < bk) {
+				bk = ck[i];
+				bi = i;
+			}
+		uint8_t p = c[bi];
+		sw->lft[dlid[e]] = p;
+		take(ld, p);
+		ck[bi] += (1ULL << 40) + (1ULL << 8);
+		if (ld->slot_ports[ld->slot[p]] > 1)
+			for (unsigned i = 0; i < n; i++)
+				if (i != bi && ld->slot[c[i]] == ld->slot[p])
+					ck[i] += 1ULL << 8;
+	}
+}
+
+/* Ports of sw whose neighbour switch is one hop closer to switch t. */
+static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
+			   uint8_t *c)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < ld->nsw; k++)
+		if (ld->row[k][t] + 1 == d)
+			c[n++] = ld->swport[k];
+	return n;
+}
+
+static void route_switch(void *arg, size_t s, unsigned worker)
+{
+	struct mh_job *j = arg;
+	struct ib_node *sw = j->f->switches[s];
+	const struct dest_table *dt = j->dt;
+	uint8_t *c = j->scratch[worker];
+	struct sw_load ld;
+
+	load_init(sw, j->h, &ld);
+	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
+	for (uint32_t t = 0; t < j->f->n_switches; t++) {
+		uint32_t a = dt->first[t], b = dt->first[t + 1];
+		uint8_t d = hops_sw(j->h, (uint32_t)s, t);
+		unsigned n;
+		if (a == b || d == HOPS_INF)
+			continue;
+		if (t == s) {
+			for (uint32_t e = a; e < b; e++) {
+				sw->lft[dt->dlid[e]] = dt->port[e];
+				if (dt->port[e])
+					take(&ld, dt->port[e]);
+			}
+			continue;
+		}
+		n = candidates(&ld, t, d, c);
+		if (n)	/* 0 cannot happen with a consistent table */
+			assign(sw, &ld, c, n, dt->dlid, a, b);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int minhop_fill_lfts(struct fabric *f, const struct hops *h,
+		     struct pool *pool, char *err, size_t errlen)
+{
+	struct dest_table dt = { 0 };
+	struct mh_job j = { .f = f, .h = h, .dt = &dt };
+	int rc;
+
+	if (h->n != f->n_switches) {
+		snprintf(err, errlen, "hop table is for %u switches, fabric has %u",
+			 h->n, f->n_switches);
+		return -EINVAL;
+	}
+	rc = dest_build(f, &dt);
+	if (rc == 0) {
+		j.scratch = calloc(pool_threads(pool), sizeof(*j.scratch));
+		if (!j.scratch)
+			rc = -ENOMEM;
+	}
+	for (uint32_t s = 0; rc == 0 && s < f->n_switches; s++)
+		rc = node_lft_reserve(f->switches[s], f->max_lid);
+	if (rc == 0)
+		pool_for(pool, f->n_switches, route_switch, &j);
+	else
+		snprintf(err, errlen, "out of memory for LFTs (%u switches, "
+			 "max LID %u)", f->n_switches, f->max_lid);
+	free(j.scratch);
+	dest_free(&dt);
+	return rc;
+}
 
 static int minhop_route(struct fabric *f, const struct hops *h,
 			struct pool *pool, const struct ucast_params *prm,
 			struct ucast_result *res)
 {
-	snprintf(res->error, sizeof(res->error),
-		 "routing engine 'minhop' is not implemented yet");
-	return -ENOSYS;
+	struct lft_check chk;
+	double t0;
+	int rc;
+
+	(void)prm;
+	rc = minhop_fill_lfts(f, h, pool, res->error, sizeof(res->error));
+	if (rc < 0)
+		return rc;
+	t0 = now_s();
+	rc = verify_lft(f, h, pool, &chk);
+	if (rc < 0) {
+		snprintf(res->error, sizeof(res->error),
+			 "LFT verification failed: %s", strerror(-rc));
+		return rc;
+	}
+	verify_lft_to_result(&chk, res);
+	res->verify_seconds = now_s() - t0;
+	return 0;
 }
 
 const struct ucast_engine ucast_minhop = { .name = "minhop", .route = minhop_route };

@@ -26,6 +26,9 @@ struct ucast_result {
 	struct ib_node **roots;
 	uint32_t n_roots;
 	char error[256];	    /* why route() failed, for the log */
+	/* time route() spent filling the metrics above (LFT walk), which
+	 * ibsmroute leaves out of its routing "seconds" */
+	double verify_seconds;
 };
 
 struct ucast_engine {

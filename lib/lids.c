@@ -1,0 +1,438 @@
+/* LID assignment and the guid2lid file: see lids.h.  The work is done on a
+ * private list of LID-owning ports in BFS order and a bitmap of claimed
+ * LIDs; the fabric is only touched at the end, so a failure leaves it as
+ * it was. */
+#include "lib/lids.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct port_order {
+	struct ib_port **v;
+	uint32_t n;
+};
+
+/* Index of every port in a flat "seen" array: offsets per node. */
+struct port_index {
+	uint32_t *off;
+	uint8_t *seen;
+};
+
+static int pidx_init(const struct fabric *f, struct port_index *pi)
+{
+	size_t total = 0;
+
+	pi->off = malloc((f->n_nodes + 1) * sizeof(*pi->off));
+	if (!pi->off)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		pi->off[i] = (uint32_t)total;
+		total += (size_t)f->nodes[i]->nports + 1;
+	}
+	pi->off[f->n_nodes] = (uint32_t)total;
+	pi->seen = calloc(total ? total : 1, 1);
+	return pi->seen ? 0 : -ENOMEM;
+}
+
+static void pidx_free(struct port_index *pi)
+{
+	free(pi->off);
+	free(pi->seen);
+}
+
+/* Marks p seen and appends it to the order; false if it was seen. */
+static bool visit(struct port_index *pi, struct port_order *o,
+		  struct ib_port *p)
+{
+	uint8_t *s = &pi->seen[pi->off[p->node->idx] + p->num];
+
+	if (*s)
+		return false;
+	*s = 1;
+	o->v[o->n++] = p;
+	return true;
+}
+
+/* Visits the LID-owning port behind link end r; queues new switches. */
+static void visit_remote(struct port_index *pi, struct port_order *o,
+			 struct ib_node **q, uint32_t *tail,
+			 struct ib_port *r)
+{
+	if (node_is_switch(r->node)) {
+		if (visit(pi, o, &r->node->ports[0]))
+			q[(*tail)++] = r->node;
+	} else {
+		visit(pi, o, r);
+	}
+}
+
+static int bfs_order(const struct fabric *f, struct port_order *o)
+{
+	struct port_index pi = { 0 };
+	struct ib_node *sm = f->sm_node, **q = NULL;
+	uint32_t head = 0, tail = 0;
+	int rc = pidx_init(f, &pi);
+
+	if (rc < 0)
+		goto out;
+	o->v = malloc((pi.off[f->n_nodes] + 1) * sizeof(*o->v));
+	q = malloc((f->n_switches + 1) * sizeof(*q));
+	if (!o->v || !q) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	o->n = 0;
+	if (node_is_switch(sm)) {
+		visit(&pi, o, &sm->ports[0]);
+		q[tail++] = sm;
+	} else if (f->sm_port >= 1 && f->sm_port <= sm->nports) {
+		struct ib_port *p = &sm->ports[f->sm_port];
+		visit(&pi, o, p);
+		if (p->remote)
+			visit_remote(&pi, o, q, &tail, p->remote);
+	}
+	while (head < tail) {
+		struct ib_node *s = q[head++];
+		for (unsigned p = 1; p <= s->nports; p++)
+			if (s->ports[p].remote)
+				visit_remote(&pi, o, q, &tail,
+					     s->ports[p].remote);
+	}
+out:
+	free(q);
+	pidx_free(&pi);
+	return rc;
+}
+
+struct claims {
+	uint64_t *taken; /* bitmap over LIDs 0..IB_LID_UCAST_END */
+	uint16_t *lid;	 /* per ordered port, 0 = not yet */
+};
+
+static bool range_free(const struct claims *c, uint32_t lid, uint32_t w)
+{
+	if (lid == 0 || lid % w || lid + w - 1 > IB_LID_UCAST_END)
+		return false;
+	for (uint32_t l = lid; l < lid + w; l++)
+		if (c->taken[l / 64] >> (l % 64) & 1)
+			return false;
+	return true;
+}
+
+static void claim(struct claims *c, uint32_t i, uint32_t lid, uint32_t w)
+{
+	for (uint32_t l = lid; l < lid + w; l++)
+		c->taken[l / 64] |= 1ULL << (l % 64);
+	c->lid[i] = (uint16_t)lid;
+}
+
+static uint32_t port_width(const struct ib_port *p, uint8_t lmc)
+{
+	return node_is_switch(p->node) ? 1 : 1u << lmc;
+}
+
+static uint64_t port_key(const struct ib_port *p)
+{
+	return node_is_switch(p->node) ? p->node->guid : p->guid;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	uint64_t x = ((const struct guid2lid_entry *)a)->guid;
+	uint64_t y = ((const struct guid2lid_entry *)b)->guid;
+	return x < y ? -1 : x > y;
+}
+
+/* Pass 2: LIDs recorded in the map, looked up in a sorted copy. */
+static int claim_from_map(const struct port_order *o, struct claims *c,
+			  const struct guid2lid *prev, uint8_t lmc,
+			  uint32_t *n)
+{
+	struct guid2lid_entry *s;
+
+	if (!prev || !prev->n)
+		return 0;
+	s = malloc(prev->n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, prev->v, prev->n * sizeof(*s));
+	qsort(s, prev->n, sizeof(*s), cmp_entry);
+	for (uint32_t i = 0; i < o->n; i++) {
+		struct guid2lid_entry key = { .guid = port_key(o->v[i]) }, *e;
+		uint32_t w = port_width(o->v[i], lmc);
+		if (c->lid[i] || !key.guid)
+			continue;
+		e = bsearch(&key, s, prev->n, sizeof(*s), cmp_entry);
+		if (e && range_free(c, e->lo, w)) {
+			claim(c, i, e->lo, w);
+			(*n)++;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+static int claim_fresh(const struct port_order *o, struct claims *c,
+		       uint8_t lmc, uint32_t *n)
+{
+	uint32_t cursor = 1;
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t w = port_width(o->v[i], lmc);
+		if (c->lid[i])
+			continue;
+		cursor = (cursor + w - 1) / w * w;
+		while (cursor + w - 1 <= IB_LID_UCAST_END &&
+		       !range_free(c, cursor, w))
+			cursor += w;
+		if (cursor + w - 1 > IB_LID_UCAST_END)
+			return -ENOSPC;
+		claim(c, i, cursor, w);
+		cursor += w;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void apply(struct fabric *f, const struct port_order *o,
+		  const struct claims *c, uint8_t lmc, struct lids_stats *st)
+{
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct ib_node *n = f->nodes[i];
+		for (unsigned p = node_is_switch(n) ? 0 : 1;
+		     p <= (node_is_switch(n) ? 0u : n->nports); p++) {
+			if (n->ports[p].lid)
+				fabric_set_lid(f, &n->ports[p], 0, 0);
+		}
+	}
+	f->max_lid = 0;
+	for (uint32_t i = 0; i < o->n; i++) {
+		struct ib_port *p = o->v[i];
+		fabric_set_lid(f, p, c->lid[i],
+			       node_is_switch(p->node) ? 0 : lmc);
+	}
+	st->ports = o->n;
+}
+
+static uint32_t count_unreachable(const struct fabric *f,
+				  const struct port_order *o)
+{
+	uint32_t reached = 0;
+	uint8_t *hit = calloc(f->n_nodes ? f->n_nodes : 1, 1);
+
+	if (!hit)
+		return 0;
+	for (uint32_t i = 0; i < o->n; i++)
+		if (!hit[o->v[i]->node->idx]++)
+			reached++;
+	free(hit);
+	return f->n_nodes - reached;
+}
+
+int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
+		struct lids_stats *st)
+{
+	struct port_order o = { 0 };
+	struct claims c = { 0 };
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!f->sm_node || lmc > 7)
+		return -EINVAL;
+	rc = bfs_order(f, &o);
+	if (rc < 0)
+		goto out;
+	c.taken = calloc((IB_LID_UCAST_END + 64) / 64, sizeof(uint64_t));
+	c.lid = calloc(o.n ? o.n : 1, sizeof(*c.lid));
+	if (!c.taken || !c.lid) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < o.n; i++) {
+		struct ib_port *p = o.v[i];
+		uint32_t w = port_width(p, lmc);
+		if (range_free(&c, p->lid, w)) {
+			claim(&c, i, p->lid, w);
+			st->kept++;
+		} else if (p->lid) {
+			st->dropped++;
+		}
+	}
+	rc = claim_from_map(&o, &c, prev, lmc, &st->from_map);
+	if (rc == 0)
+		rc = claim_fresh(&o, &c, lmc, &st->fresh);
+	if (rc == 0) {
+		st->unreachable = count_unreachable(f, &o);
+		apply(f, &o, &c, lmc, st);
+	}
+out:
+	free(o.v);
+	free(c.taken);
+	free(c.lid);
+	return rc;
+}
+
+int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->v[i].guid == guid) {
+			m->v[i].lo = lo;
+			m->v[i].hi = hi;
+			return 0;
+		}
+	if (m->n == m->cap) {
+		uint32_t nc = m->cap ? m->cap * 2 : 64;
+		struct guid2lid_entry *nv = realloc(m->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[m->n++] = (struct guid2lid_entry){ guid, lo, hi };
+	return 0;
+}
+
+/* Appends without the duplicate check (reading large files stays linear;
+ * a later line for the same GUID wins in lids_assign's sorted lookup only
+ * by chance, so duplicates are rejected by the reader instead). */
+static int g2l_append(struct guid2lid *m, uint64_t guid, uint16_t lo,
+		      uint16_t hi)
+{
+	if (m->n == m->cap) {
+		uint32_t nc = m->cap ? m->cap * 2 : 64;
+		struct guid2lid_entry *nv = realloc(m->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[m->n++] = (struct guid2lid_entry){ guid, lo, hi };
+	return 0;
+}
+
+const struct guid2lid_entry *guid2lid_get(const struct guid2lid *m,
+					  uint64_t guid)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->v[i].guid == guid)
+			return &m->v[i];
+	return NULL;
+}
+
+void guid2lid_free(struct guid2lid *m)
+{
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+static int parse_line(char *s, uint64_t *g, unsigned long *lo,
+		      unsigned long *hi)
+{
+	char *e;
+
+	errno = 0;
+	*g = strtoull(s, &e, 0);
+	if (e == s || errno)
+		return -1;
+	s = e;
+	*lo = strtoul(s, &e, 0);
+	if (e == s)
+		return -1;
+	s = e;
+	*hi = strtoul(s, &e, 0);
+	if (e == s)
+		*hi = *lo;
+	s = e;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return *s ? -1 : 0;
+}
+
+static int check_dup(struct guid2lid *m, uint32_t first, char *err,
+		     size_t errlen, const char *path)
+{
+	struct guid2lid_entry *s;
+	uint32_t n = m->n - first;
+
+	if (n < 2)
+		return 0;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, m->v + first, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_entry);
+	for (uint32_t i = 1; i < n; i++)
+		if (s[i].guid == s[i - 1].guid) {
+			snprintf(err, errlen, "%s: GUID 0x%016" PRIx64
+				 " appears twice", path, s[i].guid);
+			free(s);
+			return -EINVAL;
+		}
+	free(s);
+	return 0;
+}
+
+int guid2lid_read(const char *path, struct guid2lid *m, char *err,
+		  size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256];
+	unsigned ln = 0;
+	uint32_t first = m->n;
+	int rc = 0;
+
+	if (!fp) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *s = line;
+		uint64_t g;
+		unsigned long lo, hi;
+		ln++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\n' || *s == '\r' || *s == '#' || !*s)
+			continue;
+		if (parse_line(s, &g, &lo, &hi) < 0 || lo == 0 ||
+		    lo > IB_LID_UCAST_END || hi < lo || hi > IB_LID_UCAST_END) {
+			snprintf(err, errlen,
+				 "%s:%u: expected '0x<guid> <lid> <lid>'", path,
+				 ln);
+			rc = -EINVAL;
+			break;
+		}
+		rc = g2l_append(m, g, (uint16_t)lo, (uint16_t)hi);
+		if (rc < 0)
+			break;
+	}
+	fclose(fp);
+	if (rc == 0)
+		rc = check_dup(m, first, err, errlen, path);
+	return rc;
+}
+
+int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m)
+{
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct ib_node *n = f->nodes[i];
+		unsigned first = node_is_switch(n) ? 0 : 1;
+		unsigned last = node_is_switch(n) ? 0 : n->nports;
+		for (unsigned p = first; p <= last; p++) {
+			struct ib_port *pp = &n->ports[p];
+			uint64_t g = port_key(pp);
+			if (!pp->lid || !g)
+				continue;
+			int rc = g2l_append(m, g, pp->lid,
+					    (uint16_t)(pp->lid +
+						       (1u << pp->lmc) - 1));
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}

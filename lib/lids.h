@@ -1,0 +1,62 @@
+/* Deterministic LID assignment over the fabric model, shared by the daemon
+ * and ibsmroute so both give the same LIDs on the same fabric, and the
+ * guid2lid file (OpenSM's format) that carries LIDs across restarts. */
+#ifndef IBSM_LIDS_H
+#define IBSM_LIDS_H
+
+#include <stdint.h>
+
+#include "lib/fabric.h"
+
+/* One guid2lid entry: port GUID (switch: node GUID) and its LID range. */
+struct guid2lid_entry {
+	uint64_t guid;
+	uint16_t lo, hi;
+};
+
+struct guid2lid {
+	struct guid2lid_entry *v;
+	uint32_t n, cap;
+};
+
+struct lids_stats {
+	uint32_t ports;	   /* ports given a LID (reachable from the SM) */
+	uint32_t kept;	   /* kept their valid existing LID */
+	uint32_t from_map; /* took their LID from the guid2lid map */
+	uint32_t fresh;	   /* got a new LID */
+	uint32_t dropped;  /* had a LID that was invalid or clashed */
+	uint32_t unreachable; /* nodes not reachable from the SM: LIDs cleared */
+};
+
+/* Assigns LIDs to every port reachable from f->sm_node (port f->sm_port
+ * when it is a CA), in three passes over the same breadth-first order
+ * (from the SM node, switch ports in increasing number):
+ *   1. keep a port's existing LID when it is non-zero, in the unicast
+ *      range, aligned to 2^lmc (CA ports) and not claimed earlier in the
+ *      order;
+ *   2. else take the LID the guid2lid map (prev, may be NULL) records,
+ *      under the same conditions;
+ *   3. else the lowest free aligned LID.
+ * Switches get one LID (port 0, LMC 0); CA/router ports 2^lmc LIDs.
+ * Ports of nodes not reachable from the SM lose their LIDs.  Pure function
+ * of (topology, existing LIDs, map, lmc).  0, -EINVAL (no SM node, lmc > 7),
+ * -ENOSPC (unicast LID space exhausted) or -ENOMEM. */
+int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
+		struct lids_stats *st);
+
+/* Reads an OpenSM guid2lid file ("0x<guid> <lo> <hi>" per line, numbers
+ * in C notation, blank lines and '#' comments ignored) into m (appending).
+ * 0, -errno from fopen, or -EINVAL with a "path:line: message" in err. */
+int guid2lid_read(const char *path, struct guid2lid *m, char *err,
+		  size_t errlen);
+/* Adds (or replaces) one entry. */
+int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi);
+/* Entry for guid or NULL (linear map lookups are built on demand inside
+ * lids_assign; this one is for tests and tools). */
+const struct guid2lid_entry *guid2lid_get(const struct guid2lid *m,
+					  uint64_t guid);
+void guid2lid_free(struct guid2lid *m);
+/* Fills m from the LIDs currently in the fabric (every port with a LID). */
+int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m);
+
+#endif

@@ -1,0 +1,211 @@
+/* LID assignment (lib/lids.c) on hand-built fabrics: order, stability,
+ * keeping valid LIDs, fixing clashes, LMC alignment, guid2lid reuse. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/fabric.h"
+#include "lib/lids.h"
+
+/* S0 - S1 - S2 in a line; H0 on S0 port 5, H1 on S2 port 5, H2 on S1
+ * port 6; SM on H0 port 1.  Z is a switch linked to nothing. */
+struct line {
+	struct fabric f;
+	struct ib_node *sw[3], *h[3], *z;
+};
+
+static void build(struct line *l)
+{
+	fabric_init(&l->f);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "S%d", i);
+		l->sw[i] = fabric_add_node(&l->f, IB_NODE_SWITCH, 0x100 + i, 8,
+					   name);
+		snprintf(name, sizeof(name), "H%d", i);
+		l->h[i] = fabric_add_node(&l->f, IB_NODE_CA, 0x200 + 0x10 * i,
+					  2, name);
+		assert_int_equal(fabric_set_port_guid(&l->f, &l->h[i]->ports[1],
+						      0x201 + 0x10 * i), 0);
+	}
+	l->z = fabric_add_node(&l->f, IB_NODE_SWITCH, 0x999, 4, "Z");
+	assert_int_equal(fabric_link(&l->f, l->sw[0], 1, l->sw[1], 1), 0);
+	assert_int_equal(fabric_link(&l->f, l->sw[1], 2, l->sw[2], 1), 0);
+	assert_int_equal(fabric_link(&l->f, l->sw[0], 5, l->h[0], 1), 0);
+	assert_int_equal(fabric_link(&l->f, l->sw[2], 5, l->h[1], 1), 0);
+	assert_int_equal(fabric_link(&l->f, l->sw[1], 6, l->h[2], 1), 0);
+	l->f.sm_node = l->h[0];
+	l->f.sm_port = 1;
+}
+
+static uint16_t hl(struct line *l, int i) { return l->h[i]->ports[1].lid; }
+static uint16_t sl(struct line *l, int i) { return l->sw[i]->ports[0].lid; }
+
+static void test_bfs_order(void **state)
+{
+	struct line l;
+	struct lids_stats st;
+
+	(void)state;
+	build(&l);
+	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), 0);
+	/* H0, S0, then S0's ports: 1 -> S1; 5 is H0 (seen); then S1's
+	 * ports: 2 -> S2, 6 -> H2; then S2's port 5 -> H1. */
+	assert_int_equal(hl(&l, 0), 1);
+	assert_int_equal(sl(&l, 0), 2);
+	assert_int_equal(sl(&l, 1), 3);
+	assert_int_equal(sl(&l, 2), 4);
+	assert_int_equal(hl(&l, 2), 5);
+	assert_int_equal(hl(&l, 1), 6);
+	assert_int_equal(l.sw[1]->ports[7].lid, 3); /* all switch ports */
+	assert_int_equal(l.z->ports[0].lid, 0);	    /* unreachable */
+	assert_int_equal(st.ports, 6);
+	assert_int_equal(st.fresh, 6);
+	assert_int_equal(st.unreachable, 1);
+	assert_int_equal(l.f.max_lid, 6);
+	assert_ptr_equal(fabric_port_by_lid(&l.f, 6), &l.h[1]->ports[1]);
+	/* Stable on re-run: everything is kept. */
+	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), 0);
+	assert_int_equal(st.kept, 6);
+	assert_int_equal(hl(&l, 1), 6);
+	fabric_free(&l.f);
+}
+
+static void test_keep_and_fix(void **state)
+{
+	struct line l;
+	struct lids_stats st;
+
+	(void)state;
+	build(&l);
+	fabric_set_lid(&l.f, &l.h[1]->ports[1], 100, 0);
+	fabric_set_lid(&l.f, &l.sw[2]->ports[0], 7, 0);
+	fabric_set_lid(&l.f, &l.h[2]->ports[1], 7, 0);	   /* clash: S2 wins */
+	fabric_set_lid(&l.f, &l.z->ports[0], 50, 0);	   /* unreachable */
+	l.sw[0]->ports[0].lid = 0xC005;			   /* multicast */
+	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), 0);
+	assert_int_equal(hl(&l, 1), 100);
+	assert_int_equal(sl(&l, 2), 7);
+	assert_int_not_equal(hl(&l, 2), 7);
+	assert_int_equal(st.kept, 2);
+	assert_int_equal(st.dropped, 2);
+	assert_int_equal(l.z->ports[0].lid, 0);
+	assert_null(fabric_port_by_lid(&l.f, 50));
+	/* All unique, fresh ones from 1 up in BFS order. */
+	assert_int_equal(hl(&l, 0), 1);
+	assert_int_equal(sl(&l, 0), 2);
+	assert_int_equal(sl(&l, 1), 3);
+	assert_int_equal(hl(&l, 2), 4);
+	assert_int_equal(l.f.max_lid, 100);
+	fabric_free(&l.f);
+}
+
+static void test_lmc(void **state)
+{
+	struct line l;
+	struct lids_stats st;
+
+	(void)state;
+	build(&l);
+	fabric_set_lid(&l.f, &l.h[1]->ports[1], 6, 2); /* misaligned for 4 */
+	fabric_set_lid(&l.f, &l.h[2]->ports[1], 8, 2); /* aligned: kept */
+	assert_int_equal(lids_assign(&l.f, NULL, 2, &st), 0);
+	assert_int_equal(hl(&l, 2), 8);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(hl(&l, i) % 4, 0);
+		assert_int_equal(l.h[i]->ports[1].lmc, 2);
+		for (int k = 0; k < 4; k++)
+			assert_ptr_equal(fabric_port_by_lid(&l.f, hl(&l, i) + k),
+					 &l.h[i]->ports[1]);
+	}
+	/* Fresh LIDs go forward from one cursor: H0 is first in BFS order
+	 * and takes the first aligned range, 4..7. */
+	assert_int_equal(hl(&l, 0), 4);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(l.sw[i]->ports[0].lmc, 0);
+		struct ib_port *o = fabric_port_by_lid(&l.f, sl(&l, i));
+		assert_ptr_equal(o, &l.sw[i]->ports[0]);
+	}
+	assert_int_not_equal(hl(&l, 1), 6);
+	fabric_free(&l.f);
+}
+
+static void test_guid2lid_reuse(void **state)
+{
+	struct line l;
+	struct lids_stats st;
+	struct guid2lid m = { 0 };
+	char path[] = "/tmp/test_lids.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	FILE *fp;
+
+	(void)state;
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	/* OpenSM writes a blank line after each entry. */
+	fprintf(fp, "0x0000000000000201 0x0020 0x0020\n\n"
+		    "0x0000000000000102 0x0030 0x0030\n\n"
+		    "# comment\n0x0000000000000221 33 33\n");
+	fclose(fp);
+	assert_int_equal(guid2lid_read(path, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 3);
+	assert_int_equal(guid2lid_get(&m, 0x102)->lo, 0x30);
+	build(&l);
+	fabric_set_lid(&l.f, &l.h[1]->ports[1], 0x30, 0); /* clash with map */
+	assert_int_equal(lids_assign(&l.f, &m, 0, &st), 0);
+	assert_int_equal(hl(&l, 0), 0x20);
+	assert_int_equal(hl(&l, 1), 0x30); /* existing LIDs win over the map */
+	assert_int_not_equal(sl(&l, 2), 0x30);
+	assert_int_equal(hl(&l, 2), 33);
+	assert_int_equal(st.from_map, 2);
+	guid2lid_free(&m);
+	/* A broken line is reported with its number. */
+	fp = fopen(path, "w");
+	fprintf(fp, "0x0000000000000201 1 1\nbogus\n");
+	fclose(fp);
+	assert_int_equal(guid2lid_read(path, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2:"));
+	guid2lid_free(&m);
+	unlink(path);
+	fabric_free(&l.f);
+}
+
+static void test_sm_on_switch(void **state)
+{
+	struct line l;
+	struct lids_stats st;
+
+	(void)state;
+	build(&l);
+	l.f.sm_node = l.sw[1];
+	l.f.sm_port = 0;
+	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), 0);
+	assert_int_equal(sl(&l, 1), 1);
+	assert_int_equal(sl(&l, 0), 2);
+	assert_int_equal(sl(&l, 2), 3);
+	assert_int_equal(hl(&l, 2), 4);
+	assert_int_equal(hl(&l, 0), 5);
+	assert_int_equal(hl(&l, 1), 6);
+	l.f.sm_node = NULL;
+	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), -EINVAL);
+	fabric_free(&l.f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bfs_order),
+		cmocka_unit_test(test_keep_and_fix),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_guid2lid_reuse),
+		cmocka_unit_test(test_sm_on_switch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,281 @@
+/* ibsmroute: the offline planner.  Reads a topology file and runs exactly
+ * the daemon's code on it without MADs: LID assignment from the SM node
+ * (lib/lids), hop tables, the chosen unicast engine, the LFT walk, then
+ * multicast (mcast.c), the dump files and the JSON report of DESIGN §6.
+ * Exit 0 when everything was done, 1 when routing or writing failed, 2 on
+ * bad usage or input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/dump.h"
+#include "lib/fabric.h"
+#include "lib/lids.h"
+#include "lib/log.h"
+#include "lib/topo.h"
+#include "routing/hops.h"
+#include "routing/ucast.h"
+#include "routing/verify_lft.h"
+#include "tools/ibsmroute/ibsmroute.h"
+#include "tools/ibsmroute/opts.h"
+
+struct run {
+	struct ibsmroute_opts o;
+	struct route_cfg c;
+	struct fabric f;
+	struct hops h;
+	struct pool *pool;
+	struct ucast_result res;
+	struct lft_check chk;
+	double t_hops, t_route, seconds;
+	bool progress;
+	int routed;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(const struct run *r, const char *what, double secs)
+{
+	if (r->progress)
+		fprintf(stderr, "ibsmroute: %s (%.3f s)\n", what, secs);
+}
+
+/* Topology, SM node and LIDs: input problems, so exit 2. */
+static int load(struct run *r)
+{
+	char err[512];
+	struct lids_stats st;
+	int rc;
+
+	fabric_init(&r->f);
+	if (topo_load(&r->f, r->o.topology, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ibsmroute: %s\n", err);
+		return 2;
+	}
+	r->progress = isatty(STDERR_FILENO) || r->f.n_nodes > 5000;
+	if (r->o.sm_node && topo_set_sm_node(&r->f, r->o.sm_node) < 0) {
+		fprintf(stderr, "ibsmroute: --sm-node %s: no such node (give a "
+			"NodeDescription or a node/port GUID)\n", r->o.sm_node);
+		return 2;
+	}
+	if (!r->f.sm_node) {
+		fprintf(stderr, "ibsmroute: %s: no node to run the SM on\n",
+			r->o.topology);
+		return 2;
+	}
+	rc = lids_assign(&r->f, NULL, 0, &st);
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: LID assignment failed: %s\n",
+			strerror(-rc));
+		return 2;
+	}
+	if (st.unreachable)
+		fprintf(stderr, "ibsmroute: warning: %u nodes are not reachable "
+			"from the SM node '%s' and get no LID\n", st.unreachable,
+			r->f.sm_node->desc);
+	return 0;
+}
+
+static int route(struct run *r)
+{
+	const struct ucast_engine *e = ucast_engine_find(r->o.routing);
+	struct ucast_params prm = {
+		.updown_roots = r->c.n_roots ? r->c.roots : NULL,
+		.n_updown_roots = r->c.n_roots,
+		.updown_direction = r->c.direction,
+	};
+	double t0 = now_s(), t1;
+	int rc;
+
+	r->res.cdg_acyclic = -1;
+	if ((rc = hops_compute(&r->f, &r->h, r->pool)) < 0) {
+		fprintf(stderr, "ibsmroute: hop tables: %s\n", strerror(-rc));
+		return 1;
+	}
+	t1 = now_s();
+	r->t_hops = t1 - t0;
+	progress(r, "hop tables", r->t_hops);
+	rc = e->route(&r->f, &r->h, r->pool, &prm, &r->res);
+	r->t_route = now_s() - t1 - r->res.verify_seconds;
+	r->seconds = r->t_hops + r->t_route;
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: %s routing failed: %s\n", e->name,
+			r->res.error[0] ? r->res.error : strerror(-rc));
+		return 1;
+	}
+	r->routed = 1;
+	progress(r, "unicast routing", r->t_route);
+	return 0;
+}
+
+/* The walk is ours for every engine, so the JSON metrics of two engines
+ * are counted the same way. */
+static int check(struct run *r)
+{
+	double t0 = now_s();
+	int rc = verify_lft(&r->f, &r->h, r->pool, &r->chk);
+
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: LFT walk: %s\n", strerror(-rc));
+		return 1;
+	}
+	verify_lft_to_result(&r->chk, &r->res);
+	progress(r, "LFT walk", now_s() - t0);
+	if (r->chk.unreachable_pairs || r->chk.sw_unreachable ||
+	    r->chk.lmc_unreachable)
+		fprintf(stderr, "ibsmroute: warning: %llu CA pairs unreachable "
+			"(%llu in loops), %llu CA-to-switch; first: %s\n",
+			(unsigned long long)r->chk.unreachable_pairs,
+			(unsigned long long)r->chk.loop_pairs,
+			(unsigned long long)r->chk.sw_unreachable,
+			r->chk.first_error);
+	return 0;
+}
+
+static int no_mft(void *ctx, const struct ib_node *sw, uint32_t i,
+		  uint16_t *mlid, uint64_t mask[4])
+{
+	(void)ctx, (void)sw, (void)i, (void)mlid, (void)mask;
+	return 0;
+}
+
+static int write_dumps(struct run *r)
+{
+	const char *d = r->o.dump_dir;
+	struct hops_fdbs_ctx hc = { .f = &r->f, .h = &r->h };
+	const char *what = "subnet.lst";
+	double t0 = now_s();
+	int rc;
+
+	if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "ibsmroute: --dump-dir %s: %s\n", d,
+			strerror(errno));
+		return 1;
+	}
+	rc = dump_write_subnet_lst(d, &r->f);
+	if (!rc && (what = "lfts.dump"))
+		rc = dump_write_lfts(d, &r->f);
+	if (!rc && (what = "fdbs"))
+		rc = dump_write_fdbs(d, &r->f, hops_fdbs_cb, &hc);
+	if (!rc && (what = "guid2lid"))
+		rc = dump_write_guid2lid(d, &r->f);
+	/* An empty MFT dump unless multicast writes one: ibdmchk -m needs
+	 * the file. */
+	if (!rc && (what = "mfts.dump"))
+		rc = dump_write_mfts(d, &r->f, no_mft, NULL);
+	if (!rc && r->res.n_roots && (what = "updn-roots.dump"))
+		rc = dump_write_roots(d, r->res.roots, r->res.n_roots);
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: writing %s/%s: %s\n", d, what,
+			strerror(-rc));
+		return 1;
+	}
+	progress(r, "dumps", now_s() - t0);
+	return 0;
+}
+
+static void json_unicast(const struct run *r, FILE *j)
+{
+	const struct ucast_result *u = &r->res;
+
+	fprintf(j, "{\"topology\": {\"switches\": %u, \"hosts\": %u, "
+		"\"links\": %u},\n", r->f.n_switches, fabric_count_hosts(&r->f),
+		fabric_count_links(&r->f));
+	fprintf(j, " \"unicast\": {\"engine\": \"%s\", \"seconds\": %.6f, "
+		"\"unreachable_pairs\": %u, \"max_hops\": %u, "
+		"\"avg_hops\": %.4f, \"cdg_acyclic\": %s, "
+		"\"max_link_routes\": %u}", r->o.routing, r->seconds,
+		u->unreachable_pairs, u->max_hops, u->avg_hops,
+		u->cdg_acyclic < 0 ? "null" : u->cdg_acyclic ? "true" : "false",
+		u->max_link_routes);
+}
+
+static int write_json(const struct run *r, const char *mcast, size_t mlen)
+{
+	FILE *j = stdout;
+
+	if (strcmp(r->o.json_path, "-") != 0) {
+		j = fopen(r->o.json_path, "w");
+		if (!j) {
+			fprintf(stderr, "ibsmroute: --json %s: %s\n",
+				r->o.json_path, strerror(errno));
+			return 1;
+		}
+	}
+	json_unicast(r, j);
+	if (mlen)
+		fprintf(j, ",\n %s", mcast);
+	fputs("}\n", j);
+	if ((j == stdout ? fflush(j) : fclose(j)) != 0) {
+		fprintf(stderr, "ibsmroute: writing the JSON report failed\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Multicast into a memory buffer, so the report gets a "multicast"
+ * member only when the driver wrote one. */
+static int run_mcast(struct run *r, char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+	int rc;
+
+	if (!m)
+		return 1;
+	rc = ibsmroute_mcast(&r->o, &r->f, &r->h, r->pool,
+			     r->o.json_path ? m : NULL);
+	fclose(m);
+	return rc < 0 ? 1 : 0;
+}
+
+static int run(struct run *r)
+{
+	char *mbuf = NULL;
+	size_t mlen = 0;
+	int rc = load(r), mrc;
+
+	if (rc)
+		return rc;
+	r->pool = pool_create(r->o.threads);
+	if (!r->pool) {
+		fprintf(stderr, "ibsmroute: cannot start %u threads\n",
+			r->o.threads);
+		return 1;
+	}
+	if ((rc = route(r)) || (rc = check(r)))
+		return rc;
+	if (r->o.dump_dir && (rc = write_dumps(r)))
+		return rc;
+	mrc = run_mcast(r, &mbuf, &mlen);
+	if (r->o.json_path)
+		rc = write_json(r, mbuf, mlen);
+	free(mbuf);
+	return rc ? rc : mrc;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	int rc;
+
+	log_set_ident("ibsmroute");
+	memset(&r, 0, sizeof(r));
+	if (ibsmroute_parse(argc, argv, &r.o, &r.c) < 0)
+		return 2;
+	rc = run(&r);
+	ucast_result_free(&r.res);
+	hops_free(&r.h);
+	pool_destroy(r.pool);
+	fabric_free(&r.f);
+	free(r.o.overrides);
+	return rc;
+}
