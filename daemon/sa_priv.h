@@ -1,0 +1,102 @@
+/* Internals shared by the SA server files: the per-request context, the
+ * record emitter (component-mask matching + append) and each record
+ * family's handler. */
+#ifndef IBSM_SA_PRIV_H
+#define IBSM_SA_PRIV_H
+
+#include "daemon/sa_server.h"
+#include "mad/sa_mad.h"
+#include "mad/sa_wire.h"
+
+/* One request being answered. */
+struct sa_ctx {
+	struct sa *sa;
+	const struct sa_hdr *hdr;
+	const struct sa_rec_desc *desc;
+	const uint8_t *req;	/* request record, desc->size bytes */
+	uint64_t mask;		/* component mask */
+	const struct sa_peer *from;
+	struct sa_out *out;
+	uint32_t n;		/* records appended */
+	bool trusted;		/* SM_Key matched ours */
+};
+
+/* A handler returns an SA status (enum sa_status), a MAD status with
+ * SA_MAD_STATUS_RAW set, or -ENOMEM. */
+#define SA_MAD_STATUS_RAW 0x10000
+typedef int (*sa_handler_fn)(struct sa_ctx *c);
+
+/* Appends rec (a struct of c->desc) if it matches the request's component
+ * mask.  Returns 1 if appended, 0 if not matching, -ENOMEM. */
+int sa_emit(struct sa_ctx *c, const void *rec);
+/* Appends rec unconditionally (computed records such as PathRecord). */
+int sa_append(struct sa_ctx *c, const void *rec);
+/* True once a Get already has two records (more cannot change the
+ * answer: ERR_TOO_MANY_RECORDS). */
+static inline bool sa_ctx_done(const struct sa_ctx *c)
+{
+	return c->hdr->method == SA_METHOD_GET && c->n > 1;
+}
+static inline bool sa_has(const struct sa_ctx *c, unsigned comp)
+{
+	return (c->mask >> comp) & 1;
+}
+/* Request field of component comp (<= 64 bits wide). */
+uint64_t sa_req_get(const struct sa_ctx *c, unsigned comp);
+
+/* Nodes sorted by node GUID as OpenSM sorts them (the order OpenSM answers tables in, so
+ * answers cut to one MAD under ibsim start with the same records).
+ * Caller frees. NULL on ENOMEM. */
+struct ib_node **sa_nodes_sorted(const struct fabric *f);
+/* End ports with a LID (CA/router ports, switch port 0) in port GUID
+ * order, the same way; *n gets the count.  Caller frees. */
+struct ib_port **sa_endports_sorted(const struct fabric *f, uint32_t *n);
+/* GID of a port: subnet prefix + port GUID. */
+void sa_port_gid(const struct sa *sa, const struct ib_port *p, uint8_t gid[16]);
+/* The port whose GID this is, or NULL (prefix mismatch, unknown GUID). */
+struct ib_port *sa_port_by_gid(const struct sa *sa, const uint8_t gid[16]);
+/* Port of node n that carries LID lid in records: port 0 for switches. */
+static inline uint16_t sa_port_lid(const struct ib_port *p)
+{
+	return node_port(p->node, p->num)->lid;
+}
+
+/* Raw SMP attribute block from the cache, or NULL. */
+const uint8_t *sa_cache_get(const struct sa *sa, uint64_t node_guid,
+			    uint8_t port, uint16_t smp_attr);
+void sa_cache_free(struct sa_cache *c);
+enum { SMP_ATTR_NODE_INFO = 0x0011, SMP_ATTR_SWITCH_INFO = 0x0012,
+       SMP_ATTR_GUID_INFO = 0x0014, SMP_ATTR_PORT_INFO = 0x0015,
+       SMP_ATTR_PKEY_TABLE = 0x0016 };
+
+/* PortInfo of port p as the SA reports it (cache + the SM's fields). */
+void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
+		       uint8_t pi[64]);
+
+/* Rate code of a link (PortInfo LinkWidthActive, LinkSpeedActive), and
+ * a rate code's position in bandwidth order (-1 if not a rate). */
+uint8_t sa_link_rate(uint8_t width, uint8_t speed);
+int sa_rate_rank(uint8_t code);
+
+/* Handlers, one per record family. */
+int sa_cpi_handle(struct sa_ctx *c);
+int sa_node_handle(struct sa_ctx *c);
+int sa_portinfo_handle(struct sa_ctx *c);
+int sa_guidinfo_handle(struct sa_ctx *c);
+int sa_pkey_handle(struct sa_ctx *c);
+int sa_link_handle(struct sa_ctx *c);
+int sa_switchinfo_handle(struct sa_ctx *c);
+int sa_lft_handle(struct sa_ctx *c);
+int sa_mft_handle(struct sa_ctx *c);
+int sa_sminfo_handle(struct sa_ctx *c);
+int sa_path_handle(struct sa_ctx *c);
+int sa_service_handle(struct sa_ctx *c);
+int sa_mcm_handle(struct sa_ctx *c);
+int sa_mcgstate_handle(struct sa_ctx *c);
+
+/* Module setup/teardown. */
+int sa_mcm_init(struct sa *sa);
+void sa_mcm_free(struct sa *sa);
+void sa_service_free(struct sa *sa);
+
+#endif

@@ -1,0 +1,114 @@
+/* The SA server: answers SubnAdm requests (Get, GetTable, Set, Delete) from
+ * the fabric model, the SM's own state, the ServiceRecord database and the
+ * multicast group table.  sa_handle() takes one encoded request MAD and
+ * writes the whole response (all records of a GetTable, however many);
+ * segmenting it (RMPP) is the transport's job.  Nothing here does I/O. */
+#ifndef IBSM_SA_SERVER_H
+#define IBSM_SA_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/fabric.h"
+#include "lib/log.h"
+
+struct sa_mcg;
+struct sa_mcm_ops;
+
+/* What the SM tells the SA about itself (SMInfo, defaults of records). */
+struct sa_sm_info {
+	uint64_t guid;		/* SM port GUID */
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint8_t priority, state; /* SMInfo priority, SMState (3 = master) */
+	uint16_t lid;		/* SM port LID */
+	uint64_t subnet_prefix; /* GID prefix, default fe80:: */
+	uint8_t subnet_timeout; /* PortInfo SubnetTimeOut, packet lifetime */
+};
+
+/* Who sent the request (from the umad address). */
+struct sa_peer {
+	uint16_t lid;
+};
+
+/* The response: a MAD header followed by every record; len is at least
+ * 256 (one whole MAD, zero padded), more when the records need it.  For
+ * GetTableResp the RMPP PayloadLength field holds the exact size (SA
+ * header + records) for the transport to segment by.  The buffer grows as needed; reuse it across calls. */
+struct sa_out {
+	uint8_t *buf;
+	size_t len, cap;
+	uint32_t records; /* records in the answer */
+};
+void sa_out_free(struct sa_out *o);
+
+struct sa_stats {
+	unsigned long requests, responses, errors, dropped;
+	unsigned long by_attr[16]; /* requests per attribute, sa_attr_slot() */
+};
+
+/* Raw SMP attribute blocks as the ports reported them (NodeInfo, PortInfo,
+ * SwitchInfo, P_KeyTable block 0, GUIDInfo block 0), so records carry
+ * every field the SM does not own; see sa_cache.c. */
+struct sa_cache_ent;
+struct sa_cache {
+	struct sa_cache_ent *ents;
+	uint32_t cap, used;
+};
+
+struct sa_service;
+struct sa_services {
+	struct sa_service *v;
+	uint32_t n, cap;
+};
+
+struct sa_mcgs {
+	struct sa_mcg **v;
+	uint32_t n, cap;
+};
+
+struct sa {
+	struct fabric *fabric;
+	struct sa_sm_info sm;
+	struct sa_cache cache;
+	struct sa_services services;
+	struct sa_mcgs mcgs;
+	struct sa_stats stats;
+	struct log_ratelimit drop_rl;
+	/* Monotonic clock in ms (ServiceRecord leases); tests replace it. */
+	uint64_t (*now_ms)(void);
+	/* MFT block of a switch for MulticastForwardingTableRecord: fills
+	 * 32 port masks for MLIDs 0xC000 + 32 * block, ports 16 * position
+	 * .. +15; returns 1 if the block holds any port, 0 if empty, <0 if
+	 * past the table.  NULL: no MFTs known (no records). */
+	int (*mft_block)(void *ctx, const struct ib_node *sw, uint16_t block,
+			 uint8_t position, uint16_t masks[32]);
+	void *mft_ctx;
+	/* MCMemberRecord Set/Delete (daemon/sa_mcm.h); NULL: unsupported. */
+	const struct sa_mcm_ops *mcm_ops;
+	void *mcm_ctx;
+};
+
+/* Initialises the SA on a fabric (not owned); creates the IPoIB broadcast
+ * group.  0 or -ENOMEM. */
+int sa_init(struct sa *sa, struct fabric *f, const struct sa_sm_info *sm);
+void sa_free(struct sa *sa);
+
+/* Handles one request MAD (len bytes, normally 256).  Returns 0 with the
+ * response in out, or a negative errno when the request is dropped without
+ * an answer (not an SA request, a response method, truncated header);
+ * drops are counted and logged with a rate limit. */
+int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
+	      size_t len, struct sa_out *out);
+
+/* Feeds a raw SMP attribute (NodeInfo 0x0011, PortInfo 0x0015, SwitchInfo
+ * 0x0012, P_KeyTable 0x0016 block 0, GUIDInfo 0x0014 block 0) read from
+ * node_guid/port.  0 or -ENOMEM / -EINVAL. */
+int sa_cache_put(struct sa *sa, uint64_t node_guid, uint8_t port,
+		 uint16_t smp_attr, const uint8_t *data, size_t len);
+
+/* Removes expired ServiceRecords (also done lazily on each query). */
+void sa_service_expire(struct sa *sa);
+
+#endif

@@ -1,0 +1,152 @@
+/* ServiceRecord database: register (Set), query (Get/GetTable), remove
+ * (Delete), with leases.  A record is identified by ServiceID, ServiceGID
+ * and ServiceP_Key (IBA 15.2.5.14); the lease counts down in seconds and
+ * an expired record is removed on the next look at the database. */
+#include "daemon/sa_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad/sa_service.h"
+
+/* Bounds the database so a misbehaving client cannot exhaust memory. */
+#define SERVICE_MAX 4096
+
+struct sa_service {
+	struct sa_service_rec rec;
+	uint64_t expires_ms; /* 0: infinite lease */
+};
+
+void sa_service_free(struct sa *sa)
+{
+	free(sa->services.v);
+	memset(&sa->services, 0, sizeof(sa->services));
+}
+
+static void remove_at(struct sa_services *db, uint32_t i)
+{
+	memmove(&db->v[i], &db->v[i + 1], (db->n - i - 1) * sizeof(db->v[0]));
+	db->n--;
+}
+
+void sa_service_expire(struct sa *sa)
+{
+	uint64_t now = sa->now_ms();
+
+	for (uint32_t i = 0; i < sa->services.n;) {
+		struct sa_service *s = &sa->services.v[i];
+
+		if (s->expires_ms && s->expires_ms <= now) {
+			log_info("SA: ServiceRecord 0x%016llx \"%.64s\" lease "
+				 "expired, removed",
+				 (unsigned long long)s->rec.id,
+				 (const char *)s->rec.name);
+			remove_at(&sa->services, i);
+		} else {
+			i++;
+		}
+	}
+}
+
+/* The record as answered: the lease is what remains of it. */
+static struct sa_service_rec current(const struct sa *sa,
+				    const struct sa_service *s)
+{
+	struct sa_service_rec r = s->rec;
+
+	if (s->expires_ms) {
+		uint64_t now = sa->now_ms();
+
+		r.lease = s->expires_ms > now
+				  ? (uint32_t)((s->expires_ms - now + 999) / 1000)
+				  : 0;
+	}
+	return r;
+}
+
+static bool same_key(const struct sa_service_rec *a,
+		     const struct sa_service_rec *b)
+{
+	return a->id == b->id && !memcmp(a->gid, b->gid, 16) &&
+	       a->pkey == b->pkey;
+}
+
+static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
+{
+	struct sa_services *db = &c->sa->services;
+	struct sa_service *s = NULL;
+
+	if (!sa_has(c, SA_SR_ID) || !sa_has(c, SA_SR_GID))
+		return SA_STATUS_INSUF_COMPS;
+	if (!sa_port_by_gid(c->sa, q->gid))
+		return SA_STATUS_INVALID_GID;
+	if (!sa_has(c, SA_SR_PKEY))
+		q->pkey = 0xFFFF;
+	if (!sa_has(c, SA_SR_LEASE))
+		q->lease = SA_SR_LEASE_INFINITE;
+	for (uint32_t i = 0; i < db->n && !s; i++)
+		if (same_key(&db->v[i].rec, q))
+			s = &db->v[i];
+	if (!s) {
+		if (db->n >= SERVICE_MAX)
+			return SA_STATUS_NO_RESOURCES;
+		if (db->n == db->cap) {
+			uint32_t cap = db->cap ? db->cap * 2 : 16;
+			struct sa_service *nv = realloc(db->v, cap * sizeof(*nv));
+
+			if (!nv)
+				return SA_STATUS_NO_RESOURCES;
+			db->v = nv;
+			db->cap = cap;
+		}
+		s = &db->v[db->n++];
+	}
+	s->rec = *q;
+	s->expires_ms = q->lease == SA_SR_LEASE_INFINITE
+				? 0 : c->sa->now_ms() + (uint64_t)q->lease * 1000;
+	{
+		struct sa_service_rec r = current(c->sa, s);
+
+		return sa_append(c, &r) < 0 ? -ENOMEM : 0;
+	}
+}
+
+static int do_delete(struct sa_ctx *c, struct sa_service_rec *q)
+{
+	struct sa_services *db = &c->sa->services;
+
+	if (!sa_has(c, SA_SR_ID) || !sa_has(c, SA_SR_GID))
+		return SA_STATUS_INSUF_COMPS;
+	if (!sa_has(c, SA_SR_PKEY))
+		q->pkey = 0xFFFF;
+	for (uint32_t i = 0; i < db->n; i++) {
+		if (!same_key(&db->v[i].rec, q))
+			continue;
+		struct sa_service_rec r = current(c->sa, &db->v[i]);
+
+		remove_at(db, i);
+		return sa_append(c, &r) < 0 ? -ENOMEM : 0;
+	}
+	return SA_STATUS_NO_RECORDS;
+}
+
+int sa_service_handle(struct sa_ctx *c)
+{
+	struct sa_services *db = &c->sa->services;
+	struct sa_service_rec q;
+
+	sa_service_expire(c->sa);
+	sa_rec_decode(c->desc, c->req, c->desc->size, &q);
+	if (c->hdr->method == SA_METHOD_SET)
+		return do_set(c, &q);
+	if (c->hdr->method == SA_METHOD_DELETE)
+		return do_delete(c, &q);
+	for (uint32_t i = 0; i < db->n && !sa_ctx_done(c); i++) {
+		struct sa_service_rec r = current(c->sa, &db->v[i]);
+
+		if (sa_emit(c, &r) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Bounded libFuzzer run of the SA request decoder/handler (tests/fuzz/
+# sa_fuzz.c): builds the target with clang (-fsanitize=fuzzer,address,
+# undefined) from the SA sources and runs it from the seed corpus for
+# SA_FUZZ_SECONDS (default 60).  Any crash, sanitizer report, leak or
+# timeout fails the test; the crashing input is kept in the log directory.
+. "${TOP:-.}/tests/integration/lib.sh"
+need clang
+cd "$TOP"
+bin="$T/sa_fuzz"
+srcs="tests/fuzz/sa_fuzz.c $(ls mad/sa_*.c daemon/sa_*.c) lib/fabric.c lib/log.c"
+clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -o "$bin" $srcs 2>"$T/build.log" ||
+	{ cat "$T/build.log"; fail "could not build the SA fuzz target"; }
+mkdir -p "$T/corpus"
+cp tests/fuzz/corpus/sa/* "$T/corpus/"
+art="${O}/tests/fuzz-artifacts/"
+mkdir -p "$art"
+secs=${SA_FUZZ_SECONDS:-60}
+echo "fuzzing sa_handle for ${secs}s from $(ls tests/fuzz/corpus/sa | wc -l) seeds"
+ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -timeout=5 \
+	-rss_limit_mb=1024 -artifact_prefix="$art" -print_final_stats=1 \
+	"$T/corpus" >"$T/fuzz.log" 2>&1
+rc=$?
+tail -25 "$T/fuzz.log"
+[ $rc -eq 0 ] || fail "fuzzer found a problem (rc=$rc), inputs in $art"
+grep -q "Done [0-9]* runs" "$T/fuzz.log" || fail "fuzzer did not finish its run"
+echo "PASS: $(grep -o 'Done [0-9]* runs' "$T/fuzz.log") without a crash"
