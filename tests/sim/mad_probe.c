@@ -5,7 +5,8 @@
  *
  *   mad_probe [-w WINDOW] [-n NODE_WINDOW] [-t TIMEOUT_MS] [-r RETRIES]
  *             [-e EXPECTED_NODES] [-l LFT_BLOCKS] [-b BENCH_GETS]
- *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)] [-v]
+ *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)]
+ *             [-q (no per-switch lines)] [-v]
  *
  * Prints key=value lines; exits 0 when everything asked for checked out. */
 #include <errno.h>
@@ -209,6 +210,8 @@ static void on_si_get(void *ctx, int status, const struct txn_result *r)
 	}
 }
 
+static bool quiet; /* -q: no per-switch lines */
+
 static void on_lft_set(void *ctx, int status, const struct bulk_result *r)
 {
 	struct lftx *x = ctx;
@@ -220,7 +223,8 @@ static void on_lft_set(void *ctx, int status, const struct bulk_result *r)
 	if (txn_submit_dr(pr->eng, x->n->path, x->n->hops, MAD_METHOD_GET,
 			  SMP_ATTR_SWITCH_INFO, 0, NULL, on_si_get, sx))
 		free(sx);
-	printf("lft_switch guid=0x%016llx path=%s nports=%u\n",
+	if (!quiet)
+		printf("lft_switch guid=0x%016llx path=%s nports=%u\n",
 	       (unsigned long long)x->n->guid,
 	       smp_path_str(x->n->path, x->n->hops, pbuf, sizeof(pbuf)),
 	       x->n->nports);
@@ -342,7 +346,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
 			"[-r retries] [-e expected_nodes] [-l lft_blocks] "
-			"[-b bench_gets] [-T max_ms] [-g] [-v]\n");
+			"[-b bench_gets] [-T max_ms] [-g] [-q] [-v]\n");
 	exit(2);
 }
 
@@ -352,14 +356,14 @@ int main(int argc, char **argv)
 	struct txn_params prm;
 	struct mad_port *port;
 	unsigned expect = 0, gets = 0;
-	bool pgroups = false;
+	bool pgroups = false, quiet_switches = false;
 	int max_ms = 60000, opt, rc, ok = 1;
 	uint8_t path0[SMP_PATH_SIZE] = { 0 };
 	int64_t t0;
 
 	txn_params_default(&prm);
 	log_set_ident("mad_probe");
-	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:gv")) != -1) {
+	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:gqv")) != -1) {
 		switch (opt) {
 		case 'w': prm.window = (unsigned)atoi(optarg); break;
 		case 'n': prm.node_window = (unsigned)atoi(optarg); break;
@@ -370,12 +374,14 @@ int main(int argc, char **argv)
 		case 'b': gets = (unsigned)atoi(optarg); break;
 		case 'T': max_ms = atoi(optarg); break;
 		case 'g': pgroups = true; break;
+		case 'q': quiet_switches = true; break;
 		case 'v': log_set_level(LOG_LVL_DEBUG); break;
 		default: usage();
 		}
 	}
 	if (mad_port_open(NULL, &port))
 		return 1;
+	quiet = quiet_switches;
 	rc = txn_create(port, &prm, &pr.eng);
 	if (rc) {
 		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
@@ -393,11 +399,14 @@ int main(int argc, char **argv)
 	if (rc || (expect && pr.n != expect))
 		ok = 0;
 	if (pr.lft_blocks && ok) {
+		int64_t l0 = txn_now_us();
+
 		program_lfts(&pr, prm.retries);
 		rc = txn_run(pr.eng, max_ms);
 		printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
-		       "readback_mismatches=%u%s\n", sw, pr.lft_done, pr.lft_blocks,
-		       pr.lft_failed_blocks, pr.lft_bad, rc ? " STALLED" : "");
+		       "readback_mismatches=%u secs=%.3f%s\n", sw, pr.lft_done,
+		       pr.lft_blocks, pr.lft_failed_blocks, pr.lft_bad,
+		       (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
 		if (rc || pr.lft_done != sw || pr.lft_failed_blocks || pr.lft_bad)
 			ok = 0;
 	}
