@@ -2,6 +2,8 @@
  * ACTIVE port), agent registration with method masks so that unsolicited
  * requests reach the SM, and raw MAD send/receive with addresses. */
 #include <endian.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 
 struct mad_port {
 	int portid;
+	int issm_fd;	/* -1 unless IsSM is claimed */
 	struct mad_port_info info;
 	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
@@ -140,6 +143,7 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 		return -ENOMEM;
 	}
 	p->info = pk.info;
+	p->issm_fd = -1;
 	p->portid = umad_open_port(pk.info.ca, pk.info.num);
 	if (p->portid < 0) {
 		rc = p->portid;
@@ -162,6 +166,7 @@ void mad_port_close(struct mad_port *p)
 {
 	if (!p)
 		return;
+	mad_port_set_sm(p, false);
 	umad_close_port(p->portid);
 	free(p->sbuf);
 	free(p);
@@ -170,6 +175,35 @@ void mad_port_close(struct mad_port *p)
 const struct mad_port_info *mad_port_info(const struct mad_port *p)
 {
 	return &p->info;
+}
+
+int mad_port_set_sm(struct mad_port *p, bool on)
+{
+	char path[256];
+	int rc;
+
+	if (!on) {
+		if (p->issm_fd >= 0)
+			close(p->issm_fd);
+		p->issm_fd = -1;
+		return 0;
+	}
+	if (p->issm_fd >= 0)
+		return 0;
+	rc = umad_get_issm_path(p->info.ca, p->info.num, path, sizeof(path));
+	if (rc < 0) {
+		log_err("umad: no issm device for %s port %d: %s", p->info.ca,
+			p->info.num, strerror(-rc));
+		return rc;
+	}
+	p->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (p->issm_fd < 0) {
+		rc = -errno;
+		log_err("umad: cannot open %s to claim IsSM on %s port %d: %s",
+			path, p->info.ca, p->info.num, strerror(-rc));
+		return rc;
+	}
+	return 0;
 }
 
 int mad_port_refresh(struct mad_port *p)

@@ -95,6 +95,20 @@ echo "== discovery from host H3 (CA-rooted directed routes)"
 sim_at H3 "$PROBE" -e 7 >"$T/p2.out" 2>&1 || { cat "$T/p2.out"; fail "probe from H3 failed"; }
 grep -q '^discovered nodes=7 switches=3 cas=4' "$T/p2.out" || fail "wrong discovery from H3: $(cat "$T/p2.out")"
 
+echo "== SMInfo requests reach the request hook and get DR responses (IsSM held)"
+need sminfo
+sim_at S1 "$PROBE" -e 7 -s 4000 >"$T/p4.out" 2>&1 &
+pp=$!
+for _ in $(seq 100); do grep -q '^serving' "$T/p4.out" && break; sleep 0.1; done
+grep -q '^serving' "$T/p4.out" || fail "probe did not start serving: $(cat "$T/p4.out")"
+sim_at H1 sminfo -D 0,1 >"$T/sm1.out" 2>&1 || fail "sminfo from H1: $(cat "$T/sm1.out")"
+sim_at H3 sminfo -D 0,1,4 >"$T/sm3.out" 2>&1 || fail "sminfo from H3: $(cat "$T/sm3.out")"
+cat "$T/sm1.out" "$T/sm3.out"
+grep -q 'sm guid 0x200000,.*state 3 SMINFO_MASTER' "$T/sm1.out" || fail "sminfo from H1 did not see our MASTER"
+grep -q 'activity count 2 .*SMINFO_MASTER' "$T/sm3.out" || fail "sminfo from H3 (3 hops) did not see our MASTER"
+wait "$pp" || fail "serving probe failed: $(cat "$T/p4.out")"
+grep -q '^sminfo answered=2' "$T/p4.out" || fail "probe answered: $(grep sminfo "$T/p4.out")"
+
 echo "== 30% packet drop on every port of S2 and S3"
 ibsim_cmd 'Error "S2" 30'
 ibsim_cmd 'Error "S3" 30'

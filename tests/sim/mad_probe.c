@@ -6,11 +6,12 @@
  *   mad_probe [-w WINDOW] [-n NODE_WINDOW] [-t TIMEOUT_MS] [-r RETRIES]
  *             [-e EXPECTED_NODES] [-l LFT_BLOCKS] [-b BENCH_GETS]
  *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)]
- *             [-q (no per-switch lines)] [-v]
+ *             [-q (no per-switch lines)] [-s SERVE_MS (answer SMInfo)] [-v]
  *
  * Prints key=value lines; exits 0 when everything asked for checked out. */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "mad/bulk.h"
 #include "mad/smp_node.h"
 #include "mad/smp_port.h"
+#include "mad/smp_sm.h"
 #include "mad/smp_switch.h"
 #include "mad/txn.h"
 
@@ -301,6 +303,27 @@ static void probe_pgroups(struct probe *pr)
 	}
 }
 
+/* ---- answering SMInfo (the request path) ---- */
+
+static unsigned sminfo_answered;
+
+static void on_request(void *ctx, const struct txn_request *req)
+{
+	struct probe *pr = ctx;
+	struct smp_sm_info si = { .priority = 5, .state = SM_STATE_MASTER };
+	uint8_t data[SMP_DATA_SIZE] = { 0 };
+
+	if (!req->smp || req->hdr->attr_id != SMP_ATTR_SM_INFO ||
+	    req->hdr->method != MAD_METHOD_GET) {
+		txn_respond_smp(pr->eng, req, MAD_STATUS_METHOD_ATTR_UNSUPP, NULL);
+		return;
+	}
+	si.guid = mad_port_info(txn_port(pr->eng))->port_guid;
+	si.act_count = ++sminfo_answered;
+	smp_sm_info_encode(&si, data, sizeof(data));
+	txn_respond_smp(pr->eng, req, 0, data);
+}
+
 /* ---- throughput ---- */
 
 static void on_bench(void *ctx, int status, const struct txn_result *r)
@@ -346,7 +369,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
 			"[-r retries] [-e expected_nodes] [-l lft_blocks] "
-			"[-b bench_gets] [-T max_ms] [-g] [-q] [-v]\n");
+			"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] [-v]\n");
 	exit(2);
 }
 
@@ -357,13 +380,14 @@ int main(int argc, char **argv)
 	struct mad_port *port;
 	unsigned expect = 0, gets = 0;
 	bool pgroups = false, quiet_switches = false;
+	int serve_ms = 0;
 	int max_ms = 60000, opt, rc, ok = 1;
 	uint8_t path0[SMP_PATH_SIZE] = { 0 };
 	int64_t t0;
 
 	txn_params_default(&prm);
 	log_set_ident("mad_probe");
-	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:gqv")) != -1) {
+	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:gqv")) != -1) {
 		switch (opt) {
 		case 'w': prm.window = (unsigned)atoi(optarg); break;
 		case 'n': prm.node_window = (unsigned)atoi(optarg); break;
@@ -375,6 +399,7 @@ int main(int argc, char **argv)
 		case 'T': max_ms = atoi(optarg); break;
 		case 'g': pgroups = true; break;
 		case 'q': quiet_switches = true; break;
+		case 's': serve_ms = atoi(optarg); break;
 		case 'v': log_set_level(LOG_LVL_DEBUG); break;
 		default: usage();
 		}
@@ -420,6 +445,22 @@ int main(int argc, char **argv)
 	}
 	if (gets && ok && bench(&pr, gets, max_ms))
 		ok = 0;
+	if (serve_ms > 0) {
+		int64_t end = txn_now_us() + (int64_t)serve_ms * 1000;
+
+		if (mad_port_set_sm(port, true))
+			ok = 0;
+		txn_set_request_handler(pr.eng, on_request, &pr);
+		printf("serving\n");
+		fflush(stdout);
+		while (txn_now_us() < end) {
+			struct pollfd pfd = { .fd = txn_fd(pr.eng), .events = POLLIN };
+
+			if (poll(&pfd, 1, 50) > 0)
+				txn_on_readable(pr.eng);
+		}
+		printf("sminfo answered=%u\n", sminfo_answered);
+	}
 	const struct txn_stats *s = txn_stats(pr.eng);
 	printf("stats sent=%llu received=%llu retried=%llu lost=%llu timeouts=%llu "
 	       "fast_timeouts=%llu remote_errors=%llu unmatched=%llu dropped=%llu "
