@@ -373,95 +373,109 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
-{
-	struct probe pr = { 0 };
+struct opts {
 	struct txn_params prm;
-	struct mad_port *port;
-	unsigned expect = 0, gets = 0;
-	bool pgroups = false, quiet_switches = false;
-	int serve_ms = 0;
-	int max_ms = 60000, opt, rc, ok = 1;
-	uint8_t path0[SMP_PATH_SIZE] = { 0 };
-	int64_t t0;
+	unsigned expect, gets, lft_blocks;
+	bool pgroups, quiet;
+	int serve_ms, max_ms;
+};
 
-	txn_params_default(&prm);
-	log_set_ident("mad_probe");
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	txn_params_default(&o->prm);
+	o->max_ms = 60000;
 	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:gqv")) != -1) {
 		switch (opt) {
-		case 'w': prm.window = (unsigned)atoi(optarg); break;
-		case 'n': prm.node_window = (unsigned)atoi(optarg); break;
-		case 't': prm.timeout_ms = (unsigned)atoi(optarg); break;
-		case 'r': prm.retries = (unsigned)atoi(optarg); break;
-		case 'e': expect = (unsigned)atoi(optarg); break;
-		case 'l': pr.lft_blocks = (unsigned)atoi(optarg); break;
-		case 'b': gets = (unsigned)atoi(optarg); break;
-		case 'T': max_ms = atoi(optarg); break;
-		case 'g': pgroups = true; break;
-		case 'q': quiet_switches = true; break;
-		case 's': serve_ms = atoi(optarg); break;
+		case 'w': o->prm.window = (unsigned)atoi(optarg); break;
+		case 'n': o->prm.node_window = (unsigned)atoi(optarg); break;
+		case 't': o->prm.timeout_ms = (unsigned)atoi(optarg); break;
+		case 'r': o->prm.retries = (unsigned)atoi(optarg); break;
+		case 'e': o->expect = (unsigned)atoi(optarg); break;
+		case 'l': o->lft_blocks = (unsigned)atoi(optarg); break;
+		case 'b': o->gets = (unsigned)atoi(optarg); break;
+		case 'T': o->max_ms = atoi(optarg); break;
+		case 'g': o->pgroups = true; break;
+		case 'q': o->quiet = true; break;
+		case 's': o->serve_ms = atoi(optarg); break;
 		case 'v': log_set_level(LOG_LVL_DEBUG); break;
 		default: usage();
 		}
 	}
-	if (mad_port_open(NULL, &port))
-		return 1;
-	quiet = quiet_switches;
-	rc = txn_create(port, &prm, &pr.eng);
-	if (rc) {
-		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
-		return 1;
-	}
-	t0 = txn_now_us();
-	get_node_info(&pr, path0, 0);
-	rc = txn_run(pr.eng, max_ms);
+}
+
+static unsigned count_switches(const struct probe *pr)
+{
 	unsigned sw = 0;
-	for (unsigned i = 0; i < pr.n; i++)
-		sw += pr.nodes[i].type == 2;
+
+	for (unsigned i = 0; i < pr->n; i++)
+		sw += pr->nodes[i].type == 2;
+	return sw;
+}
+
+static bool run_discovery(struct probe *pr, const struct opts *o)
+{
+	uint8_t path0[SMP_PATH_SIZE] = { 0 };
+	int64_t t0 = txn_now_us();
+	unsigned sw;
+	int rc;
+
+	get_node_info(pr, path0, 0);
+	rc = txn_run(pr->eng, o->max_ms);
+	sw = count_switches(pr);
 	printf("discovered nodes=%u switches=%u cas=%u secs=%.3f failed_smps=%u%s\n",
-	       pr.n, sw, pr.n - sw, (txn_now_us() - t0) / 1e6, pr.failed_smps,
+	       pr->n, sw, pr->n - sw, (txn_now_us() - t0) / 1e6, pr->failed_smps,
 	       rc ? " STALLED" : "");
-	if (rc || (expect && pr.n != expect))
-		ok = 0;
-	if (pr.lft_blocks && ok) {
-		int64_t l0 = txn_now_us();
+	return !rc && (!o->expect || pr->n == o->expect);
+}
 
-		program_lfts(&pr, prm.retries);
-		rc = txn_run(pr.eng, max_ms);
-		printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
-		       "readback_mismatches=%u secs=%.3f%s\n", sw, pr.lft_done,
-		       pr.lft_blocks, pr.lft_failed_blocks, pr.lft_bad,
-		       (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
-		if (rc || pr.lft_done != sw || pr.lft_failed_blocks || pr.lft_bad)
-			ok = 0;
+static bool run_lfts(struct probe *pr, const struct opts *o)
+{
+	int64_t l0 = txn_now_us();
+	unsigned sw = count_switches(pr);
+	int rc;
+
+	program_lfts(pr, o->prm.retries);
+	rc = txn_run(pr->eng, o->max_ms);
+	printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
+	       "readback_mismatches=%u secs=%.3f%s\n", sw, pr->lft_done,
+	       pr->lft_blocks, pr->lft_failed_blocks, pr->lft_bad,
+	       (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
+	return !rc && pr->lft_done == sw && !pr->lft_failed_blocks && !pr->lft_bad;
+}
+
+static void run_pgroups(struct probe *pr, const struct opts *o)
+{
+	int64_t p0 = txn_now_us();
+
+	probe_pgroups(pr);
+	txn_run(pr->eng, o->max_ms);
+	printf("pgroup switches=%u immediate_timeouts=%u other=%u secs=%.3f\n",
+	       count_switches(pr), pg_fast, pg_other, (txn_now_us() - p0) / 1e6);
+}
+
+static bool serve(struct probe *pr, struct mad_port *port, int serve_ms)
+{
+	int64_t end = txn_now_us() + (int64_t)serve_ms * 1000;
+	bool ok = !mad_port_set_sm(port, true);
+
+	txn_set_request_handler(pr->eng, on_request, pr);
+	printf("serving\n");
+	fflush(stdout);
+	while (txn_now_us() < end) {
+		struct pollfd pfd = { .fd = txn_fd(pr->eng), .events = POLLIN };
+
+		if (poll(&pfd, 1, 50) > 0)
+			txn_on_readable(pr->eng);
 	}
-	if (pgroups && ok) {
-		int64_t p0 = txn_now_us();
+	printf("sminfo answered=%u\n", sminfo_answered);
+	return ok;
+}
 
-		probe_pgroups(&pr);
-		rc = txn_run(pr.eng, max_ms);
-		printf("pgroup switches=%u immediate_timeouts=%u other=%u secs=%.3f\n",
-		       sw, pg_fast, pg_other, (txn_now_us() - p0) / 1e6);
-	}
-	if (gets && ok && bench(&pr, gets, max_ms))
-		ok = 0;
-	if (serve_ms > 0) {
-		int64_t end = txn_now_us() + (int64_t)serve_ms * 1000;
-
-		if (mad_port_set_sm(port, true))
-			ok = 0;
-		txn_set_request_handler(pr.eng, on_request, &pr);
-		printf("serving\n");
-		fflush(stdout);
-		while (txn_now_us() < end) {
-			struct pollfd pfd = { .fd = txn_fd(pr.eng), .events = POLLIN };
-
-			if (poll(&pfd, 1, 50) > 0)
-				txn_on_readable(pr.eng);
-		}
-		printf("sminfo answered=%u\n", sminfo_answered);
-	}
-	const struct txn_stats *s = txn_stats(pr.eng);
+static void print_stats(const struct txn_stats *s)
+{
 	printf("stats sent=%llu received=%llu retried=%llu lost=%llu timeouts=%llu "
 	       "fast_timeouts=%llu remote_errors=%llu unmatched=%llu dropped=%llu "
 	       "max_outstanding=%u\n",
@@ -470,6 +484,37 @@ int main(int argc, char **argv)
 	       (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
 	       (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
 	       (unsigned long long)s->dropped, s->max_outstanding);
+}
+
+int main(int argc, char **argv)
+{
+	struct probe pr = { 0 };
+	struct mad_port *port;
+	struct opts o;
+	bool ok;
+	int rc;
+
+	log_set_ident("mad_probe");
+	parse(argc, argv, &o);
+	quiet = o.quiet;
+	pr.lft_blocks = o.lft_blocks;
+	if (mad_port_open(NULL, &port))
+		return 1;
+	rc = txn_create(port, &o.prm, &pr.eng);
+	if (rc) {
+		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
+		return 1;
+	}
+	ok = run_discovery(&pr, &o);
+	if (ok && pr.lft_blocks)
+		ok = run_lfts(&pr, &o);
+	if (ok && o.pgroups)
+		run_pgroups(&pr, &o);
+	if (ok && o.gets)
+		ok = !bench(&pr, o.gets, o.max_ms);
+	if (o.serve_ms > 0)
+		ok = serve(&pr, port, o.serve_ms) && ok;
+	print_stats(txn_stats(pr.eng));
 	txn_destroy(pr.eng);
 	mad_port_close(port);
 	free(pr.nodes);
