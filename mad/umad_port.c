@@ -87,32 +87,36 @@ static int scan_ca(const char *ca, const struct mad_port_sel *sel,
 static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int n;
+	int n, present = 0;
 
 	memset(pk, 0, sizeof(*pk));
+	/* libibumad names a default "mthca0" when there is no device at all,
+	 * so a device counts only when umad_get_ca() can read it. */
 	n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
-	if (n <= 0) {
+	for (int i = 0; i < n; i++)
+		if (scan_ca(cas[i], sel, pk) == 0)
+			present++;
+	if (!present) {
 		log_err("umad: " NO_DEVICE_HINT);
 		return -ENODEV;
 	}
 	if (!sel->guid && sel->ca) {
+		memset(pk, 0, sizeof(*pk));
 		if (scan_ca(sel->ca, sel, pk) < 0) {
 			log_err("umad: no InfiniBand device named %s (%d present, first %s)",
-				sel->ca, n, cas[0]);
+				sel->ca, present, cas[0]);
 			return -ENODEV;
 		}
-	} else {
-		for (int i = 0; i < n; i++)
-			scan_ca(cas[i], sel, pk);
 	}
 	if (pk->found)
 		return 0;
 	if (sel->guid)
 		log_err("umad: no port with GUID 0x%016llx on any of the %d "
-			"InfiniBand device(s)", (unsigned long long)sel->guid, n);
+			"InfiniBand device(s)", (unsigned long long)sel->guid, present);
+	else if (sel->ca)
+		log_err("umad: device %s has no port %d", sel->ca, sel->num);
 	else
-		log_err("umad: device %s has no port %d", sel->ca ? sel->ca : "?",
-			sel->num);
+		log_err("umad: the %d InfiniBand device(s) have no port", present);
 	return -ENODEV;
 }
 

@@ -49,6 +49,16 @@ Hca 1 "H4"
 [1] "S3"[2]
 NET
 
+echo "== no device: a clear error naming what is missing"
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	"$PROBE" >"$T/nodev.out" 2>&1 && fail "probe succeeded without any device"
+	cat "$T/nodev.out"
+	grep -q 'no InfiniBand device found (is ib_umad loaded? under ibsim, is LD_PRELOAD=libumad2sim.so set and ibsim running?)' \
+		"$T/nodev.out" || fail "missing-device message: $(cat "$T/nodev.out")"
+else
+	echo "(skipped: this machine has a real InfiniBand device)"
+fi
+
 start_ibsim "$T/ring.net"
 
 # kv LINE KEY: value of KEY=... in LINE
@@ -90,6 +100,15 @@ pg=$(grep '^pgroup' "$T/p1.out")
 secs=$(kv "$pg" secs)
 awk -v s="$secs" 'BEGIN { exit !(s < 0.09) }' || fail "PortGroupInfo took $secs s: retried instead of failing at once"
 check_ibroute "$T/p1.out"
+
+echo "== port selection: by GUID, by CA name, and clear errors"
+sim_at H3 "$PROBE" -G 0x100005 -e 7 >"$T/g.out" 2>&1 || fail "open by GUID: $(cat "$T/g.out")"
+grep -q '^port ca=ibsim0 num=1 guid=0x0000000000100005' "$T/g.out" || fail "wrong port by GUID: $(head -1 "$T/g.out")"
+sim_at H3 "$PROBE" -G 0x1234 >"$T/g2.out" 2>&1 && fail "a wrong GUID was accepted"
+grep -q 'no port with GUID 0x0000000000001234' "$T/g2.out" || fail "wrong-GUID message: $(cat "$T/g2.out")"
+sim_at H3 "$PROBE" -C nosuch0 >"$T/c.out" 2>&1 && fail "a wrong CA was accepted"
+grep -q 'no InfiniBand device named nosuch0' "$T/c.out" || fail "wrong-CA message: $(cat "$T/c.out")"
+sim_at H3 "$PROBE" -C ibsim0 -P 1 -e 7 >"$T/c2.out" 2>&1 || fail "open by CA+port: $(cat "$T/c2.out")"
 
 echo "== discovery from host H3 (CA-rooted directed routes)"
 sim_at H3 "$PROBE" -e 7 >"$T/p2.out" 2>&1 || { cat "$T/p2.out"; fail "probe from H3 failed"; }

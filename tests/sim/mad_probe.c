@@ -6,7 +6,8 @@
  *   mad_probe [-w WINDOW] [-n NODE_WINDOW] [-t TIMEOUT_MS] [-r RETRIES]
  *             [-e EXPECTED_NODES] [-l LFT_BLOCKS] [-b BENCH_GETS]
  *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)]
- *             [-q (no per-switch lines)] [-s SERVE_MS (answer SMInfo)] [-v]
+ *             [-q (no per-switch lines)] [-s SERVE_MS (answer SMInfo)]
+ *             [-G PORT_GUID | -C CA [-P PORT]] [-v]
  *
  * Prints key=value lines; exits 0 when everything asked for checked out. */
 #include <errno.h>
@@ -369,7 +370,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
 			"[-r retries] [-e expected_nodes] [-l lft_blocks] "
-			"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] [-v]\n");
+			"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] "
+			"[-G port_guid | -C ca [-P port]] [-v]\n");
 	exit(2);
 }
 
@@ -378,6 +380,7 @@ struct opts {
 	unsigned expect, gets, lft_blocks;
 	bool pgroups, quiet;
 	int serve_ms, max_ms;
+	struct mad_port_sel sel;
 };
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -387,7 +390,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	txn_params_default(&o->prm);
 	o->max_ms = 60000;
-	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:gqv")) != -1) {
+	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:G:C:P:gqv")) != -1) {
 		switch (opt) {
 		case 'w': o->prm.window = (unsigned)atoi(optarg); break;
 		case 'n': o->prm.node_window = (unsigned)atoi(optarg); break;
@@ -400,6 +403,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'g': o->pgroups = true; break;
 		case 'q': o->quiet = true; break;
 		case 's': o->serve_ms = atoi(optarg); break;
+		case 'G': o->sel.guid = strtoull(optarg, NULL, 0); break;
+		case 'C': o->sel.ca = optarg; break;
+		case 'P': o->sel.num = atoi(optarg); break;
 		case 'v': log_set_level(LOG_LVL_DEBUG); break;
 		default: usage();
 		}
@@ -498,8 +504,12 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	quiet = o.quiet;
 	pr.lft_blocks = o.lft_blocks;
-	if (mad_port_open(NULL, &port))
+	if (mad_port_open(&o.sel, &port))
 		return 1;
+	printf("port ca=%s num=%d guid=0x%016llx state=%u\n", mad_port_info(port)->ca,
+	       mad_port_info(port)->num,
+	       (unsigned long long)mad_port_info(port)->port_guid,
+	       mad_port_info(port)->state);
 	rc = txn_create(port, &o.prm, &pr.eng);
 	if (rc) {
 		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
