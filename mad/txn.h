@@ -45,7 +45,7 @@ struct txn_params {
 };
 
 /* The measured defaults (see tests/bench/mad_window.sh and mad/README). */
-#define TXN_DEFAULT_WINDOW 128
+#define TXN_DEFAULT_WINDOW 64
 #define TXN_DEFAULT_NODE_WINDOW 16
 #define TXN_DEFAULT_TIMEOUT_MS 200
 #define TXN_DEFAULT_RETRIES 3
