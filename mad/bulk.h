@@ -25,7 +25,7 @@ struct bulk_result {
 	uint32_t nitems;
 	uint32_t acked;
 	uint32_t nfailed;
-	const uint32_t *failed;	/* item indexes that failed, ascending */
+	const uint32_t *failed; /* item indexes that failed, ascending */
 	int first_error;	/* status of the first failed item, 0 if none */
 	unsigned sends;		/* SMPs sent, resends included */
 	unsigned resends;	/* blocks sent again after a timeout */
@@ -42,16 +42,16 @@ typedef void (*bulk_done_fn)(void *ctx, int status,
 struct bulk_req {
 	/* destination: DR path or LID, as in struct txn_smp_req */
 	bool dr;
-	const uint8_t *path;	/* copied */
+	const uint8_t *path; /* copied */
 	uint8_t hops;
 	uint16_t dlid;
-	uint64_t dest;		/* per-destination window key, 0 = derive */
-	uint8_t method;		/* 0 = Set */
-	uint16_t attr_id;	/* SMP_ATTR_LFT, _MFT, _PGROUP_TABLE, _PGROUP_FT */
-	uint32_t nitems;	/* blocks to send (items 0 .. nitems-1) */
-	unsigned window;	/* W, 0 = the engine's node_window */
-	unsigned retries;	/* re-sends per block after a timeout */
-	unsigned timeout_ms;	/* 0 = engine default */
+	uint64_t dest;	     /* per-destination window key, 0 = derive */
+	uint8_t method;	     /* 0 = Set */
+	uint16_t attr_id;    /* SMP_ATTR_LFT, _MFT, _PGROUP_TABLE, _PGROUP_FT */
+	uint32_t nitems;     /* blocks to send (items 0 .. nitems-1) */
+	unsigned window;     /* W, 0 = the engine's node_window */
+	unsigned retries;    /* re-sends per block after a timeout */
+	unsigned timeout_ms; /* 0 = engine default */
 	bulk_fill_fn fill;
 	bulk_done_fn done;
 	void *ctx;
@@ -75,12 +75,12 @@ struct bulk_lft_req {
 	uint8_t hops;
 	uint16_t dlid;
 	uint64_t dest;
-	const uint8_t *lft;	/* not copied: must stay valid until done */
+	const uint8_t *lft; /* not copied: must stay valid until done */
 	uint32_t lft_size;
 	const uint32_t *blocks; /* copied; NULL = blocks 0 .. n-1 */
 	uint32_t n;
 	unsigned window, retries, timeout_ms;
-	bulk_done_fn done;	/* r->failed holds indexes into blocks[] */
+	bulk_done_fn done; /* r->failed holds indexes into blocks[] */
 	void *ctx;
 };
 int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req);
