@@ -21,13 +21,12 @@
 struct txn_engine;
 
 struct txn_params {
-	unsigned window;      /* max MADs outstanding overall (mad.window).
-				 A try that timed out keeps holding a slot as
-				 "stale" until its late answer (or the umad
-				 timeout record) arrives or max(4 timeouts,
-				 1 s) pass, so
-				 the window bounds what the fabric (ibsim)
-				 really holds even with too short a timeout. */
+	/* Max MADs outstanding overall (mad.window).  A try that timed out
+	 * keeps holding a slot as "stale" until its late answer (or the
+	 * umad timeout record) arrives, or max(4 timeouts, 1 s) pass, and
+	 * its retry waits for room: the window bounds what the fabric
+	 * (ibsim) really holds even with too short a timeout. */
+	unsigned window;
 	unsigned node_window; /* max outstanding per destination key */
 	unsigned timeout_ms;  /* per try (mad.timeout_ms) */
 	unsigned retries;     /* extra tries after the first (mad.retries) */
@@ -67,7 +66,7 @@ struct txn_stats {
 	unsigned queued;	  /* waiting for a window slot now */
 	unsigned max_outstanding; /* high-water mark */
 	unsigned stale; /* timed-out tries whose answer may still be on
-			   its way; they hold window slots (below) */
+			   its way; they hold window slots (see window) */
 };
 
 /* What a completed transaction reports to its callback. */
@@ -130,7 +129,8 @@ int txn_create_transport(const struct txn_transport *tr,
 			 struct txn_engine **out);
 /* Queues a received MAD as if the transport had read it (thread-safe). */
 int txn_inject(struct txn_engine *eng, const struct mad_rx *rx);
-/* Completes every pending transaction with -ECANCELED, then frees. */
+/* Completes every pending transaction with -ECANCELED, then frees.  Not
+ * from inside a callback of this engine. */
 void txn_destroy(struct txn_engine *eng);
 /* Changes window/timeout/retries for transactions submitted from now on. */
 void txn_set_params(struct txn_engine *eng, const struct txn_params *params);
