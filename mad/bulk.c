@@ -9,6 +9,7 @@
 
 #include "lib/log.h"
 #include "mad/bulk.h"
+#include "mad/smp_switch.h"
 
 enum item_state { IT_UNSENT, IT_INFLIGHT, IT_RESEND, IT_ACKED, IT_FAILED };
 
@@ -285,4 +286,27 @@ int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req)
 		free(c);
 	}
 	return rc;
+}
+
+uint32_t bulk_lft_changed(const uint8_t *old, uint32_t old_size,
+			  const uint8_t *new_lft, uint32_t new_size,
+			  uint32_t *out)
+{
+	uint32_t nblocks = (new_size + LFT_BLOCK_SIZE - 1) / LFT_BLOCK_SIZE;
+	uint32_t n = 0;
+
+	for (uint32_t b = 0; b < nblocks; b++) {
+		bool diff = !old;
+
+		for (uint32_t i = b * LFT_BLOCK_SIZE;
+		     !diff && i < (b + 1) * LFT_BLOCK_SIZE; i++) {
+			uint8_t o = i < old_size ? old[i] : 0xFF;
+			uint8_t v = i < new_size ? new_lft[i] : 0xFF;
+
+			diff = o != v;
+		}
+		if (diff)
+			out[n++] = b;
+	}
+	return n;
 }

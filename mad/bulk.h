@@ -85,4 +85,13 @@ struct bulk_lft_req {
 };
 int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req);
 
+/* For a resweep: the LFT blocks that differ between what the switch holds
+ * (old[0..old_size), NULL = unknown: every block) and the new table
+ * (new[0..new_size)); entries past a table's size count as 0xFF.  Writes
+ * ascending block numbers of blocks 0 .. ceil(new_size / 64) - 1 to out
+ * (room for that many) and returns how many. */
+uint32_t bulk_lft_changed(const uint8_t *old, uint32_t old_size,
+			  const uint8_t *new_lft, uint32_t new_size,
+			  uint32_t *out);
+
 #endif

@@ -255,6 +255,29 @@ static void test_lft_helper(void **state)
 	txn_destroy(e);
 }
 
+static void test_lft_changed(void **state)
+{
+	uint8_t old[200], cur[200];
+	uint32_t out[8];
+
+	(void)state;
+	memset(old, 3, sizeof(old));
+	memcpy(cur, old, sizeof(cur));
+	assert_int_equal(bulk_lft_changed(old, 200, cur, 200, out), 0);
+	cur[70] = 4;  /* block 1 */
+	cur[199] = 5; /* block 3 */
+	assert_int_equal(bulk_lft_changed(old, 200, cur, 200, out), 2);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(out[1], 3);
+	/* a table that grew: the new LIDs' block differs from "drop" */
+	assert_int_equal(bulk_lft_changed(old, 130, old, 200, out), 2);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 3);
+	/* unknown contents: everything */
+	assert_int_equal(bulk_lft_changed(NULL, 0, cur, 129, out), 3);
+	assert_int_equal(out[2], 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_failures_reported),
 	    cmocka_unit_test(test_empty_and_fill_errors),
 	    cmocka_unit_test(test_lft_helper),
+	    cmocka_unit_test(test_lft_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
