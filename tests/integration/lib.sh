@@ -14,7 +14,10 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-it.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdit$$"
 # ASan must come first in the preload list; umad2sim is preloaded after it.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=0}
+# libumad2sim.so over-reads its own buffer in read(): not our code, so that
+# one interceptor report is suppressed.
+echo "interceptor_via_lib:libumad2sim.so" >"$T/asan.supp"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=0:suppressions=$T/asan.supp}
 IBSIM_PID=
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
