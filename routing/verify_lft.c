@@ -38,6 +38,7 @@ struct vworker {
 	uint32_t *stack, *visited, *flow, *order;
 	uint32_t nvis;
 	uint64_t *links; /* CA-to-CA routes per switch port, by poff */
+	uint64_t *dep;	 /* by poff: 256-bit mask of the next link's port */
 	struct vacc acc;
 };
 
@@ -199,12 +200,19 @@ static void count_links(const struct vjob *j, const struct dest *d,
 			w->order[bucket[st]++] = x;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t x = w->order[i], nx = 0;
+		uint32_t x = w->order[i], nx = 0, in;
 		if (!w->flow[x])
 			continue;
 		step(j, d, x, &nx);
 		w->flow[nx] += w->flow[x];
-		w->links[j->poff[x] + j->lft[x][d->lid]] += w->flow[x];
+		in = j->poff[x] + j->lft[x][d->lid];
+		if (d->base)
+			w->links[in] += w->flow[x];
+		/* channel dependency: link x->nx then nx's next link */
+		if (w->state[nx] >= 2 && is_dist(w->state[nx])) {
+			uint8_t q = j->lft[nx][d->lid];
+			w->dep[(size_t)in * 4 + q / 64] |= 1ULL << (q % 64);
+		}
 	}
 }
 
@@ -258,8 +266,9 @@ static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 		w->order = malloc(n * sizeof(uint32_t));
 		w->flow = calloc(n, sizeof(uint32_t));
 		w->links = calloc(nports + 1, sizeof(uint64_t));
+		w->dep = calloc(4 * ((size_t)nports + 1), sizeof(uint64_t));
 		if (!w->state || !w->stack || !w->visited || !w->order ||
-		    !w->flow || !w->links)
+		    !w->flow || !w->links || !w->dep)
 			return -ENOMEM;
 		memset(w->state, ST_UNK, n);
 	}
@@ -277,6 +286,7 @@ static void workers_free(struct vjob *j, unsigned nw)
 		free(j->w[i].order);
 		free(j->w[i].flow);
 		free(j->w[i].links);
+		free(j->w[i].dep);
 	}
 	free(j->w);
 }
@@ -331,6 +341,61 @@ static void describe_error(const struct fabric *f, const struct vacc *a,
 		 sw ? sw->guid : 0, sw ? sw->desc : "?",
 		 a->err_state == ST_LOOP ? "forwarding loop"
 					 : "dropped (no route)");
+}
+
+/* Depth-first search for a cycle in the channel-dependency graph whose
+ * vertices are directed switch-to-switch links (by poff) and whose edges
+ * are the dependencies collected in dep.  1 acyclic, 0 cycle (why set),
+ * -ENOMEM. */
+static int cdg_acyclic(const struct vjob *j, const uint64_t *dep,
+		       uint32_t nports, struct lft_check *out)
+{
+	uint8_t *color = calloc(nports + 1, 1); /* 0 new, 1 open, 2 done */
+	uint32_t *stk = malloc((nports + 1) * sizeof(*stk));
+	uint16_t *cur = malloc((nports + 1) * sizeof(*cur));
+	int rc = 1;
+
+	if (!color || !stk || !cur) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t r = 0; r < nports && rc == 1; r++) {
+		uint32_t top = 0;
+		if (color[r] || j->nxt[r] == NXT_NONE)
+			continue;
+		stk[top++] = r;
+		cur[r] = 0;
+		color[r] = 1;
+		while (top && rc == 1) {
+			uint32_t v = stk[top - 1], y = j->nxt[v], q = cur[v];
+			const uint64_t *m = dep + (size_t)v * 4;
+			while (q < 256 && !(m[q / 64] >> (q % 64) & 1))
+				q++;
+			if (q == 256) {
+				color[v] = 2;
+				top--;
+				continue;
+			}
+			cur[v] = (uint16_t)(q + 1);
+			uint32_t u = j->poff[y] + q;
+			if (color[u] == 1) {
+				const struct ib_node *sw = j->f->switches[y];
+				snprintf(out->cdg_why, sizeof(out->cdg_why),
+					 "credit loop through switch 0x%016" PRIx64
+					 " '%s' port %u", sw->guid, sw->desc, q);
+				rc = 0;
+			} else if (!color[u]) {
+				color[u] = 1;
+				cur[u] = 0;
+				stk[top++] = u;
+			}
+		}
+	}
+out:
+	free(color);
+	free(stk);
+	free(cur);
+	return rc;
 }
 
 static void merge(struct vjob *j, unsigned nw, uint32_t nports,
@@ -407,7 +472,14 @@ int verify_lft(const struct fabric *f, const struct hops *h,
 		goto out;
 	pool_for(pool, f->max_lid, check_lid, &j);
 	merge(&j, nw, nports, out);
-	rc = 0;
+	for (unsigned i = 1; i < nw; i++)
+		for (size_t k = 0; k < 4 * (size_t)nports; k++)
+			j.w[0].dep[k] |= j.w[i].dep[k];
+	rc = cdg_acyclic(&j, j.w[0].dep, nports, out);
+	if (rc >= 0) {
+		out->cdg_acyclic = rc;
+		rc = 0;
+	}
 out:
 	workers_free(&j, nw);
 	free(j.nsrc);
@@ -425,6 +497,7 @@ void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r)
 				       ? UINT32_MAX
 				       : (uint32_t)c->unreachable_pairs;
 	r->max_hops = c->max_hops;
+	r->cdg_acyclic = c->cdg_acyclic;
 	r->avg_hops = c->avg_hops;
 	r->max_link_routes = c->max_link_routes > UINT32_MAX
 				     ? UINT32_MAX

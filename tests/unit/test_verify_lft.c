@@ -122,6 +122,31 @@ static void test_loop(void **state)
 	pool_destroy(p);
 }
 
+/* Everything two switches away sent clockwise: S0->S1->S2, S1->S2->S0,
+ * S2->S0->S1 close a channel-dependency cycle; one detour alone does not. */
+static void test_credit_loop(void **state)
+{
+	struct ring r;
+	struct lft_check c;
+
+	(void)state;
+	build(&r);
+	program_shortest(&r);
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.cdg_acyclic, 1);
+	r.s[0]->lft[12] = nb_port[0][1]; /* A -> C via S1 */
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.cdg_acyclic, 1);
+	r.s[1]->lft[10] = nb_port[1][2]; /* B -> A via S2 */
+	r.s[2]->lft[11] = nb_port[2][0]; /* C -> B via S0 */
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.unreachable_pairs, 0);
+	assert_int_equal(c.cdg_acyclic, 0);
+	assert_non_null(strstr(c.cdg_why, "credit loop"));
+	hops_free(&r.hp);
+	fabric_free(&r.f);
+}
+
 static void test_drops(void **state)
 {
 	struct ring r;
@@ -151,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_detour),
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_credit_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

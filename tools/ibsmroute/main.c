@@ -122,6 +122,7 @@ static int route(struct run *r)
 static int check(struct run *r)
 {
 	double t0 = now_s();
+	int engine_cdg = r->res.cdg_acyclic;
 	int rc = verify_lft(&r->f, &r->h, r->pool, &r->chk);
 
 	if (rc < 0) {
@@ -129,6 +130,13 @@ static int check(struct run *r)
 		return 1;
 	}
 	verify_lft_to_result(&r->chk, &r->res);
+	/* An engine's own check may include routes from switches (updown's
+	 * does); a cycle found by either check counts. */
+	if (engine_cdg == 0)
+		r->res.cdg_acyclic = 0;
+	if (!r->chk.cdg_acyclic)
+		fprintf(stderr, "ibsmroute: note: %s routes have a %s\n",
+			r->o.routing, r->chk.cdg_why);
 	progress(r, "LFT walk", now_s() - t0);
 	if (r->chk.unreachable_pairs || r->chk.sw_unreachable ||
 	    r->chk.lmc_unreachable)
