@@ -23,6 +23,7 @@ struct dest {
 	const struct ib_port *owner;
 	int32_t t;		   /* switch that delivers it, -1 if none */
 	uint8_t tport;		   /* t's port to it (0: t's own LID) */
+	const uint8_t *prow;	   /* every switch's LFT entry for lid */
 };
 
 struct vacc {
@@ -39,6 +40,7 @@ struct vworker {
 	uint32_t nvis;
 	uint64_t *links; /* CA-to-CA routes per switch port, by poff */
 	uint64_t *dep;	 /* by poff: 256-bit mask of the next link's port */
+	uint8_t *tp;	 /* LFT entries of one LID block, LID-major */
 	struct vacc acc;
 };
 
@@ -85,9 +87,7 @@ static uint8_t step(const struct vjob *j, const struct dest *d, uint32_t x,
 	uint8_t p;
 	uint32_t n;
 
-	if (d->lid >= j->lft_size[x])
-		return ST_DROP;
-	p = j->lft[x][d->lid];
+	p = d->prow[x];
 	if (p > j->nports[x])
 		return ST_DROP;
 	if ((int32_t)x == d->t && p == d->tport)
@@ -205,25 +205,25 @@ static void count_links(const struct vjob *j, const struct dest *d,
 			continue;
 		step(j, d, x, &nx);
 		w->flow[nx] += w->flow[x];
-		in = j->poff[x] + j->lft[x][d->lid];
+		in = j->poff[x] + d->prow[x];
 		if (d->base)
 			w->links[in] += w->flow[x];
 		/* channel dependency: link x->nx then nx's next link */
 		if (w->state[nx] >= 2 && is_dist(w->state[nx])) {
-			uint8_t q = j->lft[nx][d->lid];
+			uint8_t q = d->prow[nx];
 			w->dep[(size_t)in * 4 + q / 64] |= 1ULL << (q % 64);
 		}
 	}
 }
 
-static void check_lid(void *arg, size_t i, unsigned worker)
+static void check_lid(struct vjob *j, struct vworker *w, uint16_t lid,
+		      const uint8_t *prow)
 {
-	struct vjob *j = arg;
-	struct vworker *w = &j->w[worker];
 	const struct fabric *f = j->f;
 	struct dest d;
 
-	dest_of(f, (uint16_t)(i + 1), &d);
+	dest_of(f, lid, &d);
+	d.prow = prow;
 	if (!d.owner || (d.owner->node->type != IB_NODE_SWITCH &&
 			 d.owner->remote == NULL && d.t < 0))
 		return;
@@ -251,6 +251,31 @@ static void check_lid(void *arg, size_t i, unsigned worker)
 	}
 }
 
+/* LIDs are checked in blocks of LID_BLOCK: the block's LFT entries are
+ * first copied LID-major (one cache line read per switch per block), so
+ * the walks, which jump between switches for one LID, stay in a few
+ * kilobytes instead of touching one line of every switch's LFT per LID. */
+#define LID_BLOCK 64
+
+static void check_block(void *arg, size_t b, unsigned worker)
+{
+	struct vjob *j = arg;
+	struct vworker *w = &j->w[worker];
+	uint32_t n = j->f->n_switches, first = (uint32_t)b * LID_BLOCK + 1;
+	uint32_t cnt = j->f->max_lid + 1 - first;
+
+	if (cnt > LID_BLOCK)
+		cnt = LID_BLOCK;
+	for (uint32_t x = 0; x < n; x++) {
+		const uint8_t *l = j->lft[x];
+		for (uint32_t k = 0; k < cnt; k++)
+			w->tp[(size_t)k * n + x] = first + k < j->lft_size[x]
+				? l[first + k] : LFT_NO_PORT;
+	}
+	for (uint32_t k = 0; k < cnt; k++)
+		check_lid(j, w, (uint16_t)(first + k), w->tp + (size_t)k * n);
+}
+
 static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 {
 	uint32_t n = j->f->n_switches + 1;
@@ -267,8 +292,9 @@ static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 		w->flow = calloc(n, sizeof(uint32_t));
 		w->links = calloc(nports + 1, sizeof(uint64_t));
 		w->dep = calloc(4 * ((size_t)nports + 1), sizeof(uint64_t));
+		w->tp = malloc((size_t)LID_BLOCK * n);
 		if (!w->state || !w->stack || !w->visited || !w->order ||
-		    !w->flow || !w->links || !w->dep)
+		    !w->flow || !w->links || !w->dep || !w->tp)
 			return -ENOMEM;
 		memset(w->state, ST_UNK, n);
 	}
@@ -287,6 +313,7 @@ static void workers_free(struct vjob *j, unsigned nw)
 		free(j->w[i].flow);
 		free(j->w[i].links);
 		free(j->w[i].dep);
+		free(j->w[i].tp);
 	}
 	free(j->w);
 }
@@ -470,7 +497,8 @@ int verify_lft(const struct fabric *f, const struct hops *h,
 	fill_next(&j);
 	if (workers_init(&j, nw, nports) < 0)
 		goto out;
-	pool_for(pool, f->max_lid, check_lid, &j);
+	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK - 1) / LID_BLOCK,
+		 check_block, &j);
 	merge(&j, nw, nports, out);
 	for (unsigned i = 1; i < nw; i++)
 		for (size_t k = 0; k < 4 * (size_t)nports; k++)
