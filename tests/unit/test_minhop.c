@@ -237,6 +237,42 @@ static void test_fat_tree_balance(void **state)
 	pool_destroy(pool);
 }
 
+/* LMC 1: both LIDs of a remote host are routed, over different links. */
+static void test_lmc(void **state)
+{
+	struct fabric f;
+	struct ib_node *s1, *s2, *h2;
+	struct hops h = { 0 };
+	struct lids_stats st;
+	struct lft_check c;
+	char err[128];
+
+	(void)state;
+	fabric_init(&f);
+	s1 = sw_add(&f, 0x20, 8, "Switch1");
+	s2 = sw_add(&f, 0x21, 8, "Switch2");
+	host_add(&f, 0x100, s1, 1);
+	h2 = host_add(&f, 0x120, s2, 1);
+	assert_int_equal(fabric_link(&f, s1, 3, s2, 3), 0);
+	assert_int_equal(fabric_link(&f, s1, 5, s2, 5), 0);
+	assert_int_equal(lids_assign(&f, NULL, 1, &st), 0);
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	assert_int_equal(minhop_fill_lfts(&f, &h, NULL, err, sizeof(err)), 0);
+	uint16_t l = h2->ports[1].lid;
+	assert_int_equal(l % 2, 0);
+	assert_true(s1->lft[l] == 3 || s1->lft[l] == 5);
+	assert_true(s1->lft[l + 1] == 3 || s1->lft[l + 1] == 5);
+	assert_int_not_equal(s1->lft[l], s1->lft[l + 1]);
+	assert_int_equal(s2->lft[l], 1);
+	assert_int_equal(s2->lft[l + 1], 1);
+	assert_int_equal(verify_lft(&f, &h, NULL, &c), 0);
+	assert_int_equal(c.unreachable_pairs, 0);
+	assert_int_equal(c.lmc_unreachable, 0);
+	assert_int_equal(c.ca_pairs, 2);
+	hops_free(&h);
+	fabric_free(&f);
+}
+
 static void test_unreachable_half(void **state)
 {
 	struct fabric f;
@@ -273,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_links),
 		cmocka_unit_test(test_neighbour_balance),
 		cmocka_unit_test(test_fat_tree_balance),
+		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_unreachable_half),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
