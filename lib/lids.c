@@ -129,9 +129,14 @@ static void claim(struct claims *c, uint32_t i, uint32_t lid, uint32_t w)
 	c->lid[i] = (uint16_t)lid;
 }
 
+/* LIDs reserved for a port: 2^lmc for every port, switches included,
+ * although a switch (base port 0) answers only its first LID.  OpenSM
+ * reserves the same way, and ibdmchk -l maps 2^lmc LIDs to every port of
+ * subnet.lst, so ranges must not overlap a switch's either. */
 static uint32_t port_width(const struct ib_port *p, uint8_t lmc)
 {
-	return node_is_switch(p->node) ? 1 : 1u << lmc;
+	(void)p;
+	return 1u << lmc;
 }
 
 static uint64_t port_key(const struct ib_port *p)

@@ -10,9 +10,10 @@
  *   3. the port number, for determinism.
  * Every LID counts, including switch (port 0) LIDs and each LID of an LMC
  * range.  Destinations are taken grouped by their switch (the switch's own
- * LID, then the LIDs of the CA ports on it in port order), switches in
- * index order: consecutive hosts of one leaf then fan out over all up
- * links, which is what balances a fat tree. */
+ * LID, then the base LIDs of the CA ports on it in port order, then with
+ * LMC the second LIDs, ...), switches in index order: consecutive hosts of
+ * one leaf then fan out over all up links, which is what balances a fat
+ * tree. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,14 +81,22 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 			dt->dlid[k] = sw->ports[0].lid;
 			dt->port[k++] = 0;
 		}
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			struct ib_port *r = sw->ports[p].remote;
-			if (!r || node_is_switch(r->node) || !r->lid)
-				continue;
-			for (uint32_t l = 0; l < 1u << r->lmc; l++) {
+		/* With LMC, first every port's base LID, then every port's
+		 * base + 1, ...: base LIDs (what most traffic uses) then fan
+		 * out over the links like the LIDs of an LMC 0 fabric. */
+		for (uint32_t l = 0; l < 128; l++) {
+			bool more = false;
+			for (unsigned p = 1; p <= sw->nports; p++) {
+				struct ib_port *r = sw->ports[p].remote;
+				if (!r || node_is_switch(r->node) || !r->lid ||
+				    l >= 1u << r->lmc)
+					continue;
 				dt->dlid[k] = (uint16_t)(r->lid + l);
 				dt->port[k++] = (uint8_t)p;
+				more |= l + 1 < 1u << r->lmc;
 			}
+			if (!more)
+				break;
 		}
 	}
 	dt->first[f->n_switches] = k;

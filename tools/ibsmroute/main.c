@@ -72,7 +72,7 @@ static int load(struct run *r)
 			r->o.topology);
 		return 2;
 	}
-	rc = lids_assign(&r->f, NULL, 0, &st);
+	rc = lids_assign(&r->f, NULL, r->c.lmc, &st);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: LID assignment failed: %s\n",
 			strerror(-rc));
@@ -242,7 +242,7 @@ static int run_mcast(struct run *r, char **buf, size_t *len)
 	rc = ibsmroute_mcast(&r->o, &r->f, &r->h, r->pool,
 			     r->o.json_path ? m : NULL);
 	fclose(m);
-	return rc < 0 ? 1 : 0;
+	return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0; /* -EINVAL: bad --groups */
 }
 
 static int run(struct run *r)
@@ -277,13 +277,15 @@ int main(int argc, char **argv)
 
 	log_set_ident("ibsmroute");
 	memset(&r, 0, sizeof(r));
-	if (ibsmroute_parse(argc, argv, &r.o, &r.c) < 0)
+	if (ibsmroute_parse(argc, argv, &r.o, &r.c) < 0) {
+		ibsmroute_opts_free(&r.o, &r.c);
 		return 2;
+	}
 	rc = run(&r);
 	ucast_result_free(&r.res);
 	hops_free(&r.h);
 	pool_destroy(r.pool);
 	fabric_free(&r.f);
-	free(r.o.overrides);
+	ibsmroute_opts_free(&r.o, &r.c);
 	return rc;
 }
