@@ -11,7 +11,7 @@
  * Every LID counts, including switch (port 0) LIDs and each LID of an LMC
  * range.  Destinations are taken grouped by their switch (the switch's own
  * LID, then the base LIDs of the CA ports on it in port order, then with
- * LMC the second LIDs, ...), switches in index order: consecutive hosts of
+ * LMC the second LIDs, ...), switches in LID order: consecutive hosts of
  * one leaf then fan out over all up links, which is what balances a fat
  * tree. */
 #include <errno.h>
@@ -28,6 +28,7 @@
  * for switch t, entries first[t]..first[t+1]-1; port[] is the port of t
  * that reaches the LID (0 for t's own LID). */
 struct dest_table {
+	uint32_t *order; /* switch indexes by LID (then GUID) */
 	uint32_t *first;
 	uint16_t *dlid;
 	uint8_t *port;
@@ -57,8 +58,32 @@ static int dest_count(const struct fabric *f, uint32_t *n)
 	return 0;
 }
 
+static int cmp_sw(const void *a, const void *b, void *arg)
+{
+	const struct fabric *f = arg;
+	const struct ib_node *x = f->switches[*(const uint32_t *)a];
+	const struct ib_node *y = f->switches[*(const uint32_t *)b];
+
+	if (x->ports[0].lid != y->ports[0].lid)
+		return x->ports[0].lid < y->ports[0].lid ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* Destination switches are taken in LID order, not in the order nodes
+ * happen to sit in the fabric model, so that the daemon (nodes in
+ * discovery order) and ibsmroute (nodes in file order) compute the same
+ * tables: LIDs come from the same BFS in both. */
+static void dest_order(const struct fabric *f, struct dest_table *dt)
+{
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		dt->order[s] = s;
+	qsort_r(dt->order, f->n_switches, sizeof(*dt->order), cmp_sw,
+		(void *)f);
+}
+
 static void dest_free(struct dest_table *dt)
 {
+	free(dt->order);
 	free(dt->first);
 	free(dt->dlid);
 	free(dt->port);
@@ -70,10 +95,12 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 
 	dest_count(f, &n);
 	dt->first = malloc((f->n_switches + 1) * sizeof(*dt->first));
+	dt->order = malloc((f->n_switches + 1) * sizeof(*dt->order));
 	dt->dlid = malloc((n + 1) * sizeof(*dt->dlid));
 	dt->port = malloc(n + 1);
-	if (!dt->first || !dt->dlid || !dt->port)
+	if (!dt->first || !dt->dlid || !dt->port || !dt->order)
 		return -ENOMEM;
+	dest_order(f, dt);
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		struct ib_node *sw = f->switches[s];
 		dt->first[s] = k;
@@ -250,8 +277,8 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 
 	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
-	for (uint32_t t = 0; t < j->f->n_switches; t++) {
-		uint32_t a = dt->first[t], b = dt->first[t + 1];
+	for (uint32_t i = 0; i < j->f->n_switches; i++) {
+		uint32_t t = dt->order[i], a = dt->first[t], b = dt->first[t + 1];
 		uint8_t d = hops_sw(j->h, (uint32_t)s, t);
 		unsigned n;
 		if (a == b || d == HOPS_INF)
