@@ -181,6 +181,57 @@ static void build_fat_tree(struct fabric *f, struct ib_node **leaf,
 	}
 }
 
+/* The same fat tree with its nodes added spines first and leaves in
+ * reverse: same GUIDs, ports and SM node, so the same LIDs; the tables
+ * must not depend on where nodes sit in the model. */
+static void build_fat_tree_reversed(struct fabric *f)
+{
+	struct ib_node *leaf[4], *spine[3];
+
+	fabric_init(f);
+	for (int j = 2; j >= 0; j--) {
+		char n[16];
+		snprintf(n, sizeof(n), "T%d", j);
+		spine[j] = sw_add(f, 0x20 + j, 8, n);
+	}
+	for (int i = 3; i >= 0; i--) {
+		char n[16];
+		snprintf(n, sizeof(n), "L%d", i);
+		leaf[i] = sw_add(f, 0x10 + i, 8, n);
+	}
+	for (int i = 3; i >= 0; i--)
+		for (int k = 2; k >= 0; k--)
+			host_add(f, 0x1000 + 0x10 * (i * 3 + k), leaf[i], 1 + k);
+	for (int j = 0; j < 3; j++)
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(fabric_link(f, leaf[i], 5 + j, spine[j],
+						     1 + i), 0);
+	f->sm_node = fabric_node_by_guid(f, 0x1000);
+	f->sm_port = 1;
+}
+
+static void test_node_order(void **state)
+{
+	struct fabric f, g;
+	struct ib_node *leaf[4], *spine[3];
+	struct ucast_result res;
+
+	(void)state;
+	build_fat_tree(&f, leaf, spine);
+	build_fat_tree_reversed(&g);
+	route_and_check(&f, NULL, &res);
+	route_and_check(&g, NULL, &res);
+	assert_int_equal(f.max_lid, g.max_lid);
+	for (uint32_t s = 0; s < f.n_switches; s++) {
+		struct ib_node *a = f.switches[s];
+		struct ib_node *b = fabric_node_by_guid(&g, a->guid);
+		assert_int_equal(a->ports[0].lid, b->ports[0].lid);
+		assert_memory_equal(a->lft, b->lft, f.max_lid + 1);
+	}
+	fabric_free(&f);
+	fabric_free(&g);
+}
+
 static void test_fat_tree_balance(void **state)
 {
 	struct fabric f, g;
@@ -310,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_neighbour_balance),
 		cmocka_unit_test(test_fat_tree_balance),
 		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_node_order),
 		cmocka_unit_test(test_unreachable_half),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
