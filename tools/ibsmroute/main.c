@@ -14,6 +14,7 @@
 
 #include "lib/dump.h"
 #include "lib/fabric.h"
+#include "lib/json.h"
 #include "lib/lids.h"
 #include "lib/log.h"
 #include "lib/topo.h"
@@ -191,20 +192,40 @@ static int write_dumps(struct run *r)
 	return 0;
 }
 
-static void json_unicast(const struct run *r, FILE *j)
+/* The top-level object is opened and closed here by hand because the
+ * multicast driver appends its member as text; each member's value goes
+ * through lib/json (escaping, no NaN). */
+static int json_unicast(const struct run *r, FILE *out)
 {
 	const struct ucast_result *u = &r->res;
+	struct json j;
+	int rc;
 
-	fprintf(j, "{\"topology\": {\"switches\": %u, \"hosts\": %u, "
-		"\"links\": %u},\n", r->f.n_switches, fabric_count_hosts(&r->f),
-		fabric_count_links(&r->f));
-	fprintf(j, " \"unicast\": {\"engine\": \"%s\", \"seconds\": %.6f, "
-		"\"unreachable_pairs\": %u, \"max_hops\": %u, "
-		"\"avg_hops\": %.4f, \"cdg_acyclic\": %s, "
-		"\"max_link_routes\": %u}", r->o.routing, r->seconds,
-		u->unreachable_pairs, u->max_hops, u->avg_hops,
-		u->cdg_acyclic < 0 ? "null" : u->cdg_acyclic ? "true" : "false",
-		u->max_link_routes);
+	fputs("{\"topology\": ", out);
+	json_init(&j, out, false);
+	json_begin_object(&j);
+	json_kv_uint(&j, "switches", r->f.n_switches);
+	json_kv_uint(&j, "hosts", fabric_count_hosts(&r->f));
+	json_kv_uint(&j, "links", fabric_count_links(&r->f));
+	json_end_object(&j);
+	if ((rc = json_finish(&j)) < 0)
+		return rc;
+	fputs(", \"unicast\": ", out);
+	json_init(&j, out, false);
+	json_begin_object(&j);
+	json_kv_string(&j, "engine", r->o.routing);
+	json_kv_double(&j, "seconds", r->seconds);
+	json_kv_uint(&j, "unreachable_pairs", u->unreachable_pairs);
+	json_kv_uint(&j, "max_hops", u->max_hops);
+	json_kv_double(&j, "avg_hops", u->avg_hops);
+	json_key(&j, "cdg_acyclic");
+	if (u->cdg_acyclic < 0)
+		json_null(&j);
+	else
+		json_bool(&j, u->cdg_acyclic);
+	json_kv_uint(&j, "max_link_routes", u->max_link_routes);
+	json_end_object(&j);
+	return json_finish(&j);
 }
 
 static int write_json(const struct run *r, const char *mcast, size_t mlen)
@@ -219,9 +240,11 @@ static int write_json(const struct run *r, const char *mcast, size_t mlen)
 			return 1;
 		}
 	}
-	json_unicast(r, j);
+	if (json_unicast(r, j) < 0)
+		fprintf(stderr, "ibsmroute: JSON writer error\n");
+	/* json_finish ended the unicast value with a newline */
 	if (mlen)
-		fprintf(j, ",\n %s", mcast);
+		fprintf(j, ", %s", mcast);
 	fputs("}\n", j);
 	if ((j == stdout ? fflush(j) : fclose(j)) != 0) {
 		fprintf(stderr, "ibsmroute: writing the JSON report failed\n");
