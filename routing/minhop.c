@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/log.h"
 #include "routing/minhop.h"
 #include "routing/ucast.h"
 #include "routing/verify_lft.h"
@@ -355,6 +356,18 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 	}
 	verify_lft_to_result(&chk, res);
 	res->verify_seconds = now_s() - t0;
+	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
+		log_warn("minhop: %llu CA pairs unreachable (%llu in loops), "
+			 "%llu CA-to-switch pairs; first: %s; the fabric is "
+			 "partitioned or the hop table is stale",
+			 (unsigned long long)chk.unreachable_pairs,
+			 (unsigned long long)chk.loop_pairs,
+			 (unsigned long long)chk.sw_unreachable,
+			 chk.first_error);
+	if (!chk.cdg_acyclic)
+		log_info("minhop: routes have a %s (minhop does not avoid "
+			 "credit loops; use updown where that matters)",
+			 chk.cdg_why);
 	return 0;
 }
 
