@@ -25,7 +25,8 @@ struct lids_stats {
 	uint32_t from_map; /* took their LID from the guid2lid map */
 	uint32_t fresh;	   /* got a new LID */
 	uint32_t dropped;  /* had a LID that was invalid or clashed */
-	uint32_t unreachable; /* nodes not reachable from the SM: LIDs cleared */
+	uint32_t
+	    unreachable; /* nodes not reachable from the SM: LIDs cleared */
 };
 
 /* Assigns LIDs to every port reachable from f->sm_node (port f->sm_port

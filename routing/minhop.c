@@ -134,17 +134,17 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 
 /* Per-switch state while routing it. */
 struct sw_load {
-	uint32_t port[256];  /* routes per output port */
-	uint32_t nb[256];    /* routes per neighbour slot */
-	uint8_t slot[256];   /* port -> neighbour slot */
+	uint32_t port[256];	 /* routes per output port */
+	uint32_t nb[256];	 /* routes per neighbour slot */
+	uint8_t slot[256];	 /* port -> neighbour slot */
 	uint8_t slot_ports[256]; /* ports per neighbour slot */
-	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
+	uint32_t peer[256]; /* port -> neighbour switch index, or UINT32_MAX */
 	/* The switch-to-switch ports in increasing order, with the hop row
 	 * of the neighbour behind each, for the candidate scan. */
 	uint8_t swport[256];
 	const uint8_t *row[256];
 	unsigned nsw;
-	bool parallel;	     /* some neighbour has several links */
+	bool parallel; /* some neighbour has several links */
 };
 
 static void load_init(const struct ib_node *sw, const struct hops *h,
@@ -187,8 +187,8 @@ static void load_init(const struct ib_node *sw, const struct hops *h,
 
 static uint64_t key(const struct sw_load *ld, uint8_t p)
 {
-	return (uint64_t)ld->port[p] << 40 | (uint64_t)ld->nb[ld->slot[p]] << 8 |
-	       p;
+	return (uint64_t)ld->port[p] << 40 |
+	       (uint64_t)ld->nb[ld->slot[p]] << 8 | p;
 }
 
 static void take(struct sw_load *ld, uint8_t p)
@@ -279,7 +279,8 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
 	for (uint32_t i = 0; i < j->f->n_switches; i++) {
-		uint32_t t = dt->order[i], a = dt->first[t], b = dt->first[t + 1];
+		uint32_t t = dt->order[i], a = dt->first[t],
+			 b = dt->first[t + 1];
 		uint8_t d = hops_sw(j->h, (uint32_t)s, t);
 		unsigned n;
 		if (a == b || d == HOPS_INF)
@@ -293,7 +294,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 			continue;
 		}
 		n = candidates(&ld, t, d, c);
-		if (n)	/* 0 cannot happen with a consistent table */
+		if (n) /* 0 cannot happen with a consistent table */
 			assign(sw, &ld, c, n, dt->dlid, a, b);
 	}
 }
@@ -305,16 +306,17 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int minhop_fill_lfts(struct fabric *f, const struct hops *h,
-		     struct pool *pool, char *err, size_t errlen)
+int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
+		     char *err, size_t errlen)
 {
-	struct dest_table dt = { 0 };
-	struct mh_job j = { .f = f, .h = h, .dt = &dt };
+	struct dest_table dt = {0};
+	struct mh_job j = {.f = f, .h = h, .dt = &dt};
 	int rc;
 
 	if (h->n != f->n_switches) {
-		snprintf(err, errlen, "hop table is for %u switches, fabric has %u",
-			 h->n, f->n_switches);
+		snprintf(err, errlen,
+			 "hop table is for %u switches, fabric has %u", h->n,
+			 f->n_switches);
 		return -EINVAL;
 	}
 	rc = dest_build(f, &dt);
@@ -328,8 +330,10 @@ int minhop_fill_lfts(struct fabric *f, const struct hops *h,
 	if (rc == 0)
 		pool_for(pool, f->n_switches, route_switch, &j);
 	else
-		snprintf(err, errlen, "out of memory for LFTs (%u switches, "
-			 "max LID %u)", f->n_switches, f->max_lid);
+		snprintf(err, errlen,
+			 "out of memory for LFTs (%u switches, "
+			 "max LID %u)",
+			 f->n_switches, f->max_lid);
 	free(j.scratch);
 	dest_free(&dt);
 	return rc;
@@ -371,4 +375,5 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 	return 0;
 }
 
-const struct ucast_engine ucast_minhop = { .name = "minhop", .route = minhop_route };
+const struct ucast_engine ucast_minhop = {.name = "minhop",
+					  .route = minhop_route};

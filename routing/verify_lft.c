@@ -14,16 +14,21 @@
 
 #define NXT_NONE UINT32_MAX
 
-enum { ST_UNK = 0xFF, ST_BUSY = 0xFE, ST_DROP = 0xFD, ST_LOOP = 0xFC,
-       ST_MAXD = 0xFB };
+enum {
+	ST_UNK = 0xFF,
+	ST_BUSY = 0xFE,
+	ST_DROP = 0xFD,
+	ST_LOOP = 0xFC,
+	ST_MAXD = 0xFB
+};
 
 struct dest {
 	uint16_t lid;
-	bool is_sw, base;	   /* switch LID; first LID of its range */
+	bool is_sw, base; /* switch LID; first LID of its range */
 	const struct ib_port *owner;
-	int32_t t;		   /* switch that delivers it, -1 if none */
-	uint8_t tport;		   /* t's port to it (0: t's own LID) */
-	const uint8_t *prow;	   /* every switch's LFT entry for lid */
+	int32_t t;	     /* switch that delivers it, -1 if none */
+	uint8_t tport;	     /* t's port to it (0: t's own LID) */
+	const uint8_t *prow; /* every switch's LFT entry for lid */
 };
 
 struct vacc {
@@ -47,14 +52,14 @@ struct vworker {
 struct vjob {
 	const struct fabric *f;
 	const struct hops *h;
-	uint32_t *nsrc;	 /* CA ports linked to each switch */
-	uint32_t *poff;	 /* first port index of each switch */
+	uint32_t *nsrc; /* CA ports linked to each switch */
+	uint32_t *poff; /* first port index of each switch */
 	/* Flat copies of what a forwarding step reads, so a step is two
 	 * array loads rather than a chain of pointers. */
 	const uint8_t **lft;
 	uint32_t *lft_size;
 	uint8_t *nports;
-	uint32_t *nxt;	 /* by poff + port: next switch, or NXT_NONE */
+	uint32_t *nxt; /* by poff + port: next switch, or NXT_NONE */
 	uint64_t all_src;
 	struct vworker *w;
 };
@@ -103,8 +108,8 @@ static bool is_dist(uint8_t s)
 	return s <= ST_MAXD;
 }
 
-static void walk(const struct vjob *j, const struct dest *d,
-		 struct vworker *w, uint32_t x)
+static void walk(const struct vjob *j, const struct dest *d, struct vworker *w,
+		 uint32_t x)
 {
 	uint32_t top = 0, cur = x, nx = 0;
 	uint8_t base;
@@ -143,8 +148,8 @@ static void note_error(struct vacc *a, const struct dest *d, uint32_t x,
 }
 
 /* Counts the sources on switch x for destination d. */
-static void count_at(const struct vjob *j, const struct dest *d,
-		     struct vacc *a, uint32_t x, uint64_t cnt, uint8_t st)
+static void count_at(const struct vjob *j, const struct dest *d, struct vacc *a,
+		     uint32_t x, uint64_t cnt, uint8_t st)
 {
 	if (!is_dist(st)) {
 		if (d->is_sw) {
@@ -181,7 +186,7 @@ static void count_at(const struct vjob *j, const struct dest *d,
 static void count_links(const struct vjob *j, const struct dest *d,
 			struct vworker *w)
 {
-	uint32_t bucket[257] = { 0 }, n = 0;
+	uint32_t bucket[257] = {0}, n = 0;
 
 	for (uint32_t i = 0; i < w->nvis; i++) {
 		uint8_t st = w->state[w->visited[i]];
@@ -270,7 +275,8 @@ static void check_block(void *arg, size_t b, unsigned worker)
 		const uint8_t *l = j->lft[x];
 		for (uint32_t k = 0; k < cnt; k++)
 			w->tp[(size_t)k * n + x] = first + k < j->lft_size[x]
-				? l[first + k] : LFT_NO_PORT;
+						       ? l[first + k]
+						       : LFT_NO_PORT;
 	}
 	for (uint32_t k = 0; k < cnt; k++)
 		check_lid(j, w, (uint16_t)(first + k), w->tp + (size_t)k * n);
@@ -331,7 +337,8 @@ static void fill_next(struct vjob *j)
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			const struct ib_port *r = sw->ports[p].remote;
 			j->nxt[j->poff[s] + p] = r && node_is_switch(r->node)
-				? (uint32_t)r->node->sw_idx : NXT_NONE;
+						     ? (uint32_t)r->node->sw_idx
+						     : NXT_NONE;
 		}
 	}
 }
@@ -407,9 +414,11 @@ static int cdg_acyclic(const struct vjob *j, const uint64_t *dep,
 			uint32_t u = j->poff[y] + q;
 			if (color[u] == 1) {
 				const struct ib_node *sw = j->f->switches[y];
-				snprintf(out->cdg_why, sizeof(out->cdg_why),
-					 "credit loop through switch 0x%016" PRIx64
-					 " '%s' port %u", sw->guid, sw->desc, q);
+				snprintf(
+				    out->cdg_why, sizeof(out->cdg_why),
+				    "credit loop through switch 0x%016" PRIx64
+				    " '%s' port %u",
+				    sw->guid, sw->desc, q);
 				rc = 0;
 			} else if (!color[u]) {
 				color[u] = 1;
@@ -428,7 +437,7 @@ out:
 static void merge(struct vjob *j, unsigned nw, uint32_t nports,
 		  struct lft_check *out)
 {
-	struct vacc t = { 0 };
+	struct vacc t = {0};
 	uint64_t sum_hops = 0;
 
 	for (unsigned i = 0; i < nw; i++) {
@@ -465,15 +474,16 @@ static void merge(struct vjob *j, unsigned nw, uint32_t nports,
 	out->sw_unreachable = t.sw_unreach;
 	out->lmc_unreachable = t.lmc_unreach;
 	if (t.ca_pairs > t.unreach)
-		out->avg_hops = (double)sum_hops / (double)(t.ca_pairs - t.unreach);
+		out->avg_hops =
+		    (double)sum_hops / (double)(t.ca_pairs - t.unreach);
 	if (t.err_lid)
 		describe_error(j->f, &t, out);
 }
 
-int verify_lft(const struct fabric *f, const struct hops *h,
-	       struct pool *pool, struct lft_check *out)
+int verify_lft(const struct fabric *f, const struct hops *h, struct pool *pool,
+	       struct lft_check *out)
 {
-	struct vjob j = { .f = f, .h = h };
+	struct vjob j = {.f = f, .h = h};
 	unsigned nw = pool_threads(pool);
 	uint32_t nports;
 	int rc = -ENOMEM;
@@ -522,12 +532,12 @@ out:
 void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r)
 {
 	r->unreachable_pairs = c->unreachable_pairs > UINT32_MAX
-				       ? UINT32_MAX
-				       : (uint32_t)c->unreachable_pairs;
+				   ? UINT32_MAX
+				   : (uint32_t)c->unreachable_pairs;
 	r->max_hops = c->max_hops;
 	r->cdg_acyclic = c->cdg_acyclic;
 	r->avg_hops = c->avg_hops;
 	r->max_link_routes = c->max_link_routes > UINT32_MAX
-				     ? UINT32_MAX
-				     : (uint32_t)c->max_link_routes;
+				 ? UINT32_MAX
+				 : (uint32_t)c->max_link_routes;
 }

@@ -41,8 +41,8 @@ struct lft_check {
  * hops-to-destination per switch, so the cost is O(LIDs x switches), not
  * O(CA pairs): pairs are counted by multiplying with the number of CA
  * ports on each switch.  0 or -ENOMEM. */
-int verify_lft(const struct fabric *f, const struct hops *h,
-	       struct pool *pool, struct lft_check *out);
+int verify_lft(const struct fabric *f, const struct hops *h, struct pool *pool,
+	       struct lft_check *out);
 
 /* Copies the metrics that struct ucast_result carries (cdg_acyclic too). */
 void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r);

@@ -64,8 +64,10 @@ static int load(struct run *r)
 	}
 	r->progress = isatty(STDERR_FILENO) || r->f.n_nodes > 5000;
 	if (r->o.sm_node && topo_set_sm_node(&r->f, r->o.sm_node) < 0) {
-		fprintf(stderr, "ibsmroute: --sm-node %s: no such node (give a "
-			"NodeDescription or a node/port GUID)\n", r->o.sm_node);
+		fprintf(stderr,
+			"ibsmroute: --sm-node %s: no such node (give a "
+			"NodeDescription or a node/port GUID)\n",
+			r->o.sm_node);
 		return 2;
 	}
 	if (!r->f.sm_node) {
@@ -80,9 +82,10 @@ static int load(struct run *r)
 		return 2;
 	}
 	if (st.unreachable)
-		fprintf(stderr, "ibsmroute: warning: %u nodes are not reachable "
-			"from the SM node '%s' and get no LID\n", st.unreachable,
-			r->f.sm_node->desc);
+		fprintf(stderr,
+			"ibsmroute: warning: %u nodes are not reachable "
+			"from the SM node '%s' and get no LID\n",
+			st.unreachable, r->f.sm_node->desc);
 	return 0;
 }
 
@@ -90,9 +93,9 @@ static int route(struct run *r)
 {
 	const struct ucast_engine *e = ucast_engine_find(r->o.routing);
 	struct ucast_params prm = {
-		.updown_roots = r->c.n_roots ? r->c.roots : NULL,
-		.n_updown_roots = r->c.n_roots,
-		.updown_direction = r->c.direction,
+	    .updown_roots = r->c.n_roots ? r->c.roots : NULL,
+	    .n_updown_roots = r->c.n_roots,
+	    .updown_direction = r->c.direction,
 	};
 	double t0 = now_s(), t1;
 	int rc;
@@ -130,8 +133,10 @@ static int check(struct run *r)
 	 * same walk (and logged what was wrong): do not walk twice. */
 	if (r->res.verify_seconds > 0) {
 		if (r->res.cdg_acyclic == 0)
-			fprintf(stderr, "ibsmroute: note: %s routes have "
-				"credit loops\n", r->o.routing);
+			fprintf(stderr,
+				"ibsmroute: note: %s routes have "
+				"credit loops\n",
+				r->o.routing);
 		return 0;
 	}
 	rc = verify_lft(&r->f, &r->h, r->pool, &r->chk);
@@ -150,7 +155,8 @@ static int check(struct run *r)
 	progress(r, "LFT walk", now_s() - t0);
 	if (r->chk.unreachable_pairs || r->chk.sw_unreachable ||
 	    r->chk.lmc_unreachable)
-		fprintf(stderr, "ibsmroute: warning: %llu CA pairs unreachable "
+		fprintf(stderr,
+			"ibsmroute: warning: %llu CA pairs unreachable "
 			"(%llu in loops), %llu CA-to-switch; first: %s\n",
 			(unsigned long long)r->chk.unreachable_pairs,
 			(unsigned long long)r->chk.loop_pairs,
@@ -169,7 +175,7 @@ static int no_mft(void *ctx, const struct ib_node *sw, uint32_t i,
 static int write_dumps(struct run *r)
 {
 	const char *d = r->o.dump_dir;
-	struct hops_fdbs_ctx hc = { .f = &r->f, .h = &r->h };
+	struct hops_fdbs_ctx hc = {.f = &r->f, .h = &r->h};
 	const char *what = "subnet.lst";
 	double t0 = now_s();
 	int rc;

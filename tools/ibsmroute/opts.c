@@ -16,14 +16,17 @@
 #include "tools/ibsmroute/opts.h"
 
 static const char *const mc_names[] = {
-	[CFG_MC_MR4LMS] = "mr4lms", [CFG_MC_FULB] = "fulb",
-	[CFG_MC_MINHOP] = "minhop", [CFG_MC_SSSP] = "sssp",
+    [CFG_MC_MR4LMS] = "mr4lms",
+    [CFG_MC_FULB] = "fulb",
+    [CFG_MC_MINHOP] = "minhop",
+    [CFG_MC_SSSP] = "sssp",
 };
 
 void ibsmroute_usage(FILE *o)
 {
 	fputs("usage: ibsmroute TOPOLOGY [--routing minhop|updown]\n"
-	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size N]\n"
+	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size "
+	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
 	      "See ibsmroute(1).\n",
@@ -69,7 +72,7 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	c->have_cfg = true;
 	if (!seen->routing)
 		o->routing = k->routing_unicast == CFG_UCAST_UPDOWN ? "updown"
-								     : "minhop";
+								    : "minhop";
 	if (!seen->mcast && k->multicast_engine >= 0 &&
 	    k->multicast_engine <= CFG_MC_SSSP)
 		o->mcast_engine = mc_names[k->multicast_engine];
@@ -80,31 +83,39 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	if (!seen->threads)
 		o->threads = k->routing_threads;
 	c->n_roots = k->routing_updown_roots.n < ROUTE_CFG_MAX_ROOTS
-			     ? k->routing_updown_roots.n
-			     : ROUTE_CFG_MAX_ROOTS;
+			 ? k->routing_updown_roots.n
+			 : ROUTE_CFG_MAX_ROOTS;
 	for (unsigned i = 0; i < c->n_roots; i++)
 		c->roots[i] = k->routing_updown_roots.v[i];
-	c->direction = k->routing_updown_direction == CFG_UPDN_DFS ? "dfs"
-								  : "bfs";
+	c->direction =
+	    k->routing_updown_direction == CFG_UPDN_DFS ? "dfs" : "bfs";
 	c->lmc = (uint8_t)k->sm_lmc;
 	log_set_level((enum log_level)k->log_level);
 	return 0;
 }
 
-enum { OPT_ROUTING = 256, OPT_MCAST, OPT_MFT, OPT_GROUPS, OPT_SM,
-       OPT_DUMP, OPT_JSON, OPT_THREADS };
+enum {
+	OPT_ROUTING = 256,
+	OPT_MCAST,
+	OPT_MFT,
+	OPT_GROUPS,
+	OPT_SM,
+	OPT_DUMP,
+	OPT_JSON,
+	OPT_THREADS
+};
 
 static const struct option longopts[] = {
-	{ "routing", required_argument, NULL, OPT_ROUTING },
-	{ "mcast-engine", required_argument, NULL, OPT_MCAST },
-	{ "mft-size", required_argument, NULL, OPT_MFT },
-	{ "groups", required_argument, NULL, OPT_GROUPS },
-	{ "sm-node", required_argument, NULL, OPT_SM },
-	{ "dump-dir", required_argument, NULL, OPT_DUMP },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"routing", required_argument, NULL, OPT_ROUTING},
+    {"mcast-engine", required_argument, NULL, OPT_MCAST},
+    {"mft-size", required_argument, NULL, OPT_MFT},
+    {"groups", required_argument, NULL, OPT_GROUPS},
+    {"sm-node", required_argument, NULL, OPT_SM},
+    {"dump-dir", required_argument, NULL, OPT_DUMP},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
@@ -122,21 +133,33 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 	case OPT_MFT:
 		seen->mft = true;
 		if (parse_uint(arg, 16384, &o->mft_size) < 0) {
-			fprintf(stderr, "ibsmroute: --mft-size %s: expected a "
-				"number 0..16384\n", arg);
+			fprintf(stderr,
+				"ibsmroute: --mft-size %s: expected a "
+				"number 0..16384\n",
+				arg);
 			return -EINVAL;
 		}
 		o->mft_size_set = 1;
 		break;
-	case OPT_GROUPS: o->groups_file = arg; break;
-	case OPT_SM: o->sm_node = arg; break;
-	case OPT_DUMP: o->dump_dir = arg; break;
-	case OPT_JSON: o->json_path = arg; break;
+	case OPT_GROUPS:
+		o->groups_file = arg;
+		break;
+	case OPT_SM:
+		o->sm_node = arg;
+		break;
+	case OPT_DUMP:
+		o->dump_dir = arg;
+		break;
+	case OPT_JSON:
+		o->json_path = arg;
+		break;
 	case OPT_THREADS:
 		seen->threads = true;
 		if (parse_uint(arg, 1024, &o->threads) < 0) {
-			fprintf(stderr, "ibsmroute: --threads %s: expected a "
-				"number 0..1024 (0 = one per CPU)\n", arg);
+			fprintf(stderr,
+				"ibsmroute: --threads %s: expected a "
+				"number 0..1024 (0 = one per CPU)\n",
+				arg);
 			return -EINVAL;
 		}
 		break;
@@ -152,7 +175,7 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 		    struct route_cfg *c)
 {
-	struct opt_seen seen = { 0 };
+	struct opt_seen seen = {0};
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -174,8 +197,9 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "ibsmroute: %s\n", optind >= argc
-			? "missing TOPOLOGY file" : "more than one TOPOLOGY file");
+		fprintf(stderr, "ibsmroute: %s\n",
+			optind >= argc ? "missing TOPOLOGY file"
+				       : "more than one TOPOLOGY file");
 		ibsmroute_usage(stderr);
 		return -EINVAL;
 	}
@@ -183,15 +207,19 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	if (apply_config(o, c, &seen) < 0)
 		return -EINVAL;
 	if (strcmp(o->routing, "minhop") && strcmp(o->routing, "updown")) {
-		fprintf(stderr, "ibsmroute: unknown unicast routing '%s' "
-			"(minhop or updown)\n", o->routing);
+		fprintf(stderr,
+			"ibsmroute: unknown unicast routing '%s' "
+			"(minhop or updown)\n",
+			o->routing);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(mc_names) / sizeof(*mc_names); i++)
 		if (!strcmp(o->mcast_engine, mc_names[i]))
 			return 0;
-	fprintf(stderr, "ibsmroute: unknown multicast engine '%s' (mr4lms, "
-		"fulb, minhop or sssp)\n", o->mcast_engine);
+	fprintf(stderr,
+		"ibsmroute: unknown multicast engine '%s' (mr4lms, "
+		"fulb, minhop or sssp)\n",
+		o->mcast_engine);
 	return -EINVAL;
 }
 

@@ -18,8 +18,8 @@
 struct route_cfg {
 	const char *roots[ROUTE_CFG_MAX_ROOTS]; /* routing.updown.roots */
 	unsigned n_roots;
-	const char *direction;			 /* routing.updown.direction */
-	uint8_t lmc;				 /* sm.lmc */
+	const char *direction; /* routing.updown.direction */
+	uint8_t lmc;	       /* sm.lmc */
 	struct config cfg;
 	bool have_cfg;
 };
