@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct out {
@@ -32,6 +33,13 @@ static int out_open_path(struct out *o, const char *path)
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return -errno;
+	/* mkstemp makes 0600; dumps are for every admin tool to read */
+	if (fchmod(fd, 0644) < 0) {
+		int e = -errno;
+		close(fd);
+		unlink(o->tmp);
+		return e;
+	}
 	o->fp = fdopen(fd, "w");
 	if (!o->fp) {
 		int e = -errno;
