@@ -18,6 +18,8 @@ struct out {
 	char tmp[PATH_MAX];
 	char path[PATH_MAX];
 	char *buf;
+	bool sync; /* fsync before the rename: only guid2lid, which LIDs
+		      depend on after a restart; the rest is diagnostics */
 };
 
 static int out_open_path(struct out *o, const char *path)
@@ -62,13 +64,13 @@ static int out_open(struct out *o, const char *dir, const char *name)
 	return out_open_path(o, p);
 }
 
-/* Flushes, syncs and renames over the final name; on any earlier error
+/* Flushes, syncs (when asked) and renames over the final name; on any earlier error
  * (rc < 0) removes the temporary file instead. */
 static int out_close(struct out *o, int rc)
 {
 	if (rc == 0 && (ferror(o->fp) || fflush(o->fp) != 0))
 		rc = -EIO;
-	if (rc == 0 && fsync(fileno(o->fp)) != 0)
+	if (rc == 0 && o->sync && fsync(fileno(o->fp)) != 0)
 		rc = -errno;
 	if (fclose(o->fp) != 0 && rc == 0)
 		rc = -EIO;
@@ -313,6 +315,7 @@ int dump_write_guid2lid_path(const char *path, const struct fabric *f)
 
 	if (rc < 0)
 		return rc;
+	o.sync = true;
 	return out_close(&o, write_guid2lid(&o, f));
 }
 
@@ -323,6 +326,7 @@ int dump_write_guid2lid(const char *dir, const struct fabric *f)
 
 	if (rc < 0)
 		return rc;
+	o.sync = true;
 	return out_close(&o, write_guid2lid(&o, f));
 }
 
