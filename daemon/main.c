@@ -119,6 +119,11 @@ static void txn_params_from_cfg(struct sm *sm)
 	sm->txnp.node_window = sm->cfg.mad_window_per_node;
 	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
 	sm->txnp.retries = sm->cfg.mad_retries;
+	/* Every attribute the daemon itself sends is implemented by every
+	 * node, so an immediate umad 110 is a drop (ibsim's Error command
+	 * answers drops that way), not an unsupported attribute: retry it.
+	 * Callers probing optional attributes pass retries = 0. */
+	sm->txnp.retry_fast_timeouts = true;
 }
 
 /* Before any thread exists (the MAD engine starts a receiver), so that
