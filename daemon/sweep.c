@@ -35,11 +35,15 @@ enum sweep_state sweep_state(const struct sm *sm)
 static void change_state(struct sweep *s, enum sweep_state to,
 			 const char *why)
 {
+	int64_t now = txn_now_us();
+
 	if (s->state == to)
 		return;
-	log_info("sweep: %s -> %s (%s)", state_names[s->state],
-		 state_names[to], why);
+	log_info("sweep: %s -> %s (%s) after %.1f ms", state_names[s->state],
+		 state_names[to], why,
+		 s->state_us ? (now - s->state_us) / 1000.0 : 0.0);
 	s->state = to;
+	s->state_us = now;
 }
 
 static void phase_done(struct sweep *s);

@@ -19,6 +19,7 @@ struct sweep {
 	bool again_heavy;
 	unsigned pending;	/* SMPs/transfers of the current phase */
 	int64_t start_us;
+	int64_t state_us;	/* when the current state was entered */
 
 	struct fabric *nf;	/* heavy: the model being built */
 	struct discovery *disc;
