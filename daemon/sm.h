@@ -115,5 +115,12 @@ int statectl_register(struct sm *sm);
 
 /* dumps.c */
 int sm_write_dumps(struct sm *sm, const char *dir);
+/* Heavy sweep: lfts.dump, fdbs, mfts.dump of f to the state directory on a
+ * helper thread (f's LIDs, LFTs and h must not change until joined). */
+void dumps_start_tables(struct sm *sm, const struct fabric *f,
+			const struct hops *h);
+int dumps_join(struct sm *sm);
+/* Joins, then writes subnet.lst and guid2lid of sm->fab. */
+int dumps_finish(struct sm *sm);
 
 #endif

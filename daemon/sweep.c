@@ -77,6 +77,7 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 
 static void sweep_reset(struct sweep *s)
 {
+	dumps_join(s->sm); /* the helper may still read s->nf */
 	disc_free(s->disc);
 	s->disc = NULL;
 	if (s->nf) {
@@ -183,6 +184,8 @@ static void phase_done(struct sweep *s)
 		break;
 	case SWEEP_CONFIGURE:
 		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
+		/* LIDs and LFTs are final now (failed blocks are marked). */
+		dumps_start_tables(s->sm, s->nf, &s->sm->next_hops);
 		run_phase(s, portsetup_activate, "port activation");
 		break;
 	case SWEEP_ACTIVATE:
