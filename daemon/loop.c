@@ -78,7 +78,10 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct sm *sm = ud;
 
-	sweep_request(sm, !sm->subnet_up, "periodic sweep");
+	bool heavy = !sm->subnet_up || sm->heavy_pending;
+
+	sm->heavy_pending = false;
+	sweep_request(sm, heavy, "periodic sweep");
 	return 0;
 }
 

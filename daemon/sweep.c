@@ -89,6 +89,7 @@ static void sweep_reset(struct sweep *s)
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
 	s->lft_blocks = s->armed = s->activated = 0;
 	s->need_gets = s->need_sets = 0;
+	s->left_out = 0;
 	s->error[0] = '\0';
 }
 
@@ -101,6 +102,7 @@ static void on_disc_done(void *ctx, int status)
 	const struct disc_stats *ds = disc_stats(s->disc);
 
 	s->need_gets = ds->gets;
+	s->left_out = ds->failed_nodes + ds->silent_ports;
 	s->sm->smps.disc_gets += ds->gets;
 	if (status < 0) {
 		snprintf(s->error, sizeof(s->error),
@@ -234,6 +236,18 @@ static int adopt_model(struct sweep *s)
 	s->nf = NULL;
 	sm->heavy_sweeps++;
 	route_after_sweep(sm);
+	if (s->left_out) {
+		/* The model lacks them, so nothing above counts their ports:
+		 * --once has not brought every port up; a daemon serves the
+		 * rest and makes its next periodic sweep heavy. */
+		snprintf(s->error, sizeof(s->error),
+			 "%u nodes or linked ports did not answer discovery and "
+			 "were left out", s->left_out);
+		sm->heavy_pending = true;
+		if (sm->once)
+			return -EIO;
+		log_warn("sweep: %s; the next sweep rediscovers", s->error);
+	}
 	if (inactive) {
 		snprintf(s->error, sizeof(s->error),
 			 "%u linked ports are not ACTIVE, first %s", inactive,
