@@ -63,7 +63,9 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	struct sm *sm = ud;
 
 	if (si->ssi_signo == SIGHUP) {
-		log_notice("SIGHUP: full re-sweep");
+		log_notice("SIGHUP: reloading the configuration, then a "
+			   "heavy sweep");
+		sm_reload(sm);
 		sweep_request(sm, true, "SIGHUP");
 		return 0;
 	}
