@@ -86,10 +86,12 @@ static const struct ctl_cmd *find_cmd(const struct ctl *c, const char *line)
 
 	for (unsigned i = 0; i < c->n_cmds; i++) {
 		const struct ctl_cmd *cmd = &c->cmds[i];
-		char next = line[cmd->len];
+		char next;
 
+		/* line[len] may be read only once the prefix matched. */
 		if (strncmp(line, cmd->name, cmd->len) != 0)
 			continue;
+		next = line[cmd->len];
 		if (next != '\0' && next != ' ' && next != '\t')
 			continue;
 		if (!best || cmd->len > best->len)
