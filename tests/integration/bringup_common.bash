@@ -10,6 +10,8 @@ IBSMD="$O/ibsmd"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}replace_intrin=0"
 IBSMCTL="$O/ibsmctl"
 BASE_T=$T
+# libumad2sim leaves ./sys-PID directories where its clients run.
+cd "$BASE_T" || fail "cannot enter $BASE_T"
 
 # ibsim options for a bundled fabric (its README row), else none.
 ibsim_opts() {
