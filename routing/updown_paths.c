@@ -65,34 +65,47 @@ static inline void mask_set(uint64_t *m, unsigned p)
  * over arrays indexed by label. */
 struct lgraph {
 	uint32_t *ustart, *dstart;	/* [n + 1] */
+	uint32_t *usend;		/* [n] end of the strict up links */
 	uint32_t *uadj, *dadj;		/* peer label */
 	uint8_t *uport, *dport;		/* local port */
 };
 
 static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
-			const uint32_t *order, const uint32_t *by_order)
+			const uint32_t *order, const uint32_t *by_order,
+			const uint32_t *rank)
 {
 	uint32_t n = g->n, m = g->start[n], nu = 0, nd = 0;
 
 	lg->ustart = malloc((n + 1) * sizeof(uint32_t));
+	lg->usend = malloc((n + 1) * sizeof(uint32_t));
 	lg->dstart = malloc((n + 1) * sizeof(uint32_t));
 	lg->uadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->dadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->uport = malloc(m + 1);
 	lg->dport = malloc(m + 1);
-	if (!lg->ustart || !lg->dstart || !lg->uadj || !lg->dadj ||
-	    !lg->uport || !lg->dport)
+	if (!lg->ustart || !lg->usend || !lg->dstart || !lg->uadj ||
+	    !lg->dadj || !lg->uport || !lg->dport)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = by_order[i];
 		lg->ustart[i] = nu;
 		lg->dstart[i] = nd;
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t pl = order[g->peer[k]];
-			if (pl < i) {
+		/* up links to a lower rank first, then same-rank ones */
+		for (int strict = 1; strict >= 0; strict--) {
+			for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+				uint32_t t = g->peer[k], pl = order[t];
+				int lower = rank ? rank[t] < rank[s] : 1;
+				if (pl > i || lower != strict)
+					continue;
 				lg->uadj[nu] = pl;
 				lg->uport[nu++] = g->port[k];
-			} else {
+			}
+			if (strict)
+				lg->usend[i] = nu;
+		}
+		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			uint32_t pl = order[g->peer[k]];
+			if (pl > i) {
 				lg->dadj[nd] = pl;
 				lg->dport[nd++] = g->port[k];
 			}
@@ -106,6 +119,7 @@ static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
 static void lgraph_free(struct lgraph *lg)
 {
 	free(lg->ustart);
+	free(lg->usend);
 	free(lg->dstart);
 	free(lg->uadj);
 	free(lg->dadj);
@@ -138,7 +152,7 @@ static void down_bfs(const struct path_job *j, struct path_scratch *w,
 	/* legal = up* down*: up neighbours have lower labels, done first */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = w->dist_down[i];
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++) {
 			uint32_t u = lg->uadj[k];
 			if (w->dist_legal[u] + 1u < v)
 				v = w->dist_legal[u] + 1u;
@@ -189,7 +203,7 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 			w->len[i] = 0;
 			continue;
 		}
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++)
 			if (w->len[lg->uadj[k]] + 1u < up)
 				up = w->len[lg->uadj[k]] + 1u;
 		if (w->dist_down[i] != INF16 &&
@@ -200,7 +214,7 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 		w->len[i] = (uint16_t)up;
 		if (up == INF16)
 			continue;
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++)
 			if (w->len[lg->uadj[k]] + 1u == up)
 				mask_set(m, lg->uport[k]);
 	}
@@ -485,7 +499,8 @@ static int reset_lfts(struct fabric *f)
 }
 
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
-		     struct pool *pool, const uint32_t *order)
+		     struct pool *pool, const uint32_t *order,
+		     const uint32_t *rank)
 {
 	struct path_job j = { .f = f, .g = g, .order = order };
 	struct lgraph lg = { 0 };
@@ -499,7 +514,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		goto out;
 	for (uint32_t s = 0; s < n; s++)
 		by_order[order[s]] = s;
-	if (lgraph_build(&lg, g, order, by_order) < 0)
+	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
 		goto out;
 	j.lg = &lg;
 	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
