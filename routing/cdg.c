@@ -28,7 +28,8 @@ struct walk_scratch {
 	uint64_t *dep;		/* this worker's dependencies, merged later */
 	uint32_t maxd;		/* largest finite distance for this LID */
 	uint64_t *acc, *load;
-	uint64_t pairs, unreach, hop_sum, illegal;
+	uint64_t pairs, unreach, hop_sum, illegal, sw_unreach;
+	uint32_t sw_bad_lid, sw_bad_sw;	/* first undelivered switch LID */
 	uint32_t max_hops;
 	uint32_t bad_lid, bad_sw;	/* first undelivered (lowest LID) */
 	uint32_t turn_lid, turn_sw;	/* first illegal turn */
@@ -202,6 +203,15 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
 		count_loads(j, w, dsw);
+	} else if (!ca) {
+		for (uint32_t s = 0; s < j->n; s++)
+			if (w->dist[s] == DIST_INF && j->hosts[s]) {
+				if (!w->sw_unreach || lid < w->sw_bad_lid) {
+					w->sw_bad_lid = lid;
+					w->sw_bad_sw = s;
+				}
+				w->sw_unreach += j->hosts[s];
+			}
 	}
 }
 
@@ -443,25 +453,33 @@ out:
 	return rc;
 }
 
+/* lid_sw[0..2]: first undelivered CA LID, illegal turn, undelivered
+ * switch LID; lid_sw[3..5] the switches where each was seen. */
 static void merge_workers(const struct cdg_job *j, unsigned nw,
-			  struct cdg_report *r, uint32_t *bad_lid,
-			  uint32_t *bad_sw, uint32_t *turn_lid,
-			  uint32_t *turn_sw)
+			  struct cdg_report *r, uint32_t *lid_sw)
 {
+	uint32_t *bad_lid = &lid_sw[0], *turn_lid = &lid_sw[1];
+	uint32_t *sw_bad_lid = &lid_sw[2], *bad_sw = &lid_sw[3];
+	uint32_t *turn_sw = &lid_sw[4], *sw_bad_sw = &lid_sw[5];
 	uint64_t hop_sum = 0;
 
-	*bad_lid = *turn_lid = UINT32_MAX;
+	*bad_lid = *turn_lid = *sw_bad_lid = UINT32_MAX;
 	for (unsigned i = 0; i < nw; i++) {
 		struct walk_scratch *w = &j->ws[i];
 		r->pairs += w->pairs;
 		r->unreachable_pairs += w->unreach;
 		r->illegal_turns += w->illegal;
+		r->sw_unreachable_pairs += w->sw_unreach;
 		hop_sum += w->hop_sum;
 		r->max_hops = w->max_hops > r->max_hops ? w->max_hops
 							: r->max_hops;
 		if (w->unreach && w->bad_lid < *bad_lid) {
 			*bad_lid = w->bad_lid;
 			*bad_sw = w->bad_sw;
+		}
+		if (w->sw_unreach && w->sw_bad_lid < *sw_bad_lid) {
+			*sw_bad_lid = w->sw_bad_lid;
+			*sw_bad_sw = w->sw_bad_sw;
 		}
 		if (w->illegal && w->turn_lid < *turn_lid) {
 			*turn_lid = w->turn_lid;
@@ -485,7 +503,7 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 {
 	struct cdg_job j = { .f = f, .order = order, .n = f->n_switches };
 	unsigned nw = pool_threads(pool);
-	uint32_t bad_lid, bad_sw = 0, turn_lid, turn_sw = 0;
+	uint32_t ls[6] = { 0 };
 	char b1[24];
 	int rc;
 
@@ -495,10 +513,11 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 	if (rc < 0)
 		goto out;
 	for (unsigned i = 0; i < nw; i++)
-		j.ws[i].bad_lid = j.ws[i].turn_lid = UINT32_MAX;
+		j.ws[i].bad_lid = j.ws[i].turn_lid = j.ws[i].sw_bad_lid =
+			UINT32_MAX;
 	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK) / LID_BLOCK, walk_block,
 		 &j);
-	merge_workers(&j, nw, r, &bad_lid, &bad_sw, &turn_lid, &turn_sw);
+	merge_workers(&j, nw, r, ls);
 	for (unsigned i = 0; i < nw; i++)
 		for (size_t v = 0; v < (size_t)j.port_base[j.n] * j.W; v++)
 			j.dep[v] |= j.ws[i].dep[v];
@@ -514,14 +533,19 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 			 "%" PRIu64 " down->up turns, first at switch %s "
 			 "for LID %u",
 			 r->illegal_turns,
-			 sw_name(f->switches[turn_sw], b1, sizeof(b1)),
-			 turn_lid);
+			 sw_name(f->switches[ls[4]], b1, sizeof(b1)), ls[1]);
 	else if (r->unreachable_pairs)
 		snprintf(r->why, sizeof(r->why),
 			 "%" PRIu64 " CA pairs not delivered, first: LID %u "
 			 "from switch %s",
-			 r->unreachable_pairs, bad_lid,
-			 sw_name(f->switches[bad_sw], b1, sizeof(b1)));
+			 r->unreachable_pairs, ls[0],
+			 sw_name(f->switches[ls[3]], b1, sizeof(b1)));
+	else if (r->sw_unreachable_pairs)
+		snprintf(r->why, sizeof(r->why),
+			 "%" PRIu64 " CA-to-switch pairs not delivered, first: "
+			 "switch LID %u from switch %s",
+			 r->sw_unreachable_pairs, ls[2],
+			 sw_name(f->switches[ls[5]], b1, sizeof(b1)));
 out:
 	free_job(&j, nw);
 	return rc;

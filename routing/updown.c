@@ -102,8 +102,9 @@ static int check_tables(const struct fabric *f, const struct sw_graph *g,
 	res->avg_hops = r.avg_hops;
 	res->max_link_routes = (uint32_t)r.max_link_routes;
 	res->cdg_acyclic = r.acyclic;
-	if (!r.acyclic || r.illegal_turns ||
-	    r.unreachable_pairs > disconnected_pairs(g, h)) {
+	uint64_t apart = disconnected_pairs(g, h);
+	if (!r.acyclic || r.illegal_turns || r.unreachable_pairs > apart ||
+	    (!apart && r.sw_unreachable_pairs)) {
 		/* r.why is as long as res->error: keep its head */
 		snprintf(res->error, sizeof(res->error),
 			 "updown tables rejected: %.200s", r.why);
@@ -132,6 +133,16 @@ static int make_order(const struct fabric *f, const struct sw_graph *g,
 	} else if (strcmp(dir, "dfs") == 0) {
 		free(*rank);
 		*rank = NULL;
+		/* One DFS tree: with several pre-labelled roots a root's LID
+		 * is only reachable from below its own subtree (nothing is up
+		 * of a root), so DFS keeps the first root only. */
+		if (res->n_roots > 1) {
+			log_notice("updown: dfs direction uses one root, "
+				   "0x%016" PRIx64 " (%s), of the %u chosen",
+				   res->roots[0]->guid, res->roots[0]->desc,
+				   res->n_roots);
+			res->n_roots = 1;
+		}
 		rc = updown_order_dfs(f, g, h, res->roots, res->n_roots, order);
 	} else {
 		snprintf(res->error, sizeof(res->error),

@@ -22,6 +22,11 @@
 #include "routing/updown.h"
 
 #define INF16 0xFFFFu
+/* What a switch does for one destination: climbs to a lower rank (U),
+ * only crosses same-rank links or goes down (M), only goes down (D). */
+#define MODE_U 0
+#define MODE_M 1
+#define MODE_D 2
 
 struct lgraph;
 
@@ -30,6 +35,7 @@ struct path_scratch {
 	uint16_t *dist_legal;	/* shortest legal path, any mode */
 	uint16_t *len;		/* length of the path the tables will give */
 	uint8_t *forced;
+	uint8_t *mode;		/* MODE_U, MODE_M or MODE_D per label */
 	uint32_t *q;
 };
 
@@ -184,6 +190,17 @@ static void pick_down(const struct path_job *j, struct path_scratch *w,
 	w->len[i] = w->dist_down[i];
 }
 
+/* Up link k of label i usable now?  A link to a lower rank always; a
+ * same-rank link only into a switch that never climbs to a lower rank
+ * for this destination (mode M or D), because a packet that crossed a
+ * same-rank link must not go up any more (ibdmchk -u's rule). */
+static inline bool up_usable(const struct lgraph *lg,
+			     const struct path_scratch *w, uint32_t i,
+			     uint32_t k)
+{
+	return k < lg->usend[i] || w->mode[lg->uadj[k]] != MODE_U;
+}
+
 static void plan_dest(void *arg, size_t b, unsigned worker)
 {
 	const struct path_job *j = arg;
@@ -199,12 +216,13 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 		uint32_t up = INF16;
 		for (uint32_t wd = 0; wd < j->W; wd++)
 			m[wd] = 0;
+		w->mode[i] = MODE_D;
 		if (i == dl) {
 			w->len[i] = 0;
 			continue;
 		}
-		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++)
-			if (w->len[lg->uadj[k]] + 1u < up)
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u < up && up_usable(lg, w, i, k))
 				up = w->len[lg->uadj[k]] + 1u;
 		if (w->dist_down[i] != INF16 &&
 		    (w->forced[i] || w->dist_down[i] <= up)) {
@@ -212,11 +230,16 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 			continue;
 		}
 		w->len[i] = (uint16_t)up;
+		w->mode[i] = MODE_M;
 		if (up == INF16)
 			continue;
-		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++)
-			if (w->len[lg->uadj[k]] + 1u == up)
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u == up &&
+			    up_usable(lg, w, i, k)) {
 				mask_set(m, lg->uport[k]);
+				if (k < lg->usend[i])
+					w->mode[i] = MODE_U;
+			}
 	}
 }
 
@@ -453,8 +476,10 @@ static int alloc_scratch(struct path_job *j, unsigned nw)
 		s->dist_legal = malloc(n * sizeof(uint16_t));
 		s->len = malloc(n * sizeof(uint16_t));
 		s->forced = malloc(n);
+		s->mode = malloc(n);
 		s->q = malloc(n * sizeof(uint32_t));
 		if (!s->dist_down || !s->dist_legal || !s->len || !s->forced ||
+		    !s->mode ||
 		    !s->q)
 			return -ENOMEM;
 	}
@@ -468,6 +493,7 @@ static void free_job(struct path_job *j, unsigned nw)
 		free(j->ws[w].dist_legal);
 		free(j->ws[w].len);
 		free(j->ws[w].forced);
+		free(j->ws[w].mode);
 		free(j->ws[w].q);
 	}
 	free(j->ws);
