@@ -14,6 +14,11 @@
  *   down-only path, preferring ones that lose nothing by being forced into
  *   down mode (already forced, or no shorter legal path); they are forced;
  * - up mode: next hops are up neighbours whose final path is shortest.
+ * With BFS ranks, "up mode" has two kinds: U climbs to a lower rank, M only
+ * crosses same-rank links (lower GUID) before going down.  A same-rank link
+ * is taken only into an M or D switch, so no packet climbs after crossing
+ * one: the paths then also pass ibdmchk -u, which treats any move that
+ * does not lower the rank as a move down.
  * On fat trees with the spines as roots this gives min-hop paths. */
 #include <errno.h>
 #include <stdlib.h>
