@@ -22,7 +22,7 @@
 
 struct walk_scratch {
 	uint32_t *next, *dist, *stack, *bucket, *sorted;
-	uint8_t *state;
+	uint32_t *stamp, gen;	/* see resolve() */
 	uint8_t *blk;		/* [LID_BLOCK][n] LFT columns of a LID block */
 	const uint8_t *outp;	/* [n] out-port of each switch for one LID */
 	uint64_t *dep;		/* this worker's dependencies, merged later */
@@ -67,23 +67,29 @@ static inline uint32_t next_hop(const struct cdg_job *j, uint32_t s,
 	return j->peer[j->port_base[s] + p];
 }
 
-static void resolve(struct walk_scratch *w, uint32_t s)
+/* Distance from s to the destination, following (and computing on first
+ * touch) next hops; stamp[] tells unknown (< gen), in progress (gen) and
+ * done (gen + 1) apart without clearing arrays per LID. */
+static void resolve(const struct cdg_job *j, struct walk_scratch *w,
+		    uint32_t s, uint32_t dsw, uint8_t dport)
 {
-	uint32_t cur = s, sp = 0, v;
+	uint32_t cur = s, sp = 0, v, gen = w->gen;
 
-	while (w->state[cur] == 0) {
-		w->state[cur] = 1;
+	while (w->stamp[cur] < gen) {
+		uint32_t nx = next_hop(j, cur, w->outp[cur], cur == dsw, dport);
+		w->stamp[cur] = gen;
+		w->next[cur] = nx;
 		w->stack[sp++] = cur;
-		if (w->next[cur] >= NEXT_SELF)
+		if (nx >= NEXT_SELF)
 			break;
-		cur = w->next[cur];
+		cur = nx;
 	}
 	if (sp && w->next[w->stack[sp - 1]] >= NEXT_SELF) {
 		uint32_t top = w->stack[--sp];
 		v = w->next[top] == NEXT_SELF ? 0 : DIST_INF;
 		w->dist[top] = v;
-		w->state[top] = 2;
-	} else if (w->state[cur] == 1) {
+		w->stamp[top] = gen + 1;
+	} else if (w->stamp[cur] == gen) {
 		v = DIST_INF; /* a forwarding loop */
 	} else {
 		v = w->dist[cur];
@@ -92,7 +98,7 @@ static void resolve(struct walk_scratch *w, uint32_t s)
 		uint32_t x = w->stack[--sp];
 		v = v == DIST_INF ? DIST_INF : v + 1;
 		w->dist[x] = v;
-		w->state[x] = 2;
+		w->stamp[x] = gen + 1;
 	}
 }
 
@@ -188,15 +194,12 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
 	w->outp = w->blk + (size_t)col * j->n;
-	for (uint32_t s = 0; s < j->n; s++) {
-		w->next[s] = next_hop(j, s, w->outp[s], s == dsw, dport);
-		w->state[s] = 0;
-	}
+	w->gen += 2;
 	w->maxd = 0;
 	for (uint32_t s = 0; s < j->n; s++) {
+		resolve(j, w, s, dsw, dport);
 		if (w->next[s] < NEXT_SELF)
 			note_dep(j, w, s, w->next[s], lid);
-		resolve(w, s);
 		if (w->dist[s] != DIST_INF && w->dist[s] > w->maxd)
 			w->maxd = w->dist[s];
 	}
@@ -282,14 +285,14 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		w->stack = malloc((n + 2) * sizeof(uint32_t));
 		w->bucket = malloc((n + 2) * sizeof(uint32_t));
 		w->sorted = malloc((n + 2) * sizeof(uint32_t));
-		w->state = malloc(n + 2);
+		w->stamp = calloc(n + 2, sizeof(uint32_t));
 		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
 		w->dep = calloc((size_t)j->port_base[n] * j->W + 1,
 				sizeof(*w->dep));
 		w->acc = malloc((n + 2) * sizeof(uint64_t));
 		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
 		if (!w->next || !w->dist || !w->stack || !w->bucket ||
-		    !w->sorted || !w->state || !w->blk || !w->dep ||
+		    !w->sorted || !w->stamp || !w->blk || !w->dep ||
 		    !w->acc || !w->load)
 			return -ENOMEM;
 	}
@@ -305,7 +308,7 @@ static void free_job(struct cdg_job *j, unsigned nw)
 		free(w->stack);
 		free(w->bucket);
 		free(w->sorted);
-		free(w->state);
+		free(w->stamp);
 		free(w->blk);
 		free(w->dep);
 		free(w->acc);

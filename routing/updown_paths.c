@@ -348,7 +348,21 @@ static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 	struct cand h[256];
 	unsigned n;
 
-	if (end - first > 2 && build_heap(j, base, m, h, &n)) {
+	unsigned cands = 0;
+	for (uint32_t wd = 0; wd < j->W && cands < 4; wd++)
+		for (uint64_t bits = m[wd]; bits && cands < 4; bits &= bits - 1)
+			cands++;
+	if (!cands)
+		return;
+	if (cands == 1) {
+		unsigned p = pick_port(j, s, m);
+		for (uint32_t i = first; i < end; i++) {
+			lft[j->lids[i]] = (uint8_t)p;
+			count_route(j, base, p, j->lids[i]);
+		}
+		return;
+	}
+	if (end - first >= 4 && cands >= 4 && build_heap(j, base, m, h, &n)) {
 		for (uint32_t i = first; n && i < end; i++) {
 			uint16_t lid = j->lids[i];
 			lft[lid] = (uint8_t)h[0].p;
