@@ -18,7 +18,7 @@
 #define DIST_INF 0xFFFFFFFFu
 /* LIDs walked together: their LFT columns are copied once per switch, so
  * the walk reads a small cache-resident block, not n scattered LFTs. */
-#define LID_BLOCK 64
+#define LID_BLOCK 128
 
 struct walk_scratch {
 	uint32_t *next, *dist, *stack, *bucket, *sorted;
@@ -44,6 +44,8 @@ struct cdg_job {
 	uint8_t *peer_port;	/* [port_base[n]] its port number */
 	uint32_t *hosts;	/* linked CA ports per switch */
 	uint8_t *nports;	/* per switch */
+	const uint8_t **lft;	/* per switch, LFT_NO_PORT beyond lft_size */
+	uint32_t *lft_size;
 	uint64_t *dep;		/* [port_base[n]][W]: (t, in-port) -> out-ports */
 	struct walk_scratch *ws;
 };
@@ -227,11 +229,14 @@ static void walk_block(void *arg, size_t bi, unsigned worker)
 	if (l1 > (uint32_t)j->f->max_lid + 1)
 		l1 = (uint32_t)j->f->max_lid + 1;
 	for (uint32_t s = 0; s < j->n; s++) {
-		const struct ib_node *sw = j->f->switches[s];
-		for (uint32_t l = l0; l < l1; l++)
-			w->blk[(size_t)(l - l0) * j->n + s] =
-				sw->lft && l < sw->lft_size ? sw->lft[l]
-							    : LFT_NO_PORT;
+		const uint8_t *lft = j->lft[s];
+		uint32_t top = j->lft_size[s] < l1 ? j->lft_size[s] : l1;
+		uint8_t *out = w->blk + s;
+		uint32_t l = l0;
+		for (; l < top; l++, out += j->n)
+			*out = lft[l];
+		for (; l < l1; l++, out += j->n)
+			*out = LFT_NO_PORT;
 	}
 	for (uint32_t l = l0; l < l1; l++)
 		walk_lid(j, w, (uint16_t)l, l - l0);
@@ -245,8 +250,11 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 	j->port_base = malloc((n + 1) * sizeof(*j->port_base));
 	j->hosts = calloc(n + 1, sizeof(*j->hosts));
 	j->nports = calloc(n + 1, 1);
+	j->lft = calloc(n + 1, sizeof(*j->lft));
+	j->lft_size = calloc(n + 1, sizeof(*j->lft_size));
 	j->ws = calloc(nw, sizeof(*j->ws));
-	if (!j->port_base || !j->hosts || !j->nports || !j->ws)
+	if (!j->port_base || !j->hosts || !j->nports || !j->lft ||
+	    !j->lft_size || !j->ws)
 		return -ENOMEM;
 	j->port_base[0] = 0;
 	for (uint32_t s = 0; s < n; s++) {
@@ -254,6 +262,8 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		j->port_base[s + 1] = j->port_base[s] + sw->nports + 1;
 		maxp = sw->nports > maxp ? sw->nports : maxp;
 		j->nports[s] = sw->nports;
+		j->lft[s] = sw->lft;
+		j->lft_size[s] = sw->lft ? sw->lft_size : 0;
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			struct ib_port *r = sw->ports[p].remote;
 			if (r && !node_is_switch(r->node))
@@ -320,6 +330,8 @@ static void free_job(struct cdg_job *j, unsigned nw)
 	free(j->peer_port);
 	free(j->hosts);
 	free(j->nports);
+	free(j->lft);
+	free(j->lft_size);
 	free(j->dep);
 }
 
