@@ -129,7 +129,7 @@ static void test_neighbour_balance(void **state)
 	(void)state;
 	fabric_init(&f);
 	for (int i = 0; i < 4; i++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "S%d", i);
 		s[i] = sw_add(&f, 0x10 + i, 8, n);
 	}
@@ -165,14 +165,14 @@ static void build_fat_tree(struct fabric *f, struct ib_node **leaf,
 {
 	fabric_init(f);
 	for (int i = 0; i < 4; i++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "L%d", i);
 		leaf[i] = sw_add(f, 0x10 + i, 8, n);
 		for (int k = 0; k < 3; k++)
 			host_add(f, 0x1000 + 0x10 * (i * 3 + k), leaf[i], 1 + k);
 	}
 	for (int j = 0; j < 3; j++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "T%d", j);
 		spine[j] = sw_add(f, 0x20 + j, 8, n);
 		for (int i = 0; i < 4; i++)

@@ -159,6 +159,12 @@ static void test_guid_bases(void **state)
 	assert_non_null(fabric_node_by_guid(&f, 0x5006));
 	assert_string_equal(fabric_node_by_guid(&f, 0x5002)->desc, "Y");
 	fabric_free(&f);
+	/* ibsim starts routers at GUID 0 (its guids[] stops before them) */
+	load_ok(&f, "Rt 2 \"R\"\n\nRt 1 \"Q\"\n");
+	assert_string_equal(fabric_node_by_guid(&f, 0)->desc, "R");
+	assert_string_equal(fabric_node_by_guid(&f, 3)->desc, "Q");
+	assert_int_equal(fabric_node_by_guid(&f, 3)->type, IB_NODE_ROUTER);
+	fabric_free(&f);
 }
 
 static void test_dump(void **state)

@@ -27,7 +27,7 @@ static void build(struct ring *r)
 	fabric_init(&r->f);
 	memset(&r->hp, 0, sizeof(r->hp));
 	for (int i = 0; i < 3; i++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "S%d", i);
 		r->s[i] = fabric_add_node(&r->f, IB_NODE_SWITCH, 0x10 + i, 6, n);
 		snprintf(n, sizeof(n), "H%d", i);
