@@ -529,8 +529,9 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->grp);
 }
 
-/* Batches of destination switches bound the candidate masks to ~32 MiB. */
-#define MASK_BUDGET (32u << 20)
+/* Batches of destination switches bound the candidate masks to ~4 MiB:
+ * reused pages, not fresh ones (page faults cost more than batches). */
+#define MASK_BUDGET (4u << 20)
 
 static int reset_lfts(struct fabric *f)
 {
