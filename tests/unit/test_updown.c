@@ -257,6 +257,11 @@ static void test_bfs_vs_dfs(void **state)
 	assert_int_equal(walk_sw(&f, s[4], s[2]), 3);
 	assert_int_equal(walk_sw(&f, s[3], s[0]), 2);
 	assert_int_equal(walk_sw(&f, s[0], s[3]), 2);
+	/* S3 -> S2 crosses the same-rank link (S2 has the lower GUID) and
+	 * ends there: allowed.  S3 -> S2 -> S1 would climb after it, which
+	 * ibdmchk -u calls down-then-up: S3 goes round by S4 and S0. */
+	assert_int_equal(walk_sw(&f, s[3], s[2]), 1);
+	assert_int_equal(walk_sw(&f, s[3], s[1]), 3);
 	routed_free(&r);
 	route(&f, NULL, "dfs", NULL, 0, &r);
 	assert_clean(&r);
