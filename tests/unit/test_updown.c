@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/dump.h"
 #include "routing/cdg.h"
 #include "routing/ucast.h"
 #include "routing/updown.h"
@@ -361,20 +365,26 @@ static void test_deterministic(void **state)
 	pool_destroy(pool);
 }
 
+/* updn-roots.dump as ibdmchk -r reads it: one 0x%016 GUID per line. */
 static void test_roots_dump(void **state)
 {
 	struct fabric f;
 	struct routed r;
-	char buf[256] = "";
-	FILE *fp = fmemopen(buf, sizeof(buf), "w");
+	char dir[] = "/tmp/test_updown.XXXXXX", path[64], buf[256] = "";
 
 	(void)state;
+	assert_non_null(mkdtemp(dir));
 	fab_fattree2(&f, 2, 3, 1);
 	route(&f, NULL, NULL, NULL, 0, &r);
 	assert_clean(&r);
-	assert_int_equal(updown_roots_write(fp, r.res.roots, r.res.n_roots),
-			 0);
+	assert_int_equal(dump_write_roots(dir, r.res.roots, r.res.n_roots), 0);
+	snprintf(path, sizeof(path), "%s/updn-roots.dump", dir);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, fp) > 0);
 	fclose(fp);
+	unlink(path);
+	rmdir(dir);
 	assert_string_equal(buf, "0x0000000000001000\n0x0000000000001001\n");
 	routed_free(&r);
 	fabric_free(&f);
