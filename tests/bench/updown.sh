@@ -22,9 +22,11 @@ done
 W=$(mktemp -d "${TMPDIR:-/tmp}/updown-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 CC=${CC:-cc}
-$CC -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$W/lft_metrics" \
-	tests/bench/lft_metrics.c "$O/libibsmrouting.a" "$O/libibsm.a" -lm ||
-	exit 1
+for prog in lft_metrics updown_bench; do
+	$CC -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$W/$prog" \
+		tests/bench/$prog.c "$O/libibsmrouting.a" "$O/libibsm.a" -lm ||
+		exit 1
+done
 
 if [ ${#nets[@]} = 0 ]; then
 	mkdir -p "$W/gen"
@@ -104,6 +106,14 @@ for net in "${nets[@]}"; do
 done
 
 [ $scale = 1 ] || exit 0
+echo
+echo "At scale, in memory (updown_bench: the engine alone, route_s and"
+echo "route_cpu_s include its LFT verification; 2 threads):"
+for b in "fattree3 40" "torus 30 20 20 2" "torus 30 20 20 2 --dfs" \
+	"random 2048 40 20 1" "random 2048 40 20 1 --dfs"; do
+	# shellcheck disable=SC2086
+	"$W/updown_bench" $b | tail -1 | sed "s/^/$b: /"
+done
 echo
 echo "At scale (ibsmroute, 2 threads; secs = routing incl. verification," \
 	"peak RSS of the whole ibsmroute run):"
