@@ -407,6 +407,50 @@ static void test_check_dag(void **state)
 	fabric_free(&f);
 }
 
+/* Switches of more than 64 ports (two mask words) and LMC 1 on hosts. */
+static void test_wide_and_lmc(void **state)
+{
+	struct fabric f;
+	struct routed r;
+
+	(void)state;
+	fab_fattree2(&f, 3, 70, 1); /* spines have 70 ports */
+	route(&f, NULL, NULL, NULL, 0, &r);
+	assert_clean(&r);
+	assert_roots(&r.res, 0x1000, 3);
+	assert_int_equal(r.res.max_hops, 4);
+	routed_free(&r);
+	/* LMC 1: every host gets two LIDs, both routed */
+	uint16_t lid = (uint16_t)(f.max_lid + 1);
+	lid += lid & 1;
+	for (uint32_t i = 0; i < f.n_nodes; i++) {
+		struct ib_node *n = f.nodes[i];
+		if (!node_is_switch(n)) {
+			fabric_set_lid(&f, &n->ports[1], lid, 1);
+			lid += 2;
+		}
+	}
+	route(&f, NULL, NULL, NULL, 0, &r);
+	assert_clean(&r);
+	for (uint32_t i = 0; i < f.n_nodes; i++) {
+		struct ib_node *n = f.nodes[i];
+		if (node_is_switch(n))
+			continue;
+		struct ib_node *leaf = n->ports[1].remote->node;
+		for (uint32_t s = 0; s < f.n_switches; s++) {
+			struct ib_node *sw = f.switches[s];
+			assert_int_not_equal(sw->lft[n->ports[1].lid], LFT_NO_PORT);
+			assert_int_not_equal(sw->lft[n->ports[1].lid + 1],
+					     LFT_NO_PORT);
+			if (sw == leaf)
+				assert_int_equal(sw->lft[n->ports[1].lid + 1],
+						 n->ports[1].remote->num);
+		}
+	}
+	routed_free(&r);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_roots_dump),
 		cmocka_unit_test(test_check_dag),
+		cmocka_unit_test(test_wide_and_lmc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
