@@ -14,6 +14,11 @@
  *   down-only path, preferring ones that lose nothing by being forced into
  *   down mode (already forced, or no shorter legal path); they are forced;
  * - up mode: next hops are up neighbours whose final path is shortest.
+ * With BFS ranks, "up mode" has two kinds: U climbs to a lower rank, M only
+ * crosses same-rank links (lower GUID) before going down.  A same-rank link
+ * is taken only into an M or D switch, so no packet climbs after crossing
+ * one: the paths then also pass ibdmchk -u, which treats any move that
+ * does not lower the rank as a move down.
  * On fat trees with the spines as roots this gives min-hop paths. */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +27,11 @@
 #include "routing/updown.h"
 
 #define INF16 0xFFFFu
+/* What a switch does for one destination: climbs to a lower rank (U),
+ * only crosses same-rank links or goes down (M), only goes down (D). */
+#define MODE_U 0
+#define MODE_M 1
+#define MODE_D 2
 
 struct lgraph;
 
@@ -30,6 +40,7 @@ struct path_scratch {
 	uint16_t *dist_legal;	/* shortest legal path, any mode */
 	uint16_t *len;		/* length of the path the tables will give */
 	uint8_t *forced;
+	uint8_t *mode;		/* MODE_U, MODE_M or MODE_D per label */
 	uint32_t *q;
 };
 
@@ -65,34 +76,47 @@ static inline void mask_set(uint64_t *m, unsigned p)
  * over arrays indexed by label. */
 struct lgraph {
 	uint32_t *ustart, *dstart;	/* [n + 1] */
+	uint32_t *usend;		/* [n] end of the strict up links */
 	uint32_t *uadj, *dadj;		/* peer label */
 	uint8_t *uport, *dport;		/* local port */
 };
 
 static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
-			const uint32_t *order, const uint32_t *by_order)
+			const uint32_t *order, const uint32_t *by_order,
+			const uint32_t *rank)
 {
 	uint32_t n = g->n, m = g->start[n], nu = 0, nd = 0;
 
 	lg->ustart = malloc((n + 1) * sizeof(uint32_t));
+	lg->usend = malloc((n + 1) * sizeof(uint32_t));
 	lg->dstart = malloc((n + 1) * sizeof(uint32_t));
 	lg->uadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->dadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->uport = malloc(m + 1);
 	lg->dport = malloc(m + 1);
-	if (!lg->ustart || !lg->dstart || !lg->uadj || !lg->dadj ||
-	    !lg->uport || !lg->dport)
+	if (!lg->ustart || !lg->usend || !lg->dstart || !lg->uadj ||
+	    !lg->dadj || !lg->uport || !lg->dport)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = by_order[i];
 		lg->ustart[i] = nu;
 		lg->dstart[i] = nd;
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t pl = order[g->peer[k]];
-			if (pl < i) {
+		/* up links to a lower rank first, then same-rank ones */
+		for (int strict = 1; strict >= 0; strict--) {
+			for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+				uint32_t t = g->peer[k], pl = order[t];
+				int lower = rank ? rank[t] < rank[s] : 1;
+				if (pl > i || lower != strict)
+					continue;
 				lg->uadj[nu] = pl;
 				lg->uport[nu++] = g->port[k];
-			} else {
+			}
+			if (strict)
+				lg->usend[i] = nu;
+		}
+		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			uint32_t pl = order[g->peer[k]];
+			if (pl > i) {
 				lg->dadj[nd] = pl;
 				lg->dport[nd++] = g->port[k];
 			}
@@ -106,6 +130,7 @@ static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
 static void lgraph_free(struct lgraph *lg)
 {
 	free(lg->ustart);
+	free(lg->usend);
 	free(lg->dstart);
 	free(lg->uadj);
 	free(lg->dadj);
@@ -138,7 +163,7 @@ static void down_bfs(const struct path_job *j, struct path_scratch *w,
 	/* legal = up* down*: up neighbours have lower labels, done first */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = w->dist_down[i];
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++) {
 			uint32_t u = lg->uadj[k];
 			if (w->dist_legal[u] + 1u < v)
 				v = w->dist_legal[u] + 1u;
@@ -170,6 +195,17 @@ static void pick_down(const struct path_job *j, struct path_scratch *w,
 	w->len[i] = w->dist_down[i];
 }
 
+/* Up link k of label i usable now?  A link to a lower rank always; a
+ * same-rank link only into a switch that never climbs to a lower rank
+ * for this destination (mode M or D), because a packet that crossed a
+ * same-rank link must not go up any more (ibdmchk -u's rule). */
+static inline bool up_usable(const struct lgraph *lg,
+			     const struct path_scratch *w, uint32_t i,
+			     uint32_t k)
+{
+	return k < lg->usend[i] || w->mode[lg->uadj[k]] != MODE_U;
+}
+
 static void plan_dest(void *arg, size_t b, unsigned worker)
 {
 	const struct path_job *j = arg;
@@ -185,12 +221,13 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 		uint32_t up = INF16;
 		for (uint32_t wd = 0; wd < j->W; wd++)
 			m[wd] = 0;
+		w->mode[i] = MODE_D;
 		if (i == dl) {
 			w->len[i] = 0;
 			continue;
 		}
 		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u < up)
+			if (w->len[lg->uadj[k]] + 1u < up && up_usable(lg, w, i, k))
 				up = w->len[lg->uadj[k]] + 1u;
 		if (w->dist_down[i] != INF16 &&
 		    (w->forced[i] || w->dist_down[i] <= up)) {
@@ -198,11 +235,16 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 			continue;
 		}
 		w->len[i] = (uint16_t)up;
+		w->mode[i] = MODE_M;
 		if (up == INF16)
 			continue;
 		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u == up)
+			if (w->len[lg->uadj[k]] + 1u == up &&
+			    up_usable(lg, w, i, k)) {
 				mask_set(m, lg->uport[k]);
+				if (k < lg->usend[i])
+					w->mode[i] = MODE_U;
+			}
 	}
 }
 
@@ -247,40 +289,18 @@ static void count_route(const struct path_job *j, uint32_t base, unsigned p,
 	}
 }
 
-/* A candidate in the per-block heap, ordered like pick_port(): key, then
- * port number. */
+/* A candidate of one (switch, destination), ordered like pick_port():
+ * key, then port number. */
 struct cand {
 	uint64_t key;
 	unsigned p;
 };
 
-static inline bool cand_less(const struct cand *a, const struct cand *b)
-{
-	return a->key < b->key || (a->key == b->key && a->p < b->p);
-}
-
-static void sift_down(struct cand *h, unsigned n, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i;
-		if (l < n && cand_less(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && cand_less(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct cand t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* Candidates of one (switch, destination) as a heap; false when two of
- * them lead to the same neighbour (their keys move together, so the
- * caller scans instead). */
-static bool build_heap(const struct path_job *j, uint32_t base,
-		       const uint64_t *m, struct cand *h, unsigned *n)
+/* Candidates of one (switch, destination) in port order; false when two
+ * of them lead to the same neighbour (their keys move together, so the
+ * caller scans per LID instead). */
+static bool collect(const struct path_job *j, uint32_t base,
+		    const uint64_t *m, struct cand *c, unsigned *n)
 {
 	*n = 0;
 	for (uint32_t wd = 0; wd < j->W; wd++)
@@ -288,40 +308,47 @@ static bool build_heap(const struct path_job *j, uint32_t base,
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
 			if (j->grp[base + p] != p)
 				return false;
-			h[(*n)++] = (struct cand){ port_key(j, base, p), p };
+			c[(*n)++] = (struct cand){ port_key(j, base, p), p };
 		}
-	for (unsigned i = *n / 2; i-- > 0;)
-		sift_down(h, *n, i);
 	return true;
 }
 
-/* Routes the LIDs of destination switch d from switch s.  Equivalent to
- * calling pick_port() per LID; the heap only makes it cheaper when many
- * LIDs share many candidates (a fat tree leaf's up-links). */
+/* Routes the LIDs of destination switch d from switch s.  Same choices
+ * as calling pick_port() per LID, in rounds: every candidate holding the
+ * least key takes the next LID in port order (a taken port's key grows,
+ * so it cannot come before the others of its round), then the least key
+ * is looked up again.  A fat-tree leaf spreads a block of LIDs over its
+ * up-links in one or two rounds instead of one scan per LID. */
 static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 			const uint64_t *m, uint8_t *lft)
 {
-	uint32_t base = j->port_base[s], first = j->lid_start[d];
+	uint32_t base = j->port_base[s], i = j->lid_start[d];
 	uint32_t end = j->lid_start[d + 1];
-	struct cand h[256];
+	struct cand c[256];
 	unsigned n;
 
-	if (end - first > 2 && build_heap(j, base, m, h, &n)) {
-		for (uint32_t i = first; n && i < end; i++) {
-			uint16_t lid = j->lids[i];
-			lft[lid] = (uint8_t)h[0].p;
-			count_route(j, base, h[0].p, lid);
-			h[0].key = port_key(j, base, h[0].p);
-			sift_down(h, n, 0);
+	if (!collect(j, base, m, c, &n)) {
+		for (; i < end; i++) {
+			unsigned p = pick_port(j, s, m);
+			if (p == LFT_NO_PORT)
+				return;
+			lft[j->lids[i]] = (uint8_t)p;
+			count_route(j, base, p, j->lids[i]);
 		}
 		return;
 	}
-	for (uint32_t i = first; i < end; i++) {
-		unsigned p = pick_port(j, s, m);
-		if (p == LFT_NO_PORT)
-			return;
-		lft[j->lids[i]] = (uint8_t)p;
-		count_route(j, base, p, j->lids[i]);
+	while (n && i < end) {
+		uint64_t least = UINT64_MAX;
+		for (unsigned t = 0; t < n; t++)
+			least = c[t].key < least ? c[t].key : least;
+		for (unsigned t = 0; t < n && i < end; t++) {
+			if (c[t].key != least)
+				continue;
+			lft[j->lids[i]] = (uint8_t)c[t].p;
+			count_route(j, base, c[t].p, j->lids[i]);
+			c[t].key = port_key(j, base, c[t].p);
+			i++;
+		}
 	}
 }
 
@@ -439,8 +466,10 @@ static int alloc_scratch(struct path_job *j, unsigned nw)
 		s->dist_legal = malloc(n * sizeof(uint16_t));
 		s->len = malloc(n * sizeof(uint16_t));
 		s->forced = malloc(n);
+		s->mode = malloc(n);
 		s->q = malloc(n * sizeof(uint32_t));
 		if (!s->dist_down || !s->dist_legal || !s->len || !s->forced ||
+		    !s->mode ||
 		    !s->q)
 			return -ENOMEM;
 	}
@@ -454,6 +483,7 @@ static void free_job(struct path_job *j, unsigned nw)
 		free(j->ws[w].dist_legal);
 		free(j->ws[w].len);
 		free(j->ws[w].forced);
+		free(j->ws[w].mode);
 		free(j->ws[w].q);
 	}
 	free(j->ws);
@@ -470,8 +500,9 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->grp);
 }
 
-/* Batches of destination switches bound the candidate masks to ~32 MiB. */
-#define MASK_BUDGET (32u << 20)
+/* Batches of destination switches bound the candidate masks to ~4 MiB:
+ * reused pages, not fresh ones (page faults cost more than batches). */
+#define MASK_BUDGET (4u << 20)
 
 static int reset_lfts(struct fabric *f)
 {
@@ -485,7 +516,8 @@ static int reset_lfts(struct fabric *f)
 }
 
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
-		     struct pool *pool, const uint32_t *order)
+		     struct pool *pool, const uint32_t *order,
+		     const uint32_t *rank)
 {
 	struct path_job j = { .f = f, .g = g, .order = order };
 	struct lgraph lg = { 0 };
@@ -499,7 +531,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		goto out;
 	for (uint32_t s = 0; s < n; s++)
 		by_order[order[s]] = s;
-	if (lgraph_build(&lg, g, order, by_order) < 0)
+	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
 		goto out;
 	j.lg = &lg;
 	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
