@@ -159,6 +159,9 @@ struct mc_ctx {
 	struct mc_scratch *scr;
 	unsigned n_scr;
 	uint32_t mark_gen;	/* tree marks, see mc_tree.mark */
+	uint32_t *node_stamp;	/* [f->n_nodes]: member dedupe (mcast_merge.c) */
+	struct ib_port **node_seen;
+	uint32_t node_gen;
 	double seconds;		/* time spent in add/remove/member calls */
 	uint64_t routed;	/* groups routed by add */
 	float *add_ms;		/* [routed]: time of each add, for the median */
@@ -274,6 +277,9 @@ uint32_t mc_member_switches(const struct mc_ctx *c, struct ib_port *const *m,
  * worst[n_sw] (HOPS_INF if any unreachable); returns the minimum. */
 uint8_t mc_worst_hops(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
 		      uint8_t *worst);
+/* acc[i] = max/min(acc[i], row[i]) for i < n (vectorised). */
+void mc_row_max(uint8_t *restrict acc, const uint8_t *restrict row, uint32_t n);
+void mc_row_min(uint8_t *restrict acc, const uint8_t *restrict row, uint32_t n);
 /* Optimal roots (worst-case hops == minimum) into roots[], sorted by
  * sw_load then index; returns their count. */
 uint32_t mc_optimal_roots(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
@@ -324,6 +330,8 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 		   struct mc_group *g);
 /* Attaches g to the committed tree t (all of g's members must be on it). */
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g);
+/* Only pushes g on t's group list (caller redoes paint/account). */
+int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g);
 /* Adds (sign +1) or subtracts (-1) t's n_groups to EFI and loads. */
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign);
 /* Registers (on = true) or clears t's color on its switches. */

@@ -338,6 +338,15 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 	return 0;
 }
 
+int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g)
+{
+	int rc = tree_group_push(t, g->id);
+
+	if (rc == 0)
+		g->tree = t->id;
+	return rc;
+}
+
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g)
 {
 	int rc;
