@@ -65,6 +65,9 @@ struct mc_tree {
 	uint32_t *groups; /* group ids using this tree; TFI = n_groups */
 	uint32_t n_groups, cap_groups;
 	uint32_t mark;	 /* == ctx->mark_gen: part of the current vMcg */
+	uint32_t *msw;	 /* cache: switches with member ports (mc_tree_msw) */
+	uint32_t n_msw, cap_msw;
+	bool msw_valid;	 /* cleared by every change of member ports */
 	bool live;
 };
 
@@ -299,6 +302,10 @@ uint32_t mc_tree_add(struct mc_tree *t, uint32_t sw, uint32_t parent,
 		     uint8_t up_port, uint8_t down_port);
 /* Marks member port m on its switch's node (which must exist). */
 int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m);
+/* The switches of t with member ports (cached until t's members change).
+ * Safe in a parallel-for when each worker handles distinct trees.
+ * Returns NULL on ENOMEM. */
+const uint32_t *mc_tree_msw(struct mc_tree *t, uint32_t *n);
 /* Recomputes depths and height from the parent links. */
 void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t);
 

@@ -190,6 +190,7 @@ void mcast_destroy(struct mc_ctx *c)
 		free(c->trees[i].nodes);
 		free(c->trees[i].slot);
 		free(c->trees[i].groups);
+		free(c->trees[i].msw);
 	}
 	for (uint32_t i = 0; i < c->owner_cap; i++)
 		free(c->owner[i]);

@@ -200,6 +200,7 @@ static int install(struct mc_ctx *c, struct vmcg *v, struct mc_tree *built,
 	t->slot = built->slot;
 	t->slot_cap = built->slot_cap;
 	t->root = built->root;
+	t->msw_valid = false;
 	t->groups = gs;
 	t->n_groups = ng;
 	t->cap_groups = cap;
