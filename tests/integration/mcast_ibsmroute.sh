@@ -6,6 +6,9 @@
 # in range; ibdmchk (ibutils, not our code) must parse every mfts.dump port
 # entry, and where every color holds one tree (it assumes one tree per
 # MLID) find every group connected and loop-free.  Bad event files fail.
+# ibdmchk (ibutils 1.5.7) crashes in CrdLoopCleanup after its checks
+# whenever -m is given, even for a one-entry MFT, so its exit status is
+# not used: its report is.
 . "$(dirname "$0")/lib.sh"
 need ibdmchk python3
 
@@ -52,7 +55,7 @@ for line in open(sys.argv[1]):
 PY
 				fail "$name: bad mcgroups.dump line"
 			ports=$(awk '/^0x[Cc]/ { n += NF - 2 } END { print n + 0 }' "$d/mfts.dump")
-			(cd "$d" && ibdmchk -s subnet.lst -f fdbs -m mfts.dump >ibdmchk.out 2>&1)
+			(cd "$d" && ibdmchk -s subnet.lst -f fdbs -m mfts.dump >ibdmchk.out 2>&1) 2>/dev/null
 			got=$(sed -n 's/.*Defined \([0-9]*\) Multicast Fdb entries.*/\1/p' "$d/ibdmchk.out")
 			[ "$got" = "$ports" ] ||
 				fail "$name: ibdmchk read ${got:-no} MFT entries, mfts.dump has $ports"
@@ -70,7 +73,9 @@ net=$TOP/tests/data/ft3-small.net
 	fail "big groups: ibsmroute failed"
 read -r colors trees <<<"$(check_json "$T/big.json" 8 0)"
 [ "$colors" = 8 ] || fail "8 overlapping groups got $colors colors"
-(cd "$T/big" && ibdmchk -s subnet.lst -f fdbs -m mfts.dump >ibdmchk.out 2>&1)
+(cd "$T/big" && ibdmchk -s subnet.lst -f fdbs -m mfts.dump >ibdmchk.out 2>&1) 2>/dev/null
+grep -q 'Scanning all multicast groups' "$T/big/ibdmchk.out" ||
+	fail "ibdmchk did not get to the multicast scan"
 [ "$(grep -c 'Multicast Group:0xC00' "$T/big/ibdmchk.out")" = 8 ] ||
 	fail "ibdmchk did not scan 8 multicast groups"
 grep -q -- '-E-' "$T/big/ibdmchk.out" && fail "ibdmchk: $(grep -m3 -- '-E-' "$T/big/ibdmchk.out")"
