@@ -387,6 +387,14 @@ int mc_gc_build(struct mc_ctx *c, unsigned worker, uint32_t color,
 		uint32_t mark, bool keep_old, uint32_t root,
 		struct ib_port *const *m, uint32_t n, struct mc_tree *t);
 
+/* Extend build (mcast_attach.c): copies the biggest of the marked trees
+ * trees[0..nt) into the empty tree t and joins the other trees whole and
+ * the member ports m[0..nm) by shortest paths in G_color (color, mark).
+ * 0, -EAGAIN when some piece cannot be joined that way, -errno. */
+int mc_attach_build(struct mc_ctx *c, uint32_t color, uint32_t mark,
+		    const uint32_t *trees, uint32_t nt,
+		    struct ib_port *const *m, uint32_t nm, struct mc_tree *t);
+
 /* Virtual groups (mcast_merge.c): routes the union of the groups on the
  * trees trees[0..nt) (all of one color) plus newg (may be NULL, must have
  * no tree) inside that color, merging in every other tree of the color

@@ -269,14 +269,28 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 	}
 	if (rc < 0)
 		goto out;
-	root = keep_root && nt ? c->trees[trees[0]].root
-			       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
-	if (root == MC_NONE) {
-		rc = -EHOSTUNREACH;
-		goto out;
+	rc = -EAGAIN;
+	if (extend && v.nt)
+		/* old trees bring their member ports along: only the new
+		 * group's members (or, for a member addition, the group's
+		 * members) need joining */
+		rc = mc_attach_build(c, color, c->mark_gen, v.trees, v.nt,
+				     newg ? newg->members : v.m,
+				     newg ? newg->n_members : v.nm, &built);
+	if (rc == -EAGAIN) {
+		free(built.nodes);
+		free(built.slot);
+		memset(&built, 0, sizeof(built));
+		built.root = MC_NONE;
+		root = keep_root && nt ? c->trees[trees[0]].root
+				       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
+		if (root == MC_NONE) {
+			rc = -EHOSTUNREACH;
+			goto out;
+		}
+		rc = mc_gc_build(c, 0, color, c->mark_gen, extend, root, v.m,
+				 v.nm, &built);
 	}
-	rc = mc_gc_build(c, 0, color, c->mark_gen,
-			 extend, root, v.m, v.nm, &built);
 	if (rc == 0 && !v.nt) {
 		/* no old tree: install needs a fresh tree id */
 		struct mc_tree *t = mc_tree_new(c);
