@@ -31,7 +31,11 @@ static int push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
 	return 0;
 }
 
-static int add_members(struct vmcg *v, const struct mc_group *g)
+/* Appends g's members not yet in the vMcg (merged groups share many
+ * members: a node stamp per call keeps the list distinct; a second port
+ * of the same CA is compared by pointer). */
+static int add_members(struct mc_ctx *c, struct vmcg *v,
+		       const struct mc_group *g)
 {
 	if (v->nm + g->n_members > v->cap_m) {
 		uint32_t nc = (v->nm + g->n_members) * 2;
@@ -41,8 +45,15 @@ static int add_members(struct vmcg *v, const struct mc_group *g)
 		v->m = na;
 		v->cap_m = nc;
 	}
-	memcpy(v->m + v->nm, g->members, g->n_members * sizeof(*v->m));
-	v->nm += g->n_members;
+	for (uint32_t i = 0; i < g->n_members; i++) {
+		struct ib_port *p = g->members[i];
+		uint32_t k = p->node->idx;
+		if (c->node_stamp[k] == c->node_gen && c->node_seen[k] == p)
+			continue;
+		c->node_stamp[k] = c->node_gen;
+		c->node_seen[k] = p;
+		v->m[v->nm++] = p;
+	}
 	return 0;
 }
 
@@ -58,7 +69,7 @@ static int take_tree(struct mc_ctx *c, struct vmcg *v, uint32_t tid)
 	if ((rc = push_u32(&v->trees, &v->nt, &v->cap_t, tid)) < 0)
 		return rc;
 	for (uint32_t i = 0; i < t->n_groups; i++)
-		if ((rc = add_members(v, &c->groups[t->groups[i]])) < 0)
+		if ((rc = add_members(c, v, &c->groups[t->groups[i]])) < 0)
 			return rc;
 	return 0;
 }
@@ -73,13 +84,46 @@ static int refresh_switches(struct mc_ctx *c, struct vmcg *v)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups a temporary tree would pull in: distinct foreign trees of the
+ * color on its switches, weighted by their groups. */
+static uint64_t blocker_cost(const struct mc_ctx *c, const struct mc_tree *tmp,
+			     uint32_t color, uint32_t *ids)
+{
+	uint32_t n = 0;
+	uint64_t cost = 0;
+
+	for (uint32_t k = 0; k < tmp->n_nodes; k++) {
+		uint32_t o = mc_color_owner(c, tmp->nodes[k].sw, color);
+		if (o != MC_NONE && c->trees[o].mark != c->mark_gen)
+			ids[n++] = o;
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (uint32_t k = 0; k < n; k++)
+		if (!k || ids[k] != ids[k - 1])
+			cost += c->trees[ids[k]].n_groups;
+	return cost;
+}
+
 /* Steps 5-9: a temporary bottom-up tree of the vMcg in G; every tree of
  * the color on its switches joins the vMcg, which makes the vMcg connected
- * in G_color (the temporary tree itself runs inside it). */
+ * in G_color (the temporary tree itself runs inside it).
+ * Reading: the paper leaves the temporary root open ("choose a root");
+ * we try the MC_TMP_ROOTS least-loaded optimal roots, build each tree
+ * preferring next hops free of the color (or already in the vMcg), and
+ * keep the one that pulls in the fewest groups, so merges stay small. */
+#define MC_TMP_ROOTS 8
 static int absorb_blockers(struct mc_ctx *c, struct vmcg *v, uint32_t color)
 {
 	struct mc_tree tmp = { .root = MC_NONE, .color = MC_NONE };
-	uint32_t *roots = malloc(c->n_sw * sizeof(uint32_t)), nr;
+	uint32_t *roots = malloc(c->n_sw * sizeof(uint32_t)), nr, best = MC_NONE;
+	uint32_t *ids = NULL;
+	uint64_t bcost = UINT64_MAX;
 	int rc = 0;
 
 	if (!roots)
@@ -89,15 +133,32 @@ static int absorb_blockers(struct mc_ctx *c, struct vmcg *v, uint32_t color)
 		rc = -EHOSTUNREACH;
 		goto out;
 	}
-	if ((rc = mc_build_bottom_up(c, roots[0], v->m, v->nm, &tmp)) < 0)
-		goto out;
+	for (uint32_t i = 0; i < nr && i < MC_TMP_ROOTS && bcost; i++) {
+		mc_tree_reset(&tmp);
+		rc = mc_build_bottom_up_in(c, roots[i], color, c->mark_gen,
+					   v->m, v->nm, &tmp);
+		if (rc < 0)
+			goto out;
+		if (!ids && !(ids = malloc((tmp.cap_nodes + c->n_sw) * sizeof(*ids)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		uint64_t cost = blocker_cost(c, &tmp, color, ids);
+		if (cost < bcost) {
+			bcost = cost;
+			best = roots[i];
+		}
+	}
+	mc_tree_reset(&tmp);
+	rc = mc_build_bottom_up_in(c, best, color, c->mark_gen, v->m, v->nm, &tmp);
 	for (uint32_t k = 0; k < tmp.n_nodes && rc == 0; k++) {
 		uint32_t o = mc_color_owner(c, tmp.nodes[k].sw, color);
 		if (o != MC_NONE)
 			rc = take_tree(c, v, o);
 	}
-	c->st.pessimistic++;
+	c->st.absorbs++;
 out:
+	free(ids);
 	free(tmp.nodes);
 	free(tmp.slot);
 	free(roots);
@@ -139,6 +200,7 @@ static int install(struct mc_ctx *c, struct vmcg *v, struct mc_tree *built,
 	t->slot = built->slot;
 	t->slot_cap = built->slot_cap;
 	t->root = built->root;
+	t->msw_valid = false;
 	t->groups = gs;
 	t->n_groups = ng;
 	t->cap_groups = cap;
@@ -153,6 +215,30 @@ static int install(struct mc_ctx *c, struct vmcg *v, struct mc_tree *built,
 	return 0;
 }
 
+/* The paper's remark (§3.2.1): a group whose members all sit on switches
+ * of an existing tree can use that tree as it is; only its member ports
+ * are added.  This is also what keeps merges into a big tree cheap. */
+static bool try_subset(struct mc_ctx *c, uint32_t tid, struct mc_group *g,
+		       int *rc)
+{
+	struct mc_tree *t = &c->trees[tid];
+
+	for (uint32_t i = 0; i < g->n_members; i++)
+		if (!mc_tree_node(t, mc_member_sw(g->members[i])))
+			return false;
+	mc_tree_account(c, t, -1);
+	mc_tree_paint(c, t, false);
+	for (uint32_t i = 0; i < g->n_members; i++)
+		(void)mc_tree_add_member(t, g->members[i]);
+	mc_tree_finish(c, t);
+	*rc = mc_tree_attach_quiet(t, g);
+	mc_tree_paint(c, t, true);
+	mc_tree_account(c, t, +1);
+	for (uint32_t i = 0; i < t->n_groups; i++)
+		c->groups[t->groups[i]].merged = t->n_groups > 1;
+	return true;
+}
+
 int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 		  uint32_t nt, struct mc_group *newg, bool keep_root, bool extend)
 {
@@ -163,11 +249,17 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 
 	if (!nt && !newg)
 		return -EINVAL;
+	if (nt == 1 && newg && try_subset(c, trees[0], newg, &rc))
+		return rc;
 	c->mark_gen++;
+	if (++c->node_gen == 0) {
+		memset(c->node_stamp, 0, c->f->n_nodes * sizeof(uint32_t));
+		c->node_gen = 1;
+	}
 	for (uint32_t i = 0; i < nt && rc == 0; i++)
 		rc = take_tree(c, &v, trees[i]);
 	if (newg && rc == 0)
-		rc = add_members(&v, newg);
+		rc = add_members(c, &v, newg);
 	if (rc == 0)
 		rc = refresh_switches(c, &v);
 	if (rc == 0 && !mc_gc_connected(c, 0, color, c->mark_gen, v.msw, v.nmsw)) {
@@ -177,14 +269,28 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 	}
 	if (rc < 0)
 		goto out;
-	root = keep_root && nt ? c->trees[trees[0]].root
-			       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
-	if (root == MC_NONE) {
-		rc = -EHOSTUNREACH;
-		goto out;
+	rc = -EAGAIN;
+	if (extend && v.nt)
+		/* old trees bring their member ports along: only the new
+		 * group's members (or, for a member addition, the group's
+		 * members) need joining */
+		rc = mc_attach_build(c, color, c->mark_gen, v.trees, v.nt,
+				     newg ? newg->members : v.m,
+				     newg ? newg->n_members : v.nm, &built);
+	if (rc == -EAGAIN) {
+		free(built.nodes);
+		free(built.slot);
+		memset(&built, 0, sizeof(built));
+		built.root = MC_NONE;
+		root = keep_root && nt ? c->trees[trees[0]].root
+				       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
+		if (root == MC_NONE) {
+			rc = -EHOSTUNREACH;
+			goto out;
+		}
+		rc = mc_gc_build(c, 0, color, c->mark_gen, extend, root, v.m,
+				 v.nm, &built);
 	}
-	rc = mc_gc_build(c, 0, color, c->mark_gen,
-			 extend, root, v.m, v.nm, &built);
 	if (rc == 0 && !v.nt) {
 		/* no old tree: install needs a fresh tree id */
 		struct mc_tree *t = mc_tree_new(c);
@@ -197,8 +303,6 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 	}
 	if (rc == 0)
 		rc = install(c, &v, &built, color, newg);
-	if (rc == 0 && v.nt > 1)
-		c->st.merges++;
 out:
 	free(built.nodes);
 	free(built.slot);
