@@ -108,7 +108,7 @@ def cell(agg, topo, pat, eng, mft, field, nd=0):
     if not r:
         return "n/r"
     if not r["ok"]:
-        return "failed"
+        return r["status"] if r["status"] != "ok" else "unverified"
     return fmt(r[field], nd)
 
 
