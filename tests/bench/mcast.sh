@@ -172,6 +172,7 @@ quick() {
 }
 
 T0=$(date +%s)
+cut -d' ' -f1 /proc/loadavg >"$WORK/load.txt"
 TOPOS_TSV=$WORK/topologies.tsv
 : >"$TOPOS_TSV"
 while IFS='|' read -r topo genargs rec label; do
@@ -201,6 +202,7 @@ while IFS='|' read -r topo genargs rec label; do
 		fi
 	done < <(patterns "$topo")
 done < <(topologies)
+cut -d' ' -f1 /proc/loadavg >>"$WORK/load.txt"
 echo "mcast.sh: runs done in $(( $(date +%s) - T0 )) s; results in $RESULTS" >&2
 
 [ $NODOCS = 1 ] && exit 0
