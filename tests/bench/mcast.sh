@@ -17,7 +17,8 @@
 # per-group medians) grow with it.  Peak RSS by /usr/bin/time.
 # Environment: O (build dir, default build), WORK (scratch, default
 # $O/bench-mcast), DOCS (default docs), THREADS (ibsmroute --threads),
-# RUN_TIMEOUT (seconds per run, default 300; a run killed is reported).
+# RUN_TIMEOUT (seconds per run, default 180, 1800 with --full; a run that
+# is killed shows as "timeout" in the tables).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +27,7 @@ case $O in /*) ;; *) O=$TOP/$O ;; esac
 WORK=${WORK:-$O/bench-mcast}
 DOCS=${DOCS:-$TOP/docs}
 THREADS=${THREADS:-2}
-RUN_TIMEOUT=${RUN_TIMEOUT:-300} # seconds per ibsmroute run
+RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 180, --full 1800)
 FULL=0
 REPS=3
 ONLY=
@@ -42,6 +43,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+[ -n "$RUN_TIMEOUT" ] || RUN_TIMEOUT=$([ $FULL = 1 ] && echo 1800 || echo 180)
 GEN=$O/ibsmgen PAT=$O/ibsmpattern ROUTE=$O/ibsmroute
 for b in "$GEN" "$PAT" "$ROUTE"; do
 	[ -x "$b" ] || { echo "mcast.sh: $b missing; run make first" >&2; exit 1; }
