@@ -202,6 +202,31 @@ def targets(out, agg, topos):
                    f"| < 10 s (paper up to 191.5 s) | {'yes' if r1['seconds'] < 10 else 'no'} |")
 
 
+def notes(out, agg, topos):
+    ids = [t[0] for t in topos]
+    out.append("\n## Reading the results\n")
+    out.append("- On the standard fat tree a leaf has one path to each top switch, so an engine is "
+               "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
+               "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
+               "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
+    out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
+               "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
+               "every group its own MLID.")
+    if "th40960" in ids:
+        r = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "0"))
+        got = f" (ours: {fmt(r['colors'])} colors, max EFI {fmt(r['max_efi'])})" if r else ""
+        out.append("- th40960 is `ibsmgen pruned`'s model of TaihuLight: 1,280 leaf switches with 32 "
+                   "hosts and 2 uplinks, pods of 32 leaves sharing 2 middle switches, 64 top switches. "
+                   "In 128x32x40 with 4 processes per host, leaf (y, z) holds exactly the 128 "
+                   "processes of one x-line, so its hosts belong to 1 local and 256 cross-leaf groups "
+                   "(128 y-lines, 128 z-lines) that its 2 uplinks must carry: max EFI >= 128 for any "
+                   "routing. A pod holds one z plane: 128 y-lines and 32 x 128 = 4,096 z-lines each "
+                   "need one of the pod's 2 middle switches, so one of them holds >= 2,112 trees and "
+                   "any routing needs >= 2,112 colors" + got + ". The paper's 269 colors and max EFI "
+                   "37 were measured on the real machine, whose leaves (super nodes) are far larger; "
+                   "this model cannot reach them, and with 128 colors it forces heavy merging.")
+
+
 def plot_data(agg, topos, work):
     """efi.dat / colors.dat / time.dat: one row per case, one column per engine."""
     rows = []
@@ -284,6 +309,7 @@ def main():
     out.append("\n## Results per topology")
     for topo, gen, rec, label in topos:
         section(out, agg, topo, label, rec, infos[topo])
+    notes(out, agg, topos)
     targets(out, agg, topos)
     out.append("\n## The papers' figures (for comparison; from the paper texts, their tables and plots were lost)\n")
     out.append("| source | case | figure |")
