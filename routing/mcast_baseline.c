@@ -71,9 +71,11 @@ static uint8_t worst_hops(const struct mc_ctx *c, const uint32_t *msw,
 		s = 0;
 #ifdef __SSE2__
 		for (; s + 16 <= n; s += 16) {
-			__m128i a = _mm_loadu_si128((const __m128i *)(worst + s));
+			__m128i a =
+			    _mm_loadu_si128((const __m128i *)(worst + s));
 			__m128i b = _mm_loadu_si128((const __m128i *)(row + s));
-			_mm_storeu_si128((__m128i *)(worst + s), _mm_max_epu8(a, b));
+			_mm_storeu_si128((__m128i *)(worst + s),
+					 _mm_max_epu8(a, b));
 		}
 #endif
 		for (; s < n; s++)
@@ -97,14 +99,15 @@ static uint32_t choose_root(const struct mc_ctx *c, const uint8_t *worst,
 			continue;
 		if (pick == MC_NONE ||
 		    (rotate ? c->sw_load[s] < c->sw_load[pick]
-			    : c->f->switches[s]->guid < c->f->switches[pick]->guid))
+			    : c->f->switches[s]->guid <
+				  c->f->switches[pick]->guid))
 			pick = s;
 	}
 	return pick;
 }
 
-uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
-		       bool rotate, const char *engine)
+uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g, bool rotate,
+		       const char *engine)
 {
 	struct mcb_priv *p = c->engine_priv;
 	char buf[64];
@@ -121,7 +124,8 @@ uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
 
 	if (best == HOPS_INF) {
 		log_err("%s: group %s: no switch reaches all %u members; group "
-			"not routed", engine, mcb_mgid_str(g, buf, sizeof(buf)),
+			"not routed",
+			engine, mcb_mgid_str(g, buf, sizeof(buf)),
 			g->n_members);
 		return MC_NONE;
 	}
@@ -158,12 +162,13 @@ int mcb_color_commit(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g,
 	int rc;
 
 	if (col == MC_NONE) {
-		log_err("%s: group %s: all %u colors (MFT entries) are taken on "
-			"some switch of its %u-switch tree rooted at 0x%016" PRIx64
-			"; group not routed (baseline engines do not merge "
-			"groups, use mr4lms or a larger multicast.mft_size)",
-			engine, mcb_mgid_str(g, buf, sizeof(buf)), c->color_limit,
-			t->n_nodes, c->f->switches[t->root]->guid);
+		log_err(
+		    "%s: group %s: all %u colors (MFT entries) are taken on "
+		    "some switch of its %u-switch tree rooted at 0x%016" PRIx64
+		    "; group not routed (baseline engines do not merge "
+		    "groups, use mr4lms or a larger multicast.mft_size)",
+		    engine, mcb_mgid_str(g, buf, sizeof(buf)), c->color_limit,
+		    t->n_nodes, c->f->switches[t->root]->guid);
 		mc_tree_free(c, t);
 		return -ENOSPC;
 	}

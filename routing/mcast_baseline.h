@@ -11,10 +11,10 @@
  * vectorised pass without sorting): with rotate, the least loaded (sw_load,
  * then index, as mc_optimal_roots orders them); without, the one with the
  * lowest node GUID, the first one OpenSM's mcast_mgr_find_optimal_switch
- * meets in its GUID-ordered switch table.  MC_NONE (and an error logged) if members are unreachable
- * from every switch. */
-uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
-		       bool rotate, const char *engine);
+ * meets in its GUID-ordered switch table.  MC_NONE (and an error logged) if
+ * members are unreachable from every switch. */
+uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g, bool rotate,
+		       const char *engine);
 
 /* Adds the chain from switch sw up to the first switch already in t,
  * following parent[] / up_port[] (child's port) and down[] (parent's port),
@@ -34,12 +34,12 @@ const char *mcb_mgid_str(const struct mc_group *g, char *buf, size_t len);
 /* Engine-private buffers (c->engine_priv), shared init/fini of the three
  * baselines. */
 struct mcb_priv {
-	uint32_t *msw;		/* member switches, grown as needed */
+	uint32_t *msw; /* member switches, grown as needed */
 	uint32_t cap_msw;
-	uint32_t *chain;	/* [n_sw] chain scratch */
-	uint32_t *path;		/* [n_sw] path scratch (MINIHOP top-down) */
-	uint8_t *down;		/* [n_sw] parent's port towards the switch */
-	uint8_t *worst;		/* [n_sw] worst-case hops to the members */
+	uint32_t *chain; /* [n_sw] chain scratch */
+	uint32_t *path;	 /* [n_sw] path scratch (MINIHOP top-down) */
+	uint8_t *down;	 /* [n_sw] parent's port towards the switch */
+	uint8_t *worst;	 /* [n_sw] worst-case hops to the members */
 };
 
 int mcb_init(struct mc_ctx *c);
