@@ -3,12 +3,16 @@
 # mr4lms) on the papers' topologies and patterns through the offline planner
 # (ibsmroute --groups), writing docs/benchmarks.md and docs/mcast-*.png.
 #
-#   tests/bench/mcast.sh [--full] [--reps N] [--only TOPO] [--no-docs]
+#   tests/bench/mcast.sh [--full] [--reps N] [--only TOPO] [--pattern PAT]
+#                        [--append] [--no-docs]
 #
 # Default: the paper-scale fat tree (16,000 hosts) and both pruned trees
 # (8,704 and 40,960 hosts) with their headline patterns, plus scaled-down
 # torus, dragonfly and random networks — well under 15 minutes on 2 cores.
 # --full: all six topologies at the papers' scale and every pattern.
+# --only/--pattern restrict the runs; --append adds them to the results of
+# an earlier run in the same WORK (e.g. one paper-scale torus pattern added
+# to the default set) and regenerates the report from everything.
 # Timing: multicast "seconds" of the JSON report (routing only, no parsing
 # or unicast); fulb and mr4lms are run --reps times (default 3) on the
 # timing cases (fulb unlimited, mr4lms at the recommended MFT size) and the
@@ -28,17 +32,22 @@ WORK=${WORK:-$O/bench-mcast}
 DOCS=${DOCS:-$TOP/docs}
 THREADS=${THREADS:-2}
 RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 180, --full 1800)
+ARGS="$*"
 FULL=0
 REPS=3
 ONLY=
+ONLYPAT=
+APPEND=0
 NODOCS=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
 	--reps) REPS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--pattern) ONLYPAT=$2; shift ;;
+	--append) APPEND=1 ;;
 	--no-docs) NODOCS=1 ;;
-	*) echo "usage: $0 [--full] [--reps N] [--only TOPO] [--no-docs]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--full] [--reps N] [--only TOPO] [--pattern PAT] [--append] [--no-docs]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -53,7 +62,11 @@ for t in jq gnuplot /usr/bin/time; do
 done
 mkdir -p "$WORK/topo" "$WORK/pat" "$WORK/runs"
 RESULTS=$WORK/results.tsv
-: >"$RESULTS"
+TOPOS_TSV=$WORK/topologies.tsv
+if [ $APPEND = 0 ]; then
+	: >"$RESULTS"
+	: >"$TOPOS_TSV"
+fi
 
 # ---- topologies: id | ibsmgen arguments | recommended MFT size | label ----
 # Recommended Ncolor (MR4LMS paper §4.5, Table 4 lost with the figures):
@@ -174,16 +187,20 @@ quick() {
 }
 
 T0=$(date +%s)
-cut -d' ' -f1 /proc/loadavg >"$WORK/load.txt"
-TOPOS_TSV=$WORK/topologies.tsv
-: >"$TOPOS_TSV"
+if [ $APPEND = 0 ]; then
+	: >"$WORK/load.txt"
+	: >"$WORK/wall.txt"
+fi
+cut -d' ' -f1 /proc/loadavg >>"$WORK/load.txt"
 while IFS='|' read -r topo genargs rec label; do
 	[ -n "$ONLY" ] && [ "$ONLY" != "$topo" ] && continue
-	printf '%s\t%s\t%s\t%s\n' "$topo" "$genargs" "$rec" "$label" >>"$TOPOS_TSV"
+	grep -q "^$topo	" "$TOPOS_TSV" ||
+		printf '%s\t%s\t%s\t%s\n' "$topo" "$genargs" "$rec" "$label" >>"$TOPOS_TSV"
 	tf=$WORK/topo/$topo.topo
 	# shellcheck disable=SC2086
 	[ -s "$tf" ] || "$GEN" $genargs -o "$tf"
 	while IFS='|' read -r pat patargs timing; do
+		[ -n "$ONLYPAT" ] && [ "$ONLYPAT" != "$pat" ] && continue
 		pf=$WORK/pat/$topo.$pat.ev
 		# shellcheck disable=SC2086
 		[ -s "$pf" ] || "$PAT" "$tf" $patargs -o "$pf" 2>/dev/null
@@ -205,9 +222,9 @@ while IFS='|' read -r topo genargs rec label; do
 	done < <(patterns "$topo")
 done < <(topologies)
 cut -d' ' -f1 /proc/loadavg >>"$WORK/load.txt"
+printf '%s\t%s\n' "$(( $(date +%s) - T0 ))" "tests/bench/mcast.sh${ARGS:+ $ARGS}" >>"$WORK/wall.txt"
 echo "mcast.sh: runs done in $(( $(date +%s) - T0 )) s; results in $RESULTS" >&2
 
 [ $NODOCS = 1 ] && exit 0
 mkdir -p "$DOCS"
-python3 "$TOP/tests/bench/mcast-report.py" "$RESULTS" "$TOPOS_TSV" "$DOCS" "$WORK" \
-	"$(( $(date +%s) - T0 ))" "$FULL"
+python3 "$TOP/tests/bench/mcast-report.py" "$RESULTS" "$TOPOS_TSV" "$DOCS" "$WORK"
