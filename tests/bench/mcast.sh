@@ -75,7 +75,7 @@ fi
 # 256 for the dragonfly (not stated; chosen like the other non-tree ones).
 topologies() {
 	echo "ft40|fattree3 --k 40|128|3-level fat tree, 40-port, 16,000 hosts (paper)"
-	echo "bl8704|pruned --hosts 8704 --radix 40 --uplinks 8|128|pruned fat tree, 8,704 hosts, 8 paths (Sunway BlueLight model)"
+	echo "bl8704|pruned --hosts 8704 --radix 64 --uplinks 8|128|pruned fat tree, 8,704 hosts, 8 paths (Sunway BlueLight model)"
 	echo "th40960|pruned --hosts 40960 --radix 64 --uplinks 2|128|pruned fat tree, 40,960 hosts, 2 paths (Sunway TaihuLight model)"
 	if [ $FULL = 1 ]; then
 		echo "torus|torus 30 20 20 --hosts-per-switch 2|256|3-D torus 30x20x20, 2 hosts/switch, 24,000 hosts (paper)"
@@ -198,12 +198,20 @@ while IFS='|' read -r topo genargs rec label; do
 		printf '%s\t%s\t%s\t%s\n' "$topo" "$genargs" "$rec" "$label" >>"$TOPOS_TSV"
 	tf=$WORK/topo/$topo.topo
 	# shellcheck disable=SC2086
-	[ -s "$tf" ] || "$GEN" $genargs -o "$tf"
+	if [ ! -s "$tf" ] && ! "$GEN" $genargs -o "$tf"; then
+		echo "mcast.sh: ibsmgen $genargs failed; $topo skipped" >&2
+		rm -f "$tf"
+		continue
+	fi
 	while IFS='|' read -r pat patargs timing; do
 		[ -n "$ONLYPAT" ] && [ "$ONLYPAT" != "$pat" ] && continue
 		pf=$WORK/pat/$topo.$pat.ev
 		# shellcheck disable=SC2086
-		[ -s "$pf" ] || "$PAT" "$tf" $patargs -o "$pf" 2>/dev/null
+		if [ ! -s "$pf" ] && ! "$PAT" "$tf" $patargs -o "$pf" 2>"$pf.err"; then
+			echo "mcast.sh: ibsmpattern $patargs failed: $(cat "$pf.err"); skipped" >&2
+			rm -f "$pf"
+			continue
+		fi
 		echo "mcast.sh: [$(( $(date +%s) - T0 ))s] $topo $pat ($(wc -l <"$pf") groups)" >&2
 		for eng in $ENGINES; do
 			run_one "$topo" "$pat" "$eng" 0 1
