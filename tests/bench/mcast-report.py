@@ -263,6 +263,10 @@ def notes(out, agg, topos):
                "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
                "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
+    out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
+               "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
+               "the core's bottom-up build that MR4LMS's FBTC uses) the TaihuLight model's 128x32x40 "
+               "pattern reached max EFI 182 instead of 128.")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
                "every group its own MLID.")
