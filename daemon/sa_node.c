@@ -16,7 +16,7 @@
 static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 		    struct sa_node_rec *r)
 {
-	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SMP_ATTR_NODE_INFO);
+	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
 	const struct ib_port *p = &n->ports[pn];
 
 	memset(r, 0, sizeof(*r));

@@ -35,7 +35,7 @@ void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64])
 {
 	const uint8_t *raw = sa_cache_get(sa, p->node->guid, p->num,
-					  SMP_ATTR_PORT_INFO);
+					  SA_SMP_PORT_INFO);
 	const struct ib_port *ep = node_port(p->node, p->num);
 	bool endport = ep == p;
 
@@ -151,7 +151,7 @@ static int gir_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	uint8_t pi[SA_PORTINFO_SIZE];
 	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SMP_ATTR_GUID_INFO);
+					  SA_SMP_GUID_INFO);
 	unsigned blocks;
 
 	sa_portinfo_build(c->sa, p, pi);
@@ -192,8 +192,8 @@ int sa_guidinfo_handle(struct sa_ctx *c)
 static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 {
 	const struct ib_node *n = p->node;
-	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SMP_ATTR_NODE_INFO);
-	const uint8_t *si = sa_cache_get(sa, n->guid, 0, SMP_ATTR_SWITCH_INFO);
+	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
+	const uint8_t *si = sa_cache_get(sa, n->guid, 0, SA_SMP_SWITCH_INFO);
 	unsigned cap;
 
 	if (node_is_switch(n) && p->num)
@@ -206,7 +206,7 @@ static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SMP_ATTR_PKEY_TABLE);
+					  SA_SMP_PKEY_TABLE);
 	unsigned blocks = pkey_blocks(c->sa, p);
 
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
