@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "daemon/sa_daemon.h"
 #include "daemon/ctl.h"
 #include "daemon/route.h"
 #include "daemon/sm.h"
@@ -181,6 +182,8 @@ static int setup(struct sm *sm)
 		return rc;
 	}
 	rc = open_mad(sm);
+	if (rc == 0 && !sm->once)
+		rc = sa_daemon_init(sm);
 	if (rc < 0)
 		return rc;
 	sm->pool = pool_create(sm->cfg.routing_threads);
@@ -197,6 +200,7 @@ static int setup(struct sm *sm)
 static void teardown(struct sm *sm)
 {
 	sweep_destroy(sm);
+	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	if (sm->txn)
 		txn_destroy(sm->txn);
