@@ -81,7 +81,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.multicast_switch_threshold, 20);
 	assert_int_equal(c.sm_lmc, 0);
 	assert_int_equal(c.mad_window, 64);
-	assert_int_equal(c.mad_window_per_node, 4);
+	assert_int_equal(c.mad_window_per_node, 16);
 	assert_int_equal(c.mad_timeout_ms, 200);
 	assert_int_equal(c.mad_retries, 3);
 	assert_string_equal(c.state_dir, "/var/lib/ibsmd");
