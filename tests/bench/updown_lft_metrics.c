@@ -4,7 +4,7 @@
  * (port GUIDs), and runs the same LFT walk and channel-dependency check
  * (routing/cdg.c) as the updown engine.  Lets the benchmark put OpenSM's
  * updn next to ours on the same fabric.
- *   updn_lft_metrics NET LFTS_DUMP */
+ *   updown_lft_metrics NET LFTS_DUMP */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
