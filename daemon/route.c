@@ -11,8 +11,7 @@
 #include "lib/log.h"
 #include "routing/ucast.h"
 
-static int assign_lids(struct sm *sm, struct fabric *f, char *err,
-		       size_t len)
+static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
 	struct lids_stats st;
 	struct ib_port *smp;
@@ -23,8 +22,9 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 		return rc;
 	}
 	log_info("LIDs: %u ports, %u kept, %u from guid2lid, %u new, %u "
-		 "dropped, max LID %u", st.ports, st.kept, st.from_map,
-		 st.fresh, st.dropped, f->max_lid);
+		 "dropped, max LID %u",
+		 st.ports, st.kept, st.from_map, st.fresh, st.dropped,
+		 f->max_lid);
 	smp = node_port(f->sm_node, f->sm_port);
 	sm->sm_lid = smp->lid;
 	return 0;
@@ -32,7 +32,8 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 
 int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
-	const struct ucast_engine *eng = ucast_engine_find(config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	const struct ucast_engine *eng = ucast_engine_find(
+		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
 	struct ucast_params prm = {
 		.updown_roots =
 			(const char *const *)sm->cfg.routing_updown_roots.v,
@@ -48,7 +49,8 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 
 	if (!eng) {
 		snprintf(err, len, "unknown routing engine '%s'",
-			 config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+			 config_enum_name("routing.unicast",
+					  sm->cfg.routing_unicast));
 		return -EINVAL;
 	}
 	rc = assign_lids(sm, f, err, len);
@@ -92,9 +94,9 @@ static void remember_lids(struct sm *sm)
 			const struct ib_port *pt = &n->ports[p];
 			uint64_t g = node_is_switch(n) ? n->guid : pt->guid;
 			if (pt->lid && g)
-				guid2lid_put(&sm->g2l, g, pt->lid,
-					     (uint16_t)(pt->lid +
-							(1u << pt->lmc) - 1));
+				guid2lid_put(
+				    &sm->g2l, g, pt->lid,
+				    (uint16_t)(pt->lid + (1u << pt->lmc) - 1));
 		}
 	}
 }
@@ -117,9 +119,10 @@ void route_after_sweep(struct sm *sm)
 	log_info("dumps finished in %s after %.1f ms more", sm->cfg.state_dir,
 		 (txn_now_us() - t0) / 1000.0);
 	if (rc < 0)
-		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
-			"may change at the next start", path,
-			sm->cfg.state_dir, strerror(-rc));
+		log_err(
+		    "cannot write the dumps (%s among them) to %s: %s; LIDs "
+		    "may change at the next start",
+		    path, sm->cfg.state_dir, strerror(-rc));
 }
 
 int route_load_guid2lid(struct sm *sm)
