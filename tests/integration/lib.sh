@@ -23,13 +23,28 @@ IBSIM_PID=
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# Kills a process and all its descendants (daemons started through `sim`
+# run in subshells, so killing the job alone would orphan them).
+killtree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do killtree "$c"; done
+	kill "$1" 2>/dev/null
+}
+
 cleanup() {
+	local c
+	for c in $(pgrep -P $$ 2>/dev/null); do
+		[ "$c" = "$IBSIM_PID" ] || killtree "$c"
+	done
 	[ -n "$IBSIM_PID" ] && kill "$IBSIM_PID" 2>/dev/null
 	[ -n "${IBSIM_FIFO_FD:-}" ] && exec {IBSIM_FIFO_FD}>&-
 	wait 2>/dev/null
 	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
+# A test killed by the runner's timeout still cleans up after itself.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 need() {
 	for c in "$@"; do command -v "$c" >/dev/null || skip "$c not installed"; done
