@@ -5,6 +5,7 @@
 #ifndef SA_TOPO_H
 #define SA_TOPO_H
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "lib/fabric.h"
