@@ -58,8 +58,8 @@ static void test_bits_random(void **state)
 	for (int iter = 0; iter < 20000; iter++) {
 		unsigned bits = 1 + (seed = seed * 1103515245u + 12345u) % 64;
 		unsigned bit = (seed = seed * 1103515245u + 12345u) % (256 - 64);
-		uint64_t v = ((uint64_t)(seed = seed * 1103515245u + 12345u) << 32) ^
-			     (seed = seed * 1103515245u + 12345u);
+		uint64_t hi = (seed = seed * 1103515245u + 12345u);
+		uint64_t v = hi << 32 ^ (seed = seed * 1103515245u + 12345u);
 		uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
 
 		for (int i = 0; i < 32; i++)
