@@ -4,6 +4,7 @@
  * Signals only queue work; everything runs on this one thread. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
@@ -62,7 +63,9 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	struct sm *sm = ud;
 
 	if (si->ssi_signo == SIGHUP) {
-		log_notice("SIGHUP: full re-sweep");
+		log_notice("SIGHUP: reloading the configuration, then a "
+			   "heavy sweep");
+		sm_reload(sm);
 		sweep_request(sm, true, "SIGHUP");
 		return 0;
 	}
@@ -77,7 +80,10 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct sm *sm = ud;
 
-	sweep_request(sm, !sm->subnet_up, "periodic sweep");
+	bool heavy = !sm->subnet_up || sm->heavy_pending;
+
+	sm->heavy_pending = false;
+	sweep_request(sm, heavy, "periodic sweep");
 	return 0;
 }
 
@@ -103,8 +109,20 @@ void loop_notify_status(struct sm *sm)
 		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
 }
 
+static pthread_t loop_thread;
+
+/* Threads we did not create (libumad2sim starts its receiver before
+ * main) may have the signals unblocked; one delivered there is sent on to
+ * the loop thread, where it is blocked and read by the signalfd. */
+static void forward_signal(int signo)
+{
+	if (!pthread_equal(pthread_self(), loop_thread))
+		pthread_kill(loop_thread, signo);
+}
+
 static int add_signals(struct sm *sm)
 {
+	struct sigaction sa = { .sa_handler = forward_signal };
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	sigset_t ss;
 	int rc = 0;
@@ -113,6 +131,10 @@ static int add_signals(struct sm *sm)
 	for (unsigned i = 0; i < 3; i++)
 		sigaddset(&ss, sigs[i]);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
+	loop_thread = pthread_self();
+	sigfillset(&sa.sa_mask);
+	for (unsigned i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, NULL);
 	for (unsigned i = 0; i < 3 && rc >= 0; i++)
 		rc = sd_event_add_signal(sm->ev, NULL, sigs[i], on_signal, sm);
 	return rc;

@@ -257,11 +257,11 @@ int config_load_file(struct config *c, const char *path, char *err,
 	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		fwrite(chunk, 1, n, m);
-	r = ferror(f) ? -EIO : 0;
+	r = ferror(f) ? -(errno ? errno : EIO) : 0;
 	fclose(f);
 	fclose(m);
 	if (r)
-		cfg_err(err, errlen, path, "read error");
+		cfg_err(err, errlen, path, "%s", strerror(-r));
 	else if (memchr(buf, '\0', len))
 		r = cfg_err(err, errlen, path, "contains a NUL byte; not a "
 			    "YAML text file");

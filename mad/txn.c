@@ -27,6 +27,7 @@ void txn_params_default(struct txn_params *p)
 	p->node_window = TXN_DEFAULT_NODE_WINDOW;
 	p->timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
 	p->retries = TXN_DEFAULT_RETRIES;
+	p->retry_fast_timeouts = true;
 }
 
 uint64_t txn_dest_path(const uint8_t *path, uint8_t hops)
@@ -73,9 +74,11 @@ static void heap_down(struct txn_engine *e, unsigned i)
 	for (;;) {
 		unsigned l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < e->heap_n && e->heap[l]->deadline_us < e->heap[m]->deadline_us)
+		if (l < e->heap_n &&
+		    e->heap[l]->deadline_us < e->heap[m]->deadline_us)
 			m = l;
-		if (r < e->heap_n && e->heap[r]->deadline_us < e->heap[m]->deadline_us)
+		if (r < e->heap_n &&
+		    e->heap[r]->deadline_us < e->heap[m]->deadline_us)
 			m = r;
 		if (m == i)
 			return;
@@ -258,7 +261,8 @@ static void try_send(struct txn_engine *e, struct txn *t)
 		t->last_err = 0;
 	}
 	if (heap_push(e, t))
-		log_err("txn: out of memory arming a timeout; the MAD may never complete");
+		log_err("txn: out of memory arming a timeout; the MAD may "
+			"never complete");
 }
 
 static void start(struct txn_engine *e, struct txn *t)
@@ -285,9 +289,59 @@ static void start(struct txn_engine *e, struct txn *t)
 	try_send(e, t);
 }
 
+/* ---- stale slots: timed-out tries whose answer may still come ---- */
+
+#define TXN_STALE_MIN_US 1000000
+
+static void stale_add(struct txn_engine *e, int64_t expiry)
+{
+	if (e->stats.stale == e->stale_cap) {
+		unsigned cap = e->stale_cap ? 2 * e->stale_cap : 64;
+		int64_t *r = malloc(cap * sizeof(*r));
+
+		if (!r)
+			return; /* then the slot is simply not held */
+		for (unsigned i = 0; i < e->stats.stale; i++)
+			r[i] = e->stale_exp[(e->stale_head + i) % e->stale_cap];
+		free(e->stale_exp);
+		e->stale_exp = r;
+		e->stale_head = 0;
+		e->stale_cap = cap;
+	}
+	e->stale_exp[(e->stale_head + e->stats.stale++) % e->stale_cap] =
+	    expiry;
+}
+
+/* The oldest stale slot goes: late answers come back roughly in order. */
+void txn_stale_release(struct txn_engine *e)
+{
+	if (!e->stats.stale)
+		return;
+	e->stale_head = (e->stale_head + 1) % e->stale_cap;
+	e->stats.stale--;
+}
+
+static void stale_expire(struct txn_engine *e, int64_t now_us)
+{
+	while (e->stats.stale && e->stale_exp[e->stale_head] <= now_us)
+		txn_stale_release(e);
+}
+
 void txn_pump(struct txn_engine *e)
 {
-	while (e->stats.outstanding < e->params.window && e->ready_head) {
+	while (e->stats.outstanding + e->stats.stale < e->params.window &&
+	       e->retry_head) {
+		struct txn *t = e->retry_head;
+
+		e->retry_head = t->qnext;
+		if (!e->retry_head)
+			e->retry_tail = NULL;
+		t->qnext = NULL;
+		e->stats.queued--;
+		start(e, t);
+	}
+	while (e->stats.outstanding + e->stats.stale < e->params.window &&
+	       e->ready_head) {
 		struct txn_dest *d = ready_pop(e);
 		struct txn *t = d->qhead;
 
@@ -329,13 +383,14 @@ static struct txn *txn_new(struct txn_engine *e, int retries,
 		return NULL;
 	t->cb = cb;
 	t->ctx = ctx;
-	t->max_tries = 1 + (retries < 0 ? e->params.retries : (unsigned)retries);
+	t->max_tries =
+	    1 + (retries < 0 ? e->params.retries : (unsigned)retries);
 	t->timeout_ms = timeout_ms ? timeout_ms : e->params.timeout_ms;
 	return t;
 }
 
-int txn_submit(struct txn_engine *e, const struct txn_smp_req *req,
-	       txn_cb cb, void *ctx)
+int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
+	       void *ctx)
 {
 	struct smp s;
 	struct txn *t;
@@ -378,10 +433,14 @@ int txn_submit_dr(struct txn_engine *e, const uint8_t *path, uint8_t hops,
 		  uint8_t method, uint16_t attr_id, uint32_t attr_mod,
 		  const uint8_t *data, txn_cb cb, void *ctx)
 {
-	struct txn_smp_req r = { .dr = true, .path = path, .hops = hops,
-				 .method = method, .attr_id = attr_id,
-				 .attr_mod = attr_mod, .data = data,
-				 .retries = -1 };
+	struct txn_smp_req r = {.dr = true,
+				.path = path,
+				.hops = hops,
+				.method = method,
+				.attr_id = attr_id,
+				.attr_mod = attr_mod,
+				.data = data,
+				.retries = -1};
 
 	return txn_submit(e, &r, cb, ctx);
 }
@@ -390,9 +449,12 @@ int txn_submit_lid(struct txn_engine *e, uint16_t dlid, uint8_t method,
 		   uint16_t attr_id, uint32_t attr_mod, const uint8_t *data,
 		   txn_cb cb, void *ctx)
 {
-	struct txn_smp_req r = { .dlid = dlid, .method = method,
-				 .attr_id = attr_id, .attr_mod = attr_mod,
-				 .data = data, .retries = -1 };
+	struct txn_smp_req r = {.dlid = dlid,
+				.method = method,
+				.attr_id = attr_id,
+				.attr_mod = attr_mod,
+				.data = data,
+				.retries = -1};
 
 	return txn_submit(e, &r, cb, ctx);
 }
@@ -424,8 +486,8 @@ int txn_submit_mad(struct txn_engine *e, int agent, const uint8_t *mad,
 static void complete(struct txn_engine *e, struct txn *t, int status,
 		     const struct mad_rx *rx, const struct smp *s, bool fast)
 {
-	struct txn_result r = { .status = status, .tries = t->tries,
-				.fast_timeout = fast };
+	struct txn_result r = {
+	    .status = status, .tries = t->tries, .fast_timeout = fast};
 	struct txn_dest *d = t->dest;
 
 	heap_remove(e, t);
@@ -462,19 +524,53 @@ void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t)
 	complete(e, t, -ETIMEDOUT, NULL, NULL, true);
 }
 
+/* A retry whose earlier try may still be in the fabric waits in the retry
+ * FIFO, which the pump serves before any new MAD, until outstanding +
+ * stale < window: retries never push what ibsim holds past the window. */
+static void requeue_retry(struct txn_engine *e, struct txn *t)
+{
+	struct txn_dest *d = t->dest;
+
+	slot_free(e, t);
+	t->outstanding = false;
+	d->outstanding--;
+	e->stats.outstanding--;
+	t->qnext = NULL;
+	if (e->retry_tail)
+		e->retry_tail->qnext = t;
+	else
+		e->retry_head = t;
+	e->retry_tail = t;
+	e->stats.queued++;
+	ready_push(e, d);
+}
+
 /* The current try got no answer: retry, or give up. */
-void txn_expire(struct txn_engine *e, struct txn *t)
+void txn_expire(struct txn_engine *e, struct txn *t, bool late)
 {
 	heap_remove(e, t);
 	e->stats.timeouts++;
+	if (late && !t->last_err) { /* it reached the wire */
+		int64_t hold = 4 * (int64_t)t->timeout_ms * 1000;
+
+		/* ibsim and the kernel both report every send in the end (an
+		 * answer or a umad 110), which frees the slot; the expiry only
+		 * guards against a report that never comes. */
+		if (hold < TXN_STALE_MIN_US)
+			hold = TXN_STALE_MIN_US;
+		stale_add(e, txn_now_us() + hold);
+	}
 	if (t->tries < t->max_tries && t->slot != UINT32_MAX) {
 		e->stats.retried++;
-		try_send(e, t);
+		if (late)
+			requeue_retry(e, t); /* wait for room, first in line */
+		else
+			try_send(e, t); /* its slot is free again */
 		return;
 	}
 	e->stats.lost++;
-	log_debug("txn: MAD attr 0x%04x lost after %u tries", t->mad[16] << 8 | t->mad[17],
-		  t->tries);
+	log_debug("txn: MAD attr 0x%04x lost after %u tries",
+		  t->mad[16] << 8 | t->mad[17], t->tries);
 	txn_complete(e, t, t->last_err ? t->last_err : -ETIMEDOUT, NULL, NULL);
 }
 
@@ -512,6 +608,7 @@ void txn_on_timer(struct txn_engine *e, int64_t now_us)
 	struct txn *due = NULL, **tail = &due, *t;
 
 	run_deferred(e);
+	stale_expire(e, now_us);
 	/* Collect first, then expire: a retry's new deadline comes from the
 	 * clock, which may be behind the caller's now_us. */
 	while (e->heap_n && e->heap[0]->deadline_us <= now_us) {
@@ -524,16 +621,25 @@ void txn_on_timer(struct txn_engine *e, int64_t now_us)
 	while ((t = due)) {
 		due = t->qnext;
 		t->qnext = NULL;
-		txn_expire(e, t);
+		txn_expire(e, t, true);
 	}
 	txn_pump(e);
 }
 
 int64_t txn_next_deadline_us(const struct txn_engine *e)
 {
+	int64_t dl = e->heap_n ? e->heap[0]->deadline_us : -1;
+
 	if (e->defer_head)
 		return txn_now_us();
-	return e->heap_n ? e->heap[0]->deadline_us : -1;
+	/* Stale slots matter only while something waits for the window. */
+	if (e->stats.stale && e->stats.queued) {
+		int64_t s = e->stale_exp[e->stale_head];
+
+		if (dl < 0 || s < dl)
+			dl = s;
+	}
+	return dl;
 }
 
 void txn_on_readable(struct txn_engine *e)
@@ -556,18 +662,20 @@ unsigned txn_pending(const struct txn_engine *e)
 
 int txn_run(struct txn_engine *e, int max_ms)
 {
-	int64_t end = max_ms < 0 ? INT64_MAX : txn_now_us() + (int64_t)max_ms * 1000;
+	int64_t end =
+	    max_ms < 0 ? INT64_MAX : txn_now_us() + (int64_t)max_ms * 1000;
 
 	while (txn_pending(e) || e->defer_head) {
 		int64_t now = txn_now_us(), dl = txn_next_deadline_us(e);
 		int64_t wait = (dl < 0 ? end : (dl < end ? dl : end)) - now;
-		struct pollfd pfd = { .fd = e->rxq.efd, .events = POLLIN };
+		struct pollfd pfd = {.fd = e->rxq.efd, .events = POLLIN};
 
 		if (now >= end)
 			return -ETIMEDOUT;
 		if (wait < 0)
 			wait = 0;
-		if (poll(&pfd, 1, (int)((wait + 999) / 1000)) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, (int)((wait + 999) / 1000)) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		if (pfd.revents & POLLIN)
 			txn_on_readable(e);

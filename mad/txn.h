@@ -21,40 +21,52 @@
 struct txn_engine;
 
 struct txn_params {
-	unsigned window;      /* max MADs outstanding overall (mad.window) */
+	/* Max MADs outstanding overall (mad.window).  A try that timed out
+	 * keeps holding a slot as "stale" until its late answer (or the
+	 * umad timeout record) arrives, or max(4 timeouts, 1 s) pass, and
+	 * its retry waits for room: the window bounds what the fabric
+	 * (ibsim) really holds even with too short a timeout. */
+	unsigned window;
 	unsigned node_window; /* max outstanding per destination key */
 	unsigned timeout_ms;  /* per try (mad.timeout_ms) */
 	unsigned retries;     /* extra tries after the first (mad.retries) */
-	/* ibsim answers an attribute it does not implement at once with umad
-	 * status 110.  A 110 that arrives sooner than timeout_ms / 2 after
-	 * the send is such an answer: reported -ETIMEDOUT at once, without
-	 * retries, unless retry_fast_timeouts is set.  A 110 that arrives
-	 * later is a real (kernel) timeout and is retried. */
+	/* ibsim answers at once with umad status 110 both for an attribute
+	 * it does not implement and for a packet its Error command dropped;
+	 * a kernel reports 110 only after the timeout we gave it.  An
+	 * immediate 110 (sooner than timeout_ms / 2) ends the try early:
+	 * with retry_fast_timeouts (the default) it is re-sent at once like
+	 * any lost try, within the same retry budget, so drops cost no
+	 * waiting and unimplemented attributes cost at most `retries` extra
+	 * SMPs; without it, it is final (-ETIMEDOUT, fast_timeout set).
+	 * Probes of optional attributes (PortGroupInfo) should pass
+	 * retries = 0 in their txn_smp_req. */
 	bool retry_fast_timeouts;
 };
 
 /* The measured defaults (see tests/bench/mad_window.sh and mad/README). */
-#define TXN_DEFAULT_WINDOW 64
-#define TXN_DEFAULT_NODE_WINDOW 8
-#define TXN_DEFAULT_TIMEOUT_MS 200
-#define TXN_DEFAULT_RETRIES 3
+#define TXN_DEFAULT_WINDOW	64
+#define TXN_DEFAULT_NODE_WINDOW 16
+#define TXN_DEFAULT_TIMEOUT_MS	200
+#define TXN_DEFAULT_RETRIES	3
 void txn_params_default(struct txn_params *p);
 
 struct txn_stats {
-	uint64_t sent;		/* MADs handed to umad, retries included */
-	uint64_t received;	/* responses matched to a transaction */
-	uint64_t retried;	/* re-sends after a timeout */
-	uint64_t lost;		/* transactions that ran out of tries */
-	uint64_t timeouts;	/* tries that timed out (our timer or umad 110) */
-	uint64_t fast_timeouts;	/* immediate umad 110 answers (see params) */
-	uint64_t remote_errors;	/* responses with MAD status != 0 */
-	uint64_t unmatched;	/* responses with no outstanding TID (late dups) */
-	uint64_t dropped;	/* received MADs that failed validation */
-	uint64_t requests;	/* unsolicited requests passed to the handler */
-	uint64_t send_errors;	/* umad_send failures */
-	unsigned outstanding;	/* in flight now */
-	unsigned queued;	/* waiting for a window slot now */
+	uint64_t sent;	   /* MADs handed to umad, retries included */
+	uint64_t received; /* responses matched to a transaction */
+	uint64_t retried;  /* re-sends after a timeout */
+	uint64_t lost;	   /* transactions that ran out of tries */
+	uint64_t timeouts; /* tries that timed out (our timer or umad 110) */
+	uint64_t fast_timeouts; /* immediate umad 110 answers (see params) */
+	uint64_t remote_errors; /* responses with MAD status != 0 */
+	uint64_t unmatched; /* responses with no outstanding TID (late dups) */
+	uint64_t dropped;   /* received MADs that failed validation */
+	uint64_t requests;  /* unsolicited requests passed to the handler */
+	uint64_t send_errors;	  /* umad_send failures */
+	unsigned outstanding;	  /* in flight now */
+	unsigned queued;	  /* waiting for a window slot now */
 	unsigned max_outstanding; /* high-water mark */
+	unsigned stale; /* timed-out tries whose answer may still be on
+			   its way; they hold window slots (see window) */
 };
 
 /* What a completed transaction reports to its callback. */
@@ -68,8 +80,8 @@ struct txn_result {
 				(ibsim: attribute not implemented) */
 	const uint8_t *mad;  /* whole response MAD, NULL when none */
 	size_t mad_len;
-	const uint8_t *data; /* SMP: the 64-byte data block of the response,
-				NULL when none */
+	const uint8_t *data;   /* SMP: the 64-byte data block of the response,
+				  NULL when none */
 	const struct smp *smp; /* SMP: decoded response, NULL when none */
 };
 
@@ -117,7 +129,8 @@ int txn_create_transport(const struct txn_transport *tr,
 			 struct txn_engine **out);
 /* Queues a received MAD as if the transport had read it (thread-safe). */
 int txn_inject(struct txn_engine *eng, const struct mad_rx *rx);
-/* Completes every pending transaction with -ECANCELED, then frees. */
+/* Completes every pending transaction with -ECANCELED, then frees.  Not
+ * from inside a callback of this engine. */
 void txn_destroy(struct txn_engine *eng);
 /* Changes window/timeout/retries for transactions submitted from now on. */
 void txn_set_params(struct txn_engine *eng, const struct txn_params *params);
@@ -127,8 +140,8 @@ int txn_fd(const struct txn_engine *eng);
 struct mad_port *txn_port(const struct txn_engine *eng);
 
 /* Queues one SMP; 0 or -EINVAL/-ENOMEM.  cb may be NULL. */
-int txn_submit(struct txn_engine *eng, const struct txn_smp_req *req,
-	       txn_cb cb, void *ctx);
+int txn_submit(struct txn_engine *eng, const struct txn_smp_req *req, txn_cb cb,
+	       void *ctx);
 int txn_submit_dr(struct txn_engine *eng, const uint8_t *path, uint8_t hops,
 		  uint8_t method, uint16_t attr_id, uint32_t attr_mod,
 		  const uint8_t *data, txn_cb cb, void *ctx);
@@ -169,8 +182,8 @@ unsigned txn_pending(const struct txn_engine *eng);
  * SMI agents, or any request on an agent the caller registered). */
 struct txn_request {
 	const struct mad_rx *rx;   /* raw bytes, agent, source address */
-	const struct mad_hdr *hdr;  /* decoded common header */
-	const struct smp *smp;	    /* decoded SMP, NULL for other classes */
+	const struct mad_hdr *hdr; /* decoded common header */
+	const struct smp *smp;	   /* decoded SMP, NULL for other classes */
 };
 typedef void (*txn_request_cb)(void *ctx, const struct txn_request *req);
 void txn_set_request_handler(struct txn_engine *eng, txn_request_cb cb,
@@ -183,6 +196,11 @@ void txn_set_request_handler(struct txn_engine *eng, txn_request_cb cb,
  * back to the request's source on the agent it arrived on. */
 int txn_respond_smp(struct txn_engine *eng, const struct txn_request *req,
 		    uint16_t status, const uint8_t *data);
+/* Answers a received Trap (SMP, attribute Notice) with the TrapRepress
+ * of IBA 13.4.9: same TID, same Notice payload.  -EINVAL if req is not a
+ * SMP Trap. */
+int txn_repress_trap(struct txn_engine *eng, const struct txn_request *req);
+
 /* Sends a fully built response MAD to the request's source. */
 int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
 		    const uint8_t *mad, size_t len);

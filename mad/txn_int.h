@@ -10,7 +10,8 @@
 struct txn_dest;
 
 struct txn {
-	struct txn *qnext;	/* FIFO of its destination while queued */
+	struct txn *qnext; /* FIFO of its destination (or of retries)
+			      while queued */
 	struct txn_dest *dest;
 	txn_cb cb;
 	void *ctx;
@@ -20,19 +21,19 @@ struct txn {
 	size_t len;
 	bool is_smp;
 	bool outstanding;
-	uint32_t slot;		/* index in eng->slots while outstanding */
-	uint32_t tid;		/* low 32 bits of the current try's TID */
+	uint32_t slot; /* index in eng->slots while outstanding */
+	uint32_t tid;  /* low 32 bits of the current try's TID */
 	unsigned tries, max_tries, timeout_ms;
 	int64_t sent_us, deadline_us;
-	int heap_idx;		/* -1 when not in the deadline heap */
-	int last_err;		/* last send error, 0 if sends worked */
+	int heap_idx; /* -1 when not in the deadline heap */
+	int last_err; /* last send error, 0 if sends worked */
 };
 
 /* Per-destination window state; exists while it has MADs. */
 struct txn_dest {
 	uint64_t key;
-	struct txn_dest *hnext;	/* hash chain */
-	struct txn_dest *rnext;	/* ready list */
+	struct txn_dest *hnext; /* hash chain */
+	struct txn_dest *rnext; /* ready list */
 	struct txn *qhead, *qtail;
 	unsigned outstanding;
 	bool in_ready;
@@ -45,22 +46,25 @@ struct txn_deferred {
 };
 
 #define TXN_DEST_BUCKETS 4096
-#define TXN_MAX_SLOTS 65536 /* slot is the TID's low 16 bits */
+#define TXN_MAX_SLOTS	 65536 /* slot is the TID's low 16 bits */
 
 struct txn_engine {
 	struct txn_params params;
 	struct txn_transport tr;
-	struct mad_port *port;		/* NULL with a test transport */
+	struct mad_port *port; /* NULL with a test transport */
 	struct txn_rxq rxq;
-	struct txn **slots;		/* outstanding transactions by slot */
+	struct txn **slots; /* outstanding transactions by slot */
 	uint32_t nslots, *free_slots, nfree;
-	uint16_t gen;			/* TID high half of the low 32 bits */
-	struct txn **heap;		/* deadline min-heap */
+	uint16_t gen;	   /* TID high half of the low 32 bits */
+	struct txn **heap; /* deadline min-heap */
 	unsigned heap_n, heap_cap;
 	struct txn_dest *buckets[TXN_DEST_BUCKETS];
 	struct txn_dest *ready_head, *ready_tail;
+	struct txn *retry_head, *retry_tail; /* retries waiting for room */
 	struct txn_deferred *defer_head, *defer_tail;
 	struct txn_stats stats;
+	int64_t *stale_exp;		/* FIFO ring of stale-slot expiries */
+	unsigned stale_head, stale_cap; /* count is stats.stale */
 	txn_request_cb req_cb;
 	void *req_ctx;
 };
@@ -70,8 +74,12 @@ struct txn *txn_by_tid(struct txn_engine *e, uint32_t tid);
 void txn_complete(struct txn_engine *e, struct txn *t, int status,
 		  const struct mad_rx *rx, const struct smp *s);
 void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t);
-void txn_expire(struct txn_engine *e, struct txn *t);
+/* The current try got no answer; late: its answer may still come (our
+ * own timer fired), so it keeps a stale window slot for a while. */
+void txn_expire(struct txn_engine *e, struct txn *t, bool late);
 void txn_pump(struct txn_engine *e);
+/* A late answer or umad record for an old try arrived: free one stale slot. */
+void txn_stale_release(struct txn_engine *e);
 /* txn_recv.c */
 void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx);
 

@@ -8,38 +8,44 @@
 
 #include "lib/log.h"
 #include "mad/cursor.h"
+#include "mad/smp_sm.h"
 #include "mad/txn_int.h"
 
 #define UMAD_STATUS_TIMEOUT 110 /* ETIMEDOUT as umad reports it */
 
-static struct log_ratelimit drop_rl = { .interval_ms = 5000, .burst = 5 };
+static struct log_ratelimit drop_rl = {.interval_ms = 5000, .burst = 5};
 
 static void drop(struct txn_engine *e, const char *why, const struct mad_rx *rx)
 {
 	e->stats.dropped++;
 	if (log_ratelimit_ok(&drop_rl))
-		log_warn("txn: dropped a received MAD from LID %u (%s, class 0x%02x "
-			 "method 0x%02x attr 0x%02x%02x); counted, going on",
-			 rx->from.lid, why, rx->len > 1 ? rx->mad[1] : 0,
-			 rx->len > 3 ? rx->mad[3] : 0, rx->len > 17 ? rx->mad[16] : 0,
-			 rx->len > 17 ? rx->mad[17] : 0);
+		log_warn(
+		    "txn: dropped a received MAD from LID %u (%s, class 0x%02x "
+		    "method 0x%02x attr 0x%02x%02x); counted, going on",
+		    rx->from.lid, why, rx->len > 1 ? rx->mad[1] : 0,
+		    rx->len > 3 ? rx->mad[3] : 0,
+		    rx->len > 17 ? rx->mad[16] : 0,
+		    rx->len > 17 ? rx->mad[17] : 0);
 }
 
-/* umad returned our own MAD with status 110: no answer.  ibsim does that
- * at once for attributes it does not implement; a kernel does it at the
- * timeout we gave it.  Only the slow kind is worth retrying. */
+/* umad returned our own MAD with status 110: no answer (see txn.h on
+ * retry_fast_timeouts for why immediate ones are told apart). */
 static void umad_timeout(struct txn_engine *e, struct txn *t)
 {
 	int64_t waited = txn_now_us() - t->sent_us;
+	bool fast = waited < (int64_t)t->timeout_ms * 1000 / 2;
 
-	if (!e->params.retry_fast_timeouts &&
-	    waited < (int64_t)t->timeout_ms * 1000 / 2) {
-		e->stats.timeouts++;
+	if (fast)
 		e->stats.fast_timeouts++;
-		txn_complete_fast_timeout(e, t);
+	if (!fast ||
+	    (e->params.retry_fast_timeouts && t->tries < t->max_tries)) {
+		txn_expire(e, t, false); /* umad gave up: nothing late */
 		return;
 	}
-	txn_expire(e, t);
+	e->stats.timeouts++;
+	if (e->params.retry_fast_timeouts)
+		e->stats.lost++;
+	txn_complete_fast_timeout(e, t);
 }
 
 static void on_response(struct txn_engine *e, const struct mad_rx *rx,
@@ -51,6 +57,7 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 
 	if (!t) {
 		e->stats.unmatched++;
+		txn_stale_release(e);
 		return;
 	}
 	if (t->is_smp) {
@@ -74,10 +81,11 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 static void on_request(struct txn_engine *e, const struct mad_rx *rx,
 		       const struct mad_hdr *h)
 {
-	struct txn_request req = { .rx = rx, .hdr = h };
+	struct txn_request req = {.rx = rx, .hdr = h};
 	struct smp s;
 
-	if (h->mgmt_class == MAD_CLASS_SMI || h->mgmt_class == MAD_CLASS_SMI_DR) {
+	if (h->mgmt_class == MAD_CLASS_SMI ||
+	    h->mgmt_class == MAD_CLASS_SMI_DR) {
 		if (smp_decode(&s, rx->mad, rx->len)) {
 			drop(e, "bad SMP request", rx);
 			return;
@@ -103,12 +111,14 @@ void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx)
 	if (rx->status) {
 		struct txn *t = txn_by_tid(e, (uint32_t)h.tid);
 
-		if (!t)
+		if (!t) {
 			e->stats.unmatched++;
-		else if (rx->status == UMAD_STATUS_TIMEOUT)
+			txn_stale_release(e);
+		} else if (rx->status == UMAD_STATUS_TIMEOUT)
 			umad_timeout(e, t);
 		else
-			txn_expire(e, t); /* other umad send error: a lost try */
+			txn_expire(e, t,
+				   false); /* other umad error: a lost try */
 		return;
 	}
 	if (h.base_version != 1) {
@@ -159,8 +169,21 @@ int txn_respond_smp(struct txn_engine *e, const struct txn_request *req,
 	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
 }
 
-void txn_set_request_handler(struct txn_engine *e, txn_request_cb cb,
-			     void *ctx)
+int txn_repress_trap(struct txn_engine *e, const struct txn_request *req)
+{
+	uint8_t buf[MAD_SIZE];
+	struct smp s;
+	int rc;
+
+	if (!req->smp || req->hdr->method != MAD_METHOD_TRAP)
+		return -EINVAL;
+	s = *req->smp;
+	smp_make_trap_repress(&s);
+	rc = smp_encode(&s, buf, sizeof(buf));
+	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
+}
+
+void txn_set_request_handler(struct txn_engine *e, txn_request_cb cb, void *ctx)
 {
 	e->req_cb = cb;
 	e->req_ctx = ctx;
@@ -202,7 +225,7 @@ int txn_create_transport(const struct txn_transport *tr,
 int txn_create(struct mad_port *port, const struct txn_params *params,
 	       struct txn_engine **out)
 {
-	struct txn_transport tr = { .send = port_send, .ctx = port };
+	struct txn_transport tr = {.send = port_send, .ctx = port};
 	int rc;
 
 	*out = NULL;
@@ -228,6 +251,16 @@ void txn_destroy(struct txn_engine *e)
 	txn_rxq_fini(&e->rxq); /* no more receptions */
 	while (e->heap_n)
 		txn_complete(e, e->heap[0], -ECANCELED, NULL, NULL);
+	while (e->retry_head) {
+		struct txn *t = e->retry_head;
+		struct txn_result r = {.status = -ECANCELED, .tries = t->tries};
+
+		e->retry_head = t->qnext;
+		if (t->cb)
+			t->cb(t->ctx, -ECANCELED, &r);
+		free(t);
+	}
+	e->retry_tail = NULL;
 	while (e->ready_head) {
 		struct txn_dest *d = e->ready_head;
 		struct txn *t;
@@ -237,7 +270,7 @@ void txn_destroy(struct txn_engine *e)
 		while ((t = d->qhead)) {
 			d->qhead = t->qnext;
 			if (t->cb) {
-				struct txn_result r = { .status = -ECANCELED };
+				struct txn_result r = {.status = -ECANCELED};
 				t->cb(t->ctx, -ECANCELED, &r);
 			}
 			free(t);
@@ -255,6 +288,7 @@ void txn_destroy(struct txn_engine *e)
 		free(d);
 	}
 	free(e->heap);
+	free(e->stale_exp);
 	free(e->slots);
 	free(e->free_slots);
 	free(e);
@@ -272,7 +306,8 @@ void txn_set_params(struct txn_engine *e, const struct txn_params *p)
 		e->params.window = 1;
 	if (e->params.window > TXN_MAX_SLOTS - 1)
 		e->params.window = TXN_MAX_SLOTS - 1;
-	if (e->params.node_window == 0 || e->params.node_window > e->params.window)
+	if (e->params.node_window == 0 ||
+	    e->params.node_window > e->params.window)
 		e->params.node_window = e->params.window;
 	if (e->params.timeout_ms == 0)
 		e->params.timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
@@ -283,23 +318,41 @@ const struct txn_params *txn_get_params(const struct txn_engine *e)
 	return &e->params;
 }
 
-int txn_fd(const struct txn_engine *e) { return e->rxq.efd; }
-struct mad_port *txn_port(const struct txn_engine *e) { return e->port; }
-int txn_agent_smi(const struct txn_engine *e) { return e->tr.agent_smi; }
-int txn_agent_smi_dr(const struct txn_engine *e) { return e->tr.agent_smi_dr; }
-const struct txn_stats *txn_stats(const struct txn_engine *e) { return &e->stats; }
+int txn_fd(const struct txn_engine *e)
+{
+	return e->rxq.efd;
+}
+struct mad_port *txn_port(const struct txn_engine *e)
+{
+	return e->port;
+}
+int txn_agent_smi(const struct txn_engine *e)
+{
+	return e->tr.agent_smi;
+}
+int txn_agent_smi_dr(const struct txn_engine *e)
+{
+	return e->tr.agent_smi_dr;
+}
+const struct txn_stats *txn_stats(const struct txn_engine *e)
+{
+	return &e->stats;
+}
 
 void txn_log_stats(const struct txn_engine *e, const char *what)
 {
 	const struct txn_stats *s = &e->stats;
 
-	log_info("%s: MADs sent %llu received %llu retried %llu lost %llu "
-		 "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
-		 "dropped %llu requests %llu send-errors %llu max-outstanding %u",
-		 what, (unsigned long long)s->sent, (unsigned long long)s->received,
-		 (unsigned long long)s->retried, (unsigned long long)s->lost,
-		 (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
-		 (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
-		 (unsigned long long)s->dropped, (unsigned long long)s->requests,
-		 (unsigned long long)s->send_errors, s->max_outstanding);
+	log_info(
+	    "%s: MADs sent %llu received %llu retried %llu lost %llu "
+	    "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
+	    "dropped %llu requests %llu send-errors %llu max-outstanding %u",
+	    what, (unsigned long long)s->sent, (unsigned long long)s->received,
+	    (unsigned long long)s->retried, (unsigned long long)s->lost,
+	    (unsigned long long)s->timeouts,
+	    (unsigned long long)s->fast_timeouts,
+	    (unsigned long long)s->remote_errors,
+	    (unsigned long long)s->unmatched, (unsigned long long)s->dropped,
+	    (unsigned long long)s->requests, (unsigned long long)s->send_errors,
+	    s->max_outstanding);
 }

@@ -67,20 +67,22 @@ static void *rx_thread(void *arg)
 	struct mad_rx rx;
 	unsigned errors = 0;
 
-	while (!q->stop) {
+	while (!__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
 		int rc = mad_port_recv(q->port, &rx, RX_POLL_MS);
 
 		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR)
 			continue;
 		if (rc < 0) {
 			if (errors++ < 5)
-				log_err("txn: umad receive failed: %s; retrying",
-					strerror(-rc));
+				log_err(
+				    "txn: umad receive failed: %s; retrying",
+				    strerror(-rc));
 			usleep(10000);
 			continue;
 		}
 		if (txn_rxq_push(q, &rx) < 0)
-			log_err("txn: out of memory queueing a received MAD; dropped");
+			log_err("txn: out of memory queueing a received MAD; "
+				"dropped");
 	}
 	return NULL;
 }
@@ -90,7 +92,7 @@ int txn_rxq_start(struct txn_rxq *q, struct mad_port *port)
 	int rc;
 
 	q->port = port;
-	q->stop = false;
+	__atomic_store_n(&q->stop, false, __ATOMIC_RELEASE);
 	rc = pthread_create(&q->thread, NULL, rx_thread, q);
 	if (rc)
 		return -rc;
@@ -103,7 +105,7 @@ void txn_rxq_fini(struct txn_rxq *q)
 	struct rx_item *it, *next;
 
 	if (q->running) {
-		q->stop = true;
+		__atomic_store_n(&q->stop, true, __ATOMIC_RELEASE);
 		pthread_join(q->thread, NULL);
 		q->running = false;
 	}

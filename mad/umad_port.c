@@ -2,6 +2,8 @@
  * ACTIVE port), agent registration with method masks so that unsolicited
  * requests reach the SM, and raw MAD send/receive with addresses. */
 #include <endian.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +14,21 @@
 #include "mad/smp.h"
 #include "mad/umad_port.h"
 
+/* umad buffers: header + MAD.  Sized with room to spare because the
+ * header size differs between libibumad versions (umad_size() 56 here,
+ * sizeof(struct ib_user_mad) 64) and libumad2sim.so carries its own idea
+ * of it. */
+#define UMAD_BUF_SIZE 1024
+
 struct mad_port {
 	int portid;
+	int issm_fd; /* -1 unless IsSM is claimed */
 	struct mad_port_info info;
-	void *sbuf; /* umad send buffer (umad_size() + MAD_SIZE) */
+	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
 
-#define NO_DEVICE_HINT                                                     \
-	"no InfiniBand device found (is ib_umad loaded? under ibsim, is "  \
+#define NO_DEVICE_HINT                                                         \
+	"no InfiniBand device found (is ib_umad loaded? under ibsim, is "      \
 	"LD_PRELOAD=libumad2sim.so set and ibsim running?)"
 
 static void info_from_umad(struct mad_port_info *i, const umad_port_t *up)
@@ -67,7 +76,8 @@ static int scan_ca(const char *ca, const struct mad_port_sel *sel,
 			continue;
 		if (sel->guid && be64toh(up->port_guid) != sel->guid)
 			continue;
-		if (!sel->guid && sel->ca && sel->num && up->portnum != sel->num)
+		if (!sel->guid && sel->ca && sel->num &&
+		    up->portnum != sel->num)
 			continue;
 		consider(pk, up);
 	}
@@ -78,38 +88,45 @@ static int scan_ca(const char *ca, const struct mad_port_sel *sel,
 static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int n;
+	int n, present = 0;
 
 	memset(pk, 0, sizeof(*pk));
+	/* libibumad names a default "mthca0" when there is no device at all,
+	 * so a device counts only when umad_get_ca() can read it. */
 	n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
-	if (n <= 0) {
+	for (int i = 0; i < n; i++)
+		if (scan_ca(cas[i], sel, pk) == 0)
+			present++;
+	if (!present) {
 		log_err("umad: " NO_DEVICE_HINT);
 		return -ENODEV;
 	}
 	if (!sel->guid && sel->ca) {
+		memset(pk, 0, sizeof(*pk));
 		if (scan_ca(sel->ca, sel, pk) < 0) {
-			log_err("umad: no InfiniBand device named %s (%d present, first %s)",
-				sel->ca, n, cas[0]);
+			log_err("umad: no InfiniBand device named %s (%d "
+				"present, first %s)",
+				sel->ca, present, cas[0]);
 			return -ENODEV;
 		}
-	} else {
-		for (int i = 0; i < n; i++)
-			scan_ca(cas[i], sel, pk);
 	}
 	if (pk->found)
 		return 0;
 	if (sel->guid)
 		log_err("umad: no port with GUID 0x%016llx on any of the %d "
-			"InfiniBand device(s)", (unsigned long long)sel->guid, n);
+			"InfiniBand device(s)",
+			(unsigned long long)sel->guid, present);
+	else if (sel->ca)
+		log_err("umad: device %s has no port %d", sel->ca, sel->num);
 	else
-		log_err("umad: device %s has no port %d", sel->ca ? sel->ca : "?",
-			sel->num);
+		log_err("umad: the %d InfiniBand device(s) have no port",
+			present);
 	return -ENODEV;
 }
 
 int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 {
-	static const struct mad_port_sel any = { 0 };
+	static const struct mad_port_sel any = {0};
 	struct mad_port *p;
 	struct pick pk;
 	int rc;
@@ -129,18 +146,20 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			   "(state %u), the SM will bring it up",
 			   pk.info.ca, pk.info.num, pk.info.state);
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->sbuf = calloc(1, sizeof(struct ib_user_mad) + MAD_SIZE))) {
+	if (!p || !(p->sbuf = calloc(1, UMAD_BUF_SIZE))) {
 		free(p);
 		return -ENOMEM;
 	}
 	p->info = pk.info;
+	p->issm_fd = -1;
 	p->portid = umad_open_port(pk.info.ca, pk.info.num);
 	if (p->portid < 0) {
 		rc = p->portid;
 		log_err("umad: cannot open %s port %d: %s%s", pk.info.ca,
 			pk.info.num, strerror(-rc),
-			rc == -EACCES || rc == -EPERM ?
-				" (needs root or access to /dev/infiniband/umad*)" : "");
+			rc == -EACCES || rc == -EPERM
+			    ? " (needs root or access to /dev/infiniband/umad*)"
+			    : "");
 		free(p->sbuf);
 		free(p);
 		return rc;
@@ -156,6 +175,7 @@ void mad_port_close(struct mad_port *p)
 {
 	if (!p)
 		return;
+	mad_port_set_sm(p, false);
 	umad_close_port(p->portid);
 	free(p->sbuf);
 	free(p);
@@ -164,6 +184,35 @@ void mad_port_close(struct mad_port *p)
 const struct mad_port_info *mad_port_info(const struct mad_port *p)
 {
 	return &p->info;
+}
+
+int mad_port_set_sm(struct mad_port *p, bool on)
+{
+	char path[256];
+	int rc;
+
+	if (!on) {
+		if (p->issm_fd >= 0)
+			close(p->issm_fd);
+		p->issm_fd = -1;
+		return 0;
+	}
+	if (p->issm_fd >= 0)
+		return 0;
+	rc = umad_get_issm_path(p->info.ca, p->info.num, path, sizeof(path));
+	if (rc < 0) {
+		log_err("umad: no issm device for %s port %d: %s", p->info.ca,
+			p->info.num, strerror(-rc));
+		return rc;
+	}
+	p->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (p->issm_fd < 0) {
+		rc = -errno;
+		log_err("umad: cannot open %s to claim IsSM on %s port %d: %s",
+			path, p->info.ca, p->info.num, strerror(-rc));
+		return rc;
+	}
+	return 0;
 }
 
 int mad_port_refresh(struct mad_port *p)
@@ -191,13 +240,15 @@ int mad_port_register(struct mad_port *p, const struct mad_agent_req *r)
 	memset(mask, 0, sizeof(mask));
 	for (unsigned m = 0; m < 128; m++)
 		if (r->method_mask[m / 32] >> (m % 32) & 1)
-			mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+			mask[m / (8 * sizeof(long))] |=
+			    1L << (m % (8 * sizeof(long)));
 	id = umad_register(p->portid, r->mgmt_class, r->class_version,
 			   r->rmpp_version, mask);
 	if (id < 0)
-		log_err("umad: cannot register class 0x%02x version %u on %s port %d: %s",
-			r->mgmt_class, r->class_version, p->info.ca, p->info.num,
-			strerror(-id));
+		log_err("umad: cannot register class 0x%02x version %u on %s "
+			"port %d: %s",
+			r->mgmt_class, r->class_version, p->info.ca,
+			p->info.num, strerror(-id));
 	return id;
 }
 
@@ -211,8 +262,8 @@ static void mask_set(uint32_t mask[4], unsigned method)
 
 int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr)
 {
-	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SMI,
-				    .class_version = 1 };
+	struct mad_agent_req r = {.mgmt_class = MAD_CLASS_SMI,
+				  .class_version = 1};
 
 	mask_set(r.method_mask, MAD_METHOD_GET);
 	mask_set(r.method_mask, MAD_METHOD_SET);
@@ -232,9 +283,9 @@ int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr)
 
 int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 {
-	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SA,
-				    .class_version = 2,
-				    .rmpp_version = rmpp ? 1 : 0 };
+	struct mad_agent_req r = {.mgmt_class = MAD_CLASS_SA,
+				  .class_version = 2,
+				  .rmpp_version = rmpp ? 1 : 0};
 
 	mask_set(r.method_mask, MAD_METHOD_GET);
 	mask_set(r.method_mask, MAD_METHOD_SET);
@@ -246,8 +297,8 @@ int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 	return *agent < 0 ? *agent : 0;
 }
 
-int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
-		   size_t len, const struct mad_addr *addr, int timeout_ms)
+int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
+		  const struct mad_addr *addr, int timeout_ms)
 {
 	void *buf = p->sbuf;
 	int rc;
@@ -257,11 +308,12 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 	if (len > MAD_SIZE) {
 		if (len > MAD_RMPP_MAX)
 			return -EMSGSIZE;
-		buf = malloc(sizeof(struct ib_user_mad) + len);
+		buf = calloc(1, UMAD_BUF_SIZE + len);
 		if (!buf)
 			return -ENOMEM;
+	} else {
+		memset(buf, 0, UMAD_BUF_SIZE);
 	}
-	memset(buf, 0, sizeof(struct ib_user_mad));
 	memcpy(umad_get_mad(buf), mad, len);
 	umad_set_addr(buf, addr->lid, (int)addr->qpn, addr->sl,
 		      (int)addr->qkey);
@@ -274,7 +326,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 
 int mad_port_recv(struct mad_port *p, struct mad_rx *rx, int timeout_ms)
 {
-	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE] __attribute__((aligned(8)));
+	uint8_t buf[UMAD_BUF_SIZE] __attribute__((aligned(8)));
 	struct ib_user_mad *u = (struct ib_user_mad *)buf;
 	int len = MAD_SIZE;
 	int rc;

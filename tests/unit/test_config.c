@@ -268,6 +268,9 @@ static void test_build_all_or_nothing(void **state)
 			 -ENOENT);
 	assert_string_equal(err, "/nonexistent/ibsmd.yaml: No such file or "
 				 "directory");
+	assert_int_equal(config_build(&live, "/", NULL, 0, err, sizeof(err)),
+			 -EISDIR);
+	assert_string_equal(err, "/: Is a directory");
 	config_free(&live);
 	config_free(&copy);
 }
@@ -329,6 +332,48 @@ static void test_man_page(void **state)
 	free(man);
 }
 
+
+/* Robustness: corrupted variants of a full config either load or fail
+ * with a "t.yaml:N: " or "configuration: " message; never crash. */
+static void test_mutations(void **state)
+{
+	static const char alphabet[] = ":-[]{},\"'#&*!|>.  \t\n0x9az";
+	static const char base[] =
+		"port:\n  guid: 0x0\n  ca: \"mlx5_0\"\nrouting:\n"
+		"  unicast: updown\n  updown:\n    roots: [S1, \"S 2\"]\n"
+		"    direction: dfs\nsm.priority: 3\nmad: {window: 8}\n"
+		"log:\n  level: info\n";
+	uint64_t rs = 777;
+	char err[512];
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		char t[sizeof(base)];
+		size_t len = sizeof(base) - 1;
+		memcpy(t, base, sizeof(base));
+		for (int m = 0; m < 1 + i % 3; m++) {
+			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+			size_t pos = (rs >> 33) % len;
+			if ((rs >> 60) & 1)
+				t[pos] = alphabet[(rs >> 20) %
+						  (sizeof(alphabet) - 1)];
+			else
+				memmove(t + pos, t + pos + 1, len - pos);
+			len = strlen(t);
+			if (!len)
+				break;
+		}
+		struct config c;
+		assert_int_equal(config_defaults(&c), 0);
+		int r = config_load_string(&c, t, "t.yaml", err, sizeof(err));
+		if (r)
+			assert_true(r == -EINVAL && !strncmp(err, "t.yaml:", 7));
+		else
+			r = config_validate(&c, err, sizeof(err));
+		config_free(&c);
+	}
+}
+
 static int regen(void)
 {
 	char path[4096], *man, *b, *e, *keys;
@@ -365,6 +410,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_build_all_or_nothing),
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_mutations),
 	};
 	if (argc > 1 && !strcmp(argv[1], "--regen"))
 		return regen();
