@@ -54,6 +54,11 @@ void sa_daemon_fini(struct sm *sm)
 	g.ready = false;
 }
 
+struct sa *sa_daemon_get(void)
+{
+	return g.ready ? &g.sa : NULL;
+}
+
 /* The SM's side of the records, as of now. */
 static void refresh(struct sm *sm)
 {
