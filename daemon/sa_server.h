@@ -2,7 +2,23 @@
  * the fabric model, the SM's own state, the ServiceRecord database and the
  * multicast group table.  sa_handle() takes one encoded request MAD and
  * writes the whole response (all records of a GetTable, however many);
- * segmenting it (RMPP) is the transport's job.  Nothing here does I/O. */
+ * segmenting it (RMPP) is the transport's job.  Nothing here does I/O.
+ *
+ * Decisions (where the IBA leaves room, we do what OpenSM 3.3.23 does, so
+ * saquery shows the same; tests/integration/sa_saquery.sh compares):
+ *  - tables come in OpenSM's order (GUIDs byte-reversed, see sa_util.c);
+ *  - a Get matching nothing is ERR_NO_RECORDS, several ERR_TOO_MANY_-
+ *    RECORDS; a GetTable matching nothing is an empty table (success);
+ *  - component bits the record does not define, or an AttributeOffset
+ *    other than 0 or the record's, are ERR_REQ_INVALID;
+ *  - P_KeyTableRecords only for trusted requesters (SM_Key), and the
+ *    SM_Key in SMInfoRecord only for them;
+ *  - answers over max_response (4 MiB) are ERR_NO_RESOURCES, as is a full
+ *    ServiceRecord database (4096 records);
+ *  - CapabilityMask and CapabilityMask2 of PortInfoRecord match bitwise;
+ *  - requests that cannot be answered (not SA class, response methods,
+ *    RMPP control packets, shorter than the SA header) are dropped,
+ *    counted in stats.dropped and logged with a rate limit. */
 #ifndef IBSM_SA_SERVER_H
 #define IBSM_SA_SERVER_H
 
