@@ -181,7 +181,13 @@ check "SMInfoRecord"                  SMIR
 check "ServiceRecord"                 SR
 check "MCMemberRecord"                MCMR
 check "multicast groups"              -g
+check "multicast members"             -m
 check "GUIDInfoRecord"                GIR @H3
+# Whole tables, as far as one MAD carries them: the same records first.
+check "PortInfoRecord table"          PIR
+check "LinkRecord table"              LR
+check "SwitchInfoRecord table"        SWIR
+check "GUIDInfoRecord table"          GIR
 check "PKeyTableRecord (untrusted)"   PKTR @H3
 
 echo "$((n - fails)) of $n saquery answers identical after normalisation"
