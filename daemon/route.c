@@ -11,8 +11,7 @@
 #include "lib/log.h"
 #include "routing/ucast.h"
 
-static int assign_lids(struct sm *sm, struct fabric *f, char *err,
-		       size_t len)
+static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
 	struct lids_stats st;
 	struct ib_port *smp;
@@ -23,8 +22,9 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 		return rc;
 	}
 	log_info("LIDs: %u ports, %u kept, %u from guid2lid, %u new, %u "
-		 "dropped, max LID %u", st.ports, st.kept, st.from_map,
-		 st.fresh, st.dropped, f->max_lid);
+		 "dropped, max LID %u",
+		 st.ports, st.kept, st.from_map, st.fresh, st.dropped,
+		 f->max_lid);
 	smp = node_port(f->sm_node, f->sm_port);
 	sm->sm_lid = smp->lid;
 	return 0;
@@ -32,15 +32,17 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 
 int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
-	const struct ucast_engine *eng = ucast_engine_find(config_enum_name("routing.unicast", sm->cfg.routing_unicast));
-	struct ucast_params prm = { 0 };
-	struct ucast_result res = { 0 };
+	const struct ucast_engine *eng = ucast_engine_find(
+	    config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	struct ucast_params prm = {0};
+	struct ucast_result res = {0};
 	int64_t t0;
 	int rc;
 
 	if (!eng) {
 		snprintf(err, len, "unknown routing engine '%s'",
-			 config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+			 config_enum_name("routing.unicast",
+					  sm->cfg.routing_unicast));
 		return -EINVAL;
 	}
 	rc = assign_lids(sm, f, err, len);
@@ -61,9 +63,9 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 		return rc;
 	}
 	log_info("routing: %s, %u switches, max LID %u, %u unreachable host "
-		 "pairs, max hops %u, %.1f ms", eng->name, f->n_switches,
-		 f->max_lid, res.unreachable_pairs, res.max_hops,
-		 (txn_now_us() - t0) / 1000.0);
+		 "pairs, max hops %u, %.1f ms",
+		 eng->name, f->n_switches, f->max_lid, res.unreachable_pairs,
+		 res.max_hops, (txn_now_us() - t0) / 1000.0);
 	ucast_result_free(&res);
 	return 0;
 }
@@ -79,9 +81,9 @@ static void remember_lids(struct sm *sm)
 			const struct ib_port *pt = &n->ports[p];
 			uint64_t g = node_is_switch(n) ? n->guid : pt->guid;
 			if (pt->lid && g)
-				guid2lid_put(&sm->g2l, g, pt->lid,
-					     (uint16_t)(pt->lid +
-							(1u << pt->lmc) - 1));
+				guid2lid_put(
+				    &sm->g2l, g, pt->lid,
+				    (uint16_t)(pt->lid + (1u << pt->lmc) - 1));
 		}
 	}
 }
@@ -104,9 +106,10 @@ void route_after_sweep(struct sm *sm)
 	log_info("dumps finished in %s after %.1f ms more", sm->cfg.state_dir,
 		 (txn_now_us() - t0) / 1000.0);
 	if (rc < 0)
-		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
-			"may change at the next start", path,
-			sm->cfg.state_dir, strerror(-rc));
+		log_err(
+		    "cannot write the dumps (%s among them) to %s: %s; LIDs "
+		    "may change at the next start",
+		    path, sm->cfg.state_dir, strerror(-rc));
 }
 
 int route_load_guid2lid(struct sm *sm)
