@@ -34,13 +34,13 @@ struct sa_mcm_ops;
 
 /* What the SM tells the SA about itself (SMInfo, defaults of records). */
 struct sa_sm_info {
-	uint64_t guid;		/* SM port GUID */
+	uint64_t guid; /* SM port GUID */
 	uint64_t sm_key;
 	uint32_t act_count;
 	uint8_t priority, state; /* SMInfo priority, SMState (3 = master) */
-	uint16_t lid;		/* SM port LID */
-	uint64_t subnet_prefix; /* GID prefix, default fe80:: */
-	uint8_t subnet_timeout; /* PortInfo SubnetTimeOut, packet lifetime */
+	uint16_t lid;		 /* SM port LID */
+	uint64_t subnet_prefix;	 /* GID prefix, default fe80:: */
+	uint8_t subnet_timeout;	 /* PortInfo SubnetTimeOut, packet lifetime */
 };
 
 /* Who sent the request (from the umad address). */
@@ -52,7 +52,8 @@ struct sa_peer {
  * Get/Set/Delete answers, header + records for GetTable answers (the
  * buffer is zero padded to at least 256 bytes either way).  For
  * GetTableResp the RMPP PayloadLength field holds the exact size (SA
- * header + records) for the transport to segment by.  The buffer grows as needed; reuse it across calls. */
+ * header + records) for the transport to segment by.  The buffer grows as
+ * needed; reuse it across calls. */
 struct sa_out {
 	uint8_t *buf;
 	size_t len, cap;
