@@ -9,15 +9,16 @@
 #   O=build tests/bench/sa.sh [NETFILE] [CLIENTS] [QUERIES_PER_CLIENT] [WINDOW]
 # Targets (issue 3): PathRecord throughput >= 2x OpenSM's, p99 no worse.
 set -u
-O=${O:-build}
+O=$(cd "${O:-build}" && pwd)
 TOP=$(pwd)
-NET=${1:-tests/data/ft3-small.net}
+NET=$(realpath "${1:-tests/data/ft3-small.net}")
 CLIENTS=${2:-8}
 N=${3:-3000}
 WIN=${4:-8}
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sa-bench.XXXXXX")
 SOCK="sabench$$"
+cd "$T" # umad2sim leaves sys-PID directories in the working directory
 PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done

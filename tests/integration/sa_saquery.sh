@@ -27,6 +27,7 @@ need ibsim opensm saquery ibnetdiscover
 NET=${SA_NET:-$TOP/tests/data/ft2-small.net}
 [ -f "$NET" ] || skip "no $NET"
 SIMARGS="-N 34 -S 10 -P 114"
+cd "$T" # umad2sim leaves sys-PID directories in the working directory
 
 # start_sim NAME: an ibsim of our own on socket $IBSIM_SOCKNAME-NAME
 start_sim() {
