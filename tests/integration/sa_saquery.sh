@@ -49,7 +49,7 @@ start_sim() {
 at() { local name=$1; shift; IBSIM_SOCKNAME="${IBSIM_SOCKNAME}$name" LD_PRELOAD="$UMAD2SIM" "$@"; }
 stop_all() {
 	for p in ${PID_OSM:-} ${PID_IBSMD:-} ${PID_SIM_osm:-} ${PID_SIM_ibsmd:-}; do
-		kill "$p" 2>/dev/null
+		killtree "$p"
 	done
 	cleanup
 }
