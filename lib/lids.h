@@ -17,6 +17,11 @@ struct guid2lid_entry {
 struct guid2lid {
 	struct guid2lid_entry *v;
 	uint32_t n, cap;
+	/* GUID -> position + 1 (0 = empty), open addressing; covers the
+	 * first idx_n entries and is rebuilt when entries came in another
+	 * way (the reader appends without it). */
+	uint32_t *idx;
+	uint32_t idx_cap, idx_n;
 };
 
 struct lids_stats {
@@ -25,19 +30,21 @@ struct lids_stats {
 	uint32_t from_map; /* took their LID from the guid2lid map */
 	uint32_t fresh;	   /* got a new LID */
 	uint32_t dropped;  /* had a LID that was invalid or clashed */
-	uint32_t unreachable; /* nodes not reachable from the SM: LIDs cleared */
+	uint32_t
+	    unreachable; /* nodes not reachable from the SM: LIDs cleared */
 };
 
 /* Assigns LIDs to every port reachable from f->sm_node (port f->sm_port
  * when it is a CA), in three passes over the same breadth-first order
  * (from the SM node, switch ports in increasing number):
  *   1. keep a port's existing LID when it is non-zero, in the unicast
- *      range, aligned to 2^lmc (CA ports) and not claimed earlier in the
+ *      range, aligned to 2^lmc and not claimed earlier in the
  *      order;
  *   2. else take the LID the guid2lid map (prev, may be NULL) records,
  *      under the same conditions;
  *   3. else the lowest free aligned LID.
- * Switches get one LID (port 0, LMC 0); CA/router ports 2^lmc LIDs.
+ * CA/router ports get 2^lmc LIDs; a switch (port 0, LMC 0) uses one but
+ * an aligned range of 2^lmc is reserved for it, as OpenSM does.
  * Ports of nodes not reachable from the SM lose their LIDs.  Pure function
  * of (topology, existing LIDs, map, lmc).  0, -EINVAL (no SM node, lmc > 7),
  * -ENOSPC (unicast LID space exhausted) or -ENOMEM. */
@@ -49,12 +56,11 @@ int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
  * 0, -errno from fopen, or -EINVAL with a "path:line: message" in err. */
 int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		  size_t errlen);
-/* Adds (or replaces) one entry. */
+/* Adds (or replaces) one entry; constant time (hash index).  0 or
+ * -ENOMEM. */
 int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi);
-/* Entry for guid or NULL (linear map lookups are built on demand inside
- * lids_assign; this one is for tests and tools). */
-const struct guid2lid_entry *guid2lid_get(const struct guid2lid *m,
-					  uint64_t guid);
+/* Entry for guid or NULL; constant time once the index is built. */
+const struct guid2lid_entry *guid2lid_get(struct guid2lid *m, uint64_t guid);
 void guid2lid_free(struct guid2lid *m);
 /* Fills m from the LIDs currently in the fabric (every port with a LID). */
 int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m);

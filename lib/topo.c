@@ -735,8 +735,9 @@ static void tp_init(struct tp *t, struct fabric *f, const char *name,
 	t->err = err;
 	t->errlen = errlen;
 	t->absguid[IB_NODE_CA] = t->guid[IB_NODE_CA] = IBSIM_CA_GUID_BASE;
-	t->absguid[IB_NODE_ROUTER] = t->guid[IB_NODE_ROUTER] =
-		IBSIM_CA_GUID_BASE; /* ibsim's table leaves routers at CA's */
+	/* ibsim's guids[] initialiser stops before ROUTER_NODE: routers
+	 * start at GUID 0 (observed: "Rt 2" first gets 0, ports 1 and 2). */
+	t->absguid[IB_NODE_ROUTER] = t->guid[IB_NODE_ROUTER] = 0;
 	t->absguid[IB_NODE_SWITCH] = t->guid[IB_NODE_SWITCH] =
 		IBSIM_SW_GUID_BASE;
 	t->netwidth = IBSIM_DEF_WIDTH;

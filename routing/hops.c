@@ -1,40 +1,98 @@
-/* Min-hop tables: see hops.h.  BFS over switch-to-switch links only; each
- * BFS writes its own row, so the parallel-for shares no mutable state. */
+/* Min-hop tables: see hops.h.  The BFS runs 64 sources at once over a
+ * compact adjacency (CSR) of distinct switch neighbours: per switch one
+ * 64-bit word says which of the 64 BFS waves have reached it, and a level
+ * is one pass pulling the neighbours' frontier words.  A 2,000-switch
+ * fat tree is then 32 batches of about 6 passes over 80,000 edges.  Each
+ * batch writes only its own 64 rows, so the parallel-for shares no
+ * mutable state. */
 #include "routing/hops.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct bfs_job {
-	const struct fabric *f;
-	struct hops *h;
-	uint32_t **queues; /* one scratch queue per worker */
+struct csr {
+	uint32_t *off; /* [n + 1] */
+	uint32_t *adj; /* distinct neighbour switches */
 };
 
-static void bfs_row(void *arg, size_t src, unsigned worker)
-{
-	struct bfs_job *j = arg;
-	uint32_t n = j->h->n, *q = j->queues[worker], head = 0, tail = 0;
-	uint8_t *row = j->h->d + src * n;
+struct bfs_job {
+	struct hops *h;
+	const struct csr *g;
+	uint64_t **scratch; /* per worker: vis, front, next (3 n words) */
+};
 
-	memset(row, HOPS_INF, n);
-	row[src] = 0;
-	q[tail++] = (uint32_t)src;
-	while (head < tail) {
-		uint32_t s = q[head++];
-		struct ib_node *sw = j->f->switches[s];
-		uint8_t nd = row[s] == HOPS_INF - 1 ? row[s] : row[s] + 1;
+static void csr_free(struct csr *g)
+{
+	free(g->off);
+	free(g->adj);
+}
+
+static int csr_build(const struct fabric *f, struct csr *g)
+{
+	uint32_t n = f->n_switches, k = 0, total = 0;
+
+	for (uint32_t s = 0; s < n; s++)
+		total += f->switches[s]->nports;
+	g->off = malloc((n + 1) * sizeof(*g->off));
+	g->adj = malloc((total + 1) * sizeof(*g->adj));
+	if (!g->off || !g->adj)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++) {
+		const struct ib_node *sw = f->switches[s];
+		g->off[s] = k;
 		for (unsigned p = 1; p <= sw->nports; p++) {
-			struct ib_port *r = sw->ports[p].remote;
+			const struct ib_port *r = sw->ports[p].remote;
+			uint32_t t, i;
 			if (!r || r->node->type != IB_NODE_SWITCH)
 				continue;
-			uint32_t t = (uint32_t)r->node->sw_idx;
-			if (row[t] != HOPS_INF)
-				continue;
-			row[t] = nd;
-			q[tail++] = t;
+			t = (uint32_t)r->node->sw_idx;
+			for (i = g->off[s]; i < k && g->adj[i] != t; i++)
+				;
+			if (i == k && t != s)
+				g->adj[k++] = t;
 		}
+	}
+	g->off[n] = k;
+	return 0;
+}
+
+/* One batch: sources 64 * b .. 64 * b + 63. */
+static void bfs_batch(void *arg, size_t b, unsigned worker)
+{
+	struct bfs_job *j = arg;
+	uint32_t n = j->h->n, first = (uint32_t)b * 64;
+	uint32_t cnt = n - first < 64 ? n - first : 64;
+	uint64_t *vis = j->scratch[worker], *front = vis + n, *next = front + n;
+	const uint32_t *off = j->g->off, *adj = j->g->adj;
+	uint8_t *rows = j->h->d + (size_t)first * n;
+	uint64_t any = 1;
+
+	memset(rows, HOPS_INF, (size_t)cnt * n);
+	memset(vis, 0, 2 * (size_t)n * sizeof(*vis));
+	for (uint32_t i = 0; i < cnt; i++) {
+		vis[first + i] = front[first + i] = 1ULL << i;
+		rows[(size_t)i * n + first + i] = 0;
+	}
+	for (unsigned level = 1; any && level < HOPS_INF; level++) {
+		any = 0;
+		for (uint32_t v = 0; v < n; v++) {
+			uint64_t x = 0;
+			for (uint32_t e = off[v]; e < off[v + 1]; e++)
+				x |= front[adj[e]];
+			x &= ~vis[v];
+			next[v] = x;
+			any |= x;
+			vis[v] |= x;
+			while (x) {
+				unsigned i = (unsigned)__builtin_ctzll(x);
+				rows[(size_t)i * n + v] = (uint8_t)level;
+				x &= x - 1;
+			}
+		}
+		uint64_t *t = front;
+		front = next;
+		next = t;
 	}
 }
 
@@ -42,28 +100,30 @@ int hops_compute(const struct fabric *f, struct hops *h, struct pool *pool)
 {
 	uint32_t n = f->n_switches;
 	unsigned nw = pool_threads(pool);
-	struct bfs_job j = { .f = f, .h = h };
+	struct csr g = {0};
+	struct bfs_job j = {.h = h, .g = &g};
 	int rc = 0;
 
 	free(h->d);
 	h->n = n;
 	h->d = malloc(n ? (size_t)n * n : 1);
-	j.queues = calloc(nw, sizeof(*j.queues));
-	if (!h->d || !j.queues) {
+	j.scratch = calloc(nw, sizeof(*j.scratch));
+	if (!h->d || !j.scratch || csr_build(f, &g) < 0) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (unsigned w = 0; w < nw; w++)
-		if (!(j.queues[w] = malloc((n ? n : 1) * sizeof(uint32_t)))) {
+		if (!(j.scratch[w] = malloc((3 * (size_t)n + 1) * 8))) {
 			rc = -ENOMEM;
 			goto out;
 		}
-	pool_for(pool, n, bfs_row, &j);
+	pool_for(pool, (n + 63) / 64, bfs_batch, &j);
 out:
-	if (j.queues)
+	if (j.scratch)
 		for (unsigned w = 0; w < nw; w++)
-			free(j.queues[w]);
-	free(j.queues);
+			free(j.scratch[w]);
+	free(j.scratch);
+	csr_free(&g);
 	return rc;
 }
 
@@ -86,8 +146,8 @@ uint8_t hops_to_node(const struct fabric *f, const struct hops *h,
 		struct ib_port *r = dst->ports[p].remote;
 		if (!r || r->node->type != IB_NODE_SWITCH)
 			continue;
-		uint8_t d = hops_sw(h, (uint32_t)sw->sw_idx,
-				    (uint32_t)r->node->sw_idx);
+		uint8_t d =
+		    hops_sw(h, (uint32_t)sw->sw_idx, (uint32_t)r->node->sw_idx);
 		if (d != HOPS_INF && d + 1 < best)
 			best = d + 1;
 	}

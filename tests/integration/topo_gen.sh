@@ -36,9 +36,11 @@ check 24000 12000 60000 torus 30 20 20 --hosts-per-switch 2
 check 26406 2934 $((26406 + 163 * 153 + 163 * 162 / 2)) dragonfly --a 18 --p 9 --h 9
 # random: 2,048 switches, 20 host ports and 20 switch ports each
 check 40960 2048 $((40960 + 2048 * 20 / 2)) random --switches 2048 --ports 40 --hosts-per-switch 20 --seed 1
-# pruned trees of the papers' machines
-check 8704 $((436 + 22 * 8 + 8 * 20)) $((8704 + 436 * 8 + 22 * 8 * 20)) pruned --hosts 8704 --radix 40 --uplinks 8
-check 40960 $((1280 + 40 * 2 + 2 * 32)) $((40960 + 1280 * 2 + 40 * 2 * 32)) pruned --hosts 40960 --radix 64 --uplinks 2
+# pruned trees of the papers' machines (radix 64): 8 pods x 34 leaves x 32
+# hosts with 8 middles per pod and 64-34 = 30 tops; 32 pods x 40 leaves with
+# 2 middles per pod and 24 tops
+check 8704 $((272 + 8 * 8 + 30)) $((8704 + 272 * 8 + 64 * 30)) pruned --hosts 8704 --radix 64 --uplinks 8
+check 40960 $((1280 + 32 * 2 + 24)) $((40960 + 1280 * 2 + 64 * 24)) pruned --hosts 40960 --radix 64 --uplinks 2
 
 "$G" random --switches 64 --ports 12 --hosts-per-switch 4 --seed 5 >"$T/a.net"
 "$G" random --switches 64 --ports 12 --hosts-per-switch 4 --seed 5 >"$T/b.net"

@@ -12,7 +12,8 @@ need ibnetdiscover
 "$O/ibsmgen" fattree2 --hosts 2100 --radix 66 -o "$T/ft2-2100.net" ||
 	fail "ibsmgen fattree2"
 n=0
-for net in tests/data/*.net /usr/share/doc/ibsim-utils/net-examples/net* \
+for net in tests/data/*.net tests/data/topo/*.net \
+	/usr/share/doc/ibsim-utils/net-examples/net* \
 	"$T/ft2-2100.net"; do
 	[ -f "$net" ] || continue
 	name=$(basename "$net" .net)

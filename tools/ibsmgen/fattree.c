@@ -100,53 +100,54 @@ int gen_fattree3(struct gtopo *g, unsigned k)
 	return 0;
 }
 
-/* Pruned 3-level fat tree.  Reading of the papers' "U paths between each
- * leaf and the top level": a leaf keeps radix/2 ports for hosts but has
- * only U uplinks, one to each of its pod's U middle switches; a pod is
- * radix/2 leaves; middle switch j of a pod has radix/2 downlinks and
- * radix/2 uplinks, one to each top switch of plane j (radix/2 tops per
- * plane, U planes); a top switch has one link per pod, so there are at
- * most radix pods.  U = radix/2 gives the full fat tree.  The papers'
- * machines: --hosts 8704 --radix 40 --uplinks 8 and --hosts 40960
- * --radix 64 --uplinks 2. */
+/* Pruned 3-level fat tree.  The papers' machines have "U paths between
+ * each leaf switch and the top-level switches"; read literally: from any
+ * leaf to any top switch there are exactly U shortest paths, one through
+ * each of the leaf's U middle switches.  So: a leaf has radix/2 hosts and
+ * U uplinks, one to each of its pod's U middle switches; a pod has D
+ * leaves; every middle switch links once to each of the T top switches;
+ * a top switch has one port per middle switch, so there are radix/U pods.
+ * D = leaves / pods (rounded up) and T = radix - D use the middle
+ * switches' ports fully.  With radix 64 the papers' sizes come out exact:
+ * --hosts 8704 --uplinks 8 gives 8 pods of 34 leaves of 32 hosts, and
+ * --hosts 40960 --uplinks 2 gives 32 pods of 40 leaves. */
 int gen_pruned(struct gtopo *g, uint32_t hosts, unsigned radix, unsigned up)
 {
-	unsigned h = radix / 2;
-	uint32_t leaves, pods, mids, tops;
+	unsigned hpl = radix / 2;
+	uint32_t leaves, pods, d, tops, mids;
 	int r;
 
-	if (radix < 2 || radix % 2 || radix > 254 || !up || up > h ||
+	if (radix < 4 || radix % 2 || radix > 254 || !up || up > hpl ||
 	    !hosts) {
 		fprintf(stderr, "ibsmgen: pruned needs hosts > 0, an even "
-			"radix <= 254 and 1 <= uplinks <= radix/2\n");
+			"radix 4..254 and 1 <= uplinks <= radix/2\n");
 		return -EINVAL;
 	}
-	leaves = (hosts + h - 1) / h;
-	pods = (leaves + h - 1) / h;
-	if (pods > radix) {
-		fprintf(stderr, "ibsmgen: %u hosts need %u pods but a top "
-			"switch has %u ports (max %u hosts); raise --radix\n",
-			hosts, pods, radix, radix * h * h);
+	leaves = (hosts + hpl - 1) / hpl;
+	pods = radix / up < leaves ? radix / up : leaves;
+	d = (leaves + pods - 1) / pods;
+	if (d >= radix) {
+		fprintf(stderr, "ibsmgen: %u hosts need %u leaves per pod but "
+			"a radix-%u middle switch has room for %u (max %u "
+			"hosts); raise --radix or --uplinks\n", hosts, d,
+			radix, radix - 1, (radix - 1) * pods * hpl);
 		return -EINVAL;
 	}
+	tops = radix - d;
 	mids = pods * up;
-	tops = up * h;
 	if ((r = gt_init(g, leaves + mids + tops, radix, hosts)) < 0 ||
-	    (r = attach_hosts(g, hosts, h)) < 0)
+	    (r = attach_hosts(g, hosts, hpl)) < 0)
 		return r;
 	for (uint32_t l = 0; l < leaves; l++)
 		for (unsigned j = 0; j < up; j++)
-			if ((r = gt_link(g, l, h + 1 + j,
-					 leaves + (l / h) * up + j,
-					 l % h + 1)) < 0)
+			if ((r = gt_link(g, l, hpl + 1 + j,
+					 leaves + (l / d) * up + j,
+					 l % d + 1)) < 0)
 				return r;
-	for (uint32_t pod = 0; pod < pods; pod++)
-		for (unsigned j = 0; j < up; j++)
-			for (unsigned t = 0; t < h; t++)
-				if ((r = gt_link(g, leaves + pod * up + j,
-						 h + 1 + t,
-						 leaves + mids + j * h + t,
-						 pod + 1)) < 0)
-					return r;
+	for (uint32_t m = 0; m < mids; m++)
+		for (unsigned t = 0; t < tops; t++)
+			if ((r = gt_link(g, leaves + m, d + 1 + t,
+					 leaves + mids + t, m + 1)) < 0)
+				return r;
 	return 0;
 }

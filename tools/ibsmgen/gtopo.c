@@ -134,10 +134,16 @@ int gt_write(const struct gtopo *g, FILE *out, const char *header)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* ibsim counts a switch's ports with port 0, a CA's without. */
+/* ibsim counts a switch's ports with port 0, a CA's without.  Its MFT
+ * entries are two 16-bit port masks (NUMBEROFPORTMASK 2 in ibsim's
+ * sim.h): multicast only reaches ports 0..31, so warn above that. */
 static void print_args(uint32_t nodes, uint32_t switches, uint64_t ports,
-		       FILE *out)
+		       unsigned max_sw_ports, FILE *out)
 {
+	if (max_sw_ports > 31)
+		fprintf(stderr, "ibsmgen: warning: switches have %u ports; "
+			"ibsim's multicast tables hold ports 0..31 only\n",
+			max_sw_ports);
 	fprintf(out, "-N %u -S %u -P %llu\n", nodes, switches,
 		(unsigned long long)ports);
 }
@@ -145,17 +151,22 @@ static void print_args(uint32_t nodes, uint32_t switches, uint64_t ports,
 void gt_print_ibsim_args(const struct gtopo *g, FILE *out)
 {
 	print_args(g->n_sw + g->n_hosts, g->n_sw,
-		   (uint64_t)g->n_sw * (g->nports + 1) + g->n_hosts, out);
+		   (uint64_t)g->n_sw * (g->nports + 1) + g->n_hosts,
+		   g->n_sw ? g->nports : 0, out);
 }
 
 void gen_print_ibsim_args(const struct fabric *f, FILE *out)
 {
 	uint64_t ports = 0;
+	unsigned max_sw = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		ports += f->nodes[i]->nports +
-			 (f->nodes[i]->type == IB_NODE_SWITCH);
-	print_args(f->n_nodes, f->n_switches, ports, out);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct ib_node *n = f->nodes[i];
+		ports += n->nports + (n->type == IB_NODE_SWITCH);
+		if (n->type == IB_NODE_SWITCH && n->nports > max_sw)
+			max_sw = n->nports;
+	}
+	print_args(f->n_nodes, f->n_switches, ports, max_sw, out);
 }
 
 uint64_t gen_rand(uint64_t *state)

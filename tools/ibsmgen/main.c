@@ -32,6 +32,13 @@ static void usage(FILE *o)
 	      "FILE needs\n"
 	      "Generators write ibsim's net-file form to stdout (or -o FILE);"
 	      "\nthe first node is a host, where ibsim attaches the SM.\n"
+	      "Hosts are H1..Hn (one port each), switches S1..Sm, numbered in "
+	      "topology\norder.  fattree2 picks the smallest radix that fits "
+	      "when none is given.\npruned: every leaf has U shortest paths to "
+	      "every top switch; the papers'\nmachines are --hosts 8704 "
+	      "--radix 64 --uplinks 8 and --hosts 40960 --radix 64\n"
+	      "--uplinks 2.  random is connected and the same for the same "
+	      "--seed.\n"
 	      "Add --ibsim-args to a generator to print only the ibsim "
 	      "options.\n",
 	      o);

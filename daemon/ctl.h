@@ -1,0 +1,33 @@
+/* The control socket: a local unix stream socket on which ibsmctl (or
+ * `socat`) sends one command per line and reads the answer.  Commands are
+ * registered by name, so other parts of the daemon (multicast: `mcg list`,
+ * `mcg show`) add theirs without touching this file.  Protocol: man/ibsmctl.8. */
+#ifndef IBSMD_CTL_H
+#define IBSMD_CTL_H
+
+#include <stdio.h>
+
+struct sd_event;
+struct ctl;
+
+/* A command handler writes its answer lines to out and returns 0, or a
+ * negative errno with a message (err, errlen) for the "ERR" line. */
+typedef int (*ctl_handler_fn)(void *arg, const char *args, FILE *out,
+			      char *err, size_t errlen);
+
+/* Listens on path (an existing stale socket is replaced).  NULL on error
+ * (logged). */
+struct ctl *ctl_open(struct sd_event *ev, const char *path);
+void ctl_close(struct ctl *c);
+
+/* Registers `name` (one or two words, e.g. "status", "mcg list"); the
+ * longest registered prefix of a request line wins.  0 or -ENOMEM/-EEXIST. */
+int ctl_register(struct ctl *c, const char *name, ctl_handler_fn fn,
+		 void *arg, const char *help);
+
+/* Runs one request line through the registered handlers and writes the
+ * whole answer (data lines, then "OK" or "ERR message") to out.  Exposed
+ * for unit tests. */
+void ctl_dispatch(struct ctl *c, const char *line, FILE *out);
+
+#endif

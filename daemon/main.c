@@ -1,0 +1,272 @@
+/* ibsmd's entry point: the command line (DESIGN §1), the configuration,
+ * opening the umad port and the MAD engine, then the event loop.  Exit
+ * status: 0 ok; 1 runtime failure (no port, --once could not bring the
+ * subnet up); 2 bad command line or configuration. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "daemon/ctl.h"
+#include "daemon/route.h"
+#include "daemon/sm.h"
+#include "lib/log.h"
+#include "lib/pool.h"
+
+#define DEFAULT_CONFIG "/etc/ibsmd/ibsmd.yaml"
+#define MAX_OVERRIDES 256
+
+struct args {
+	const char *config;
+	const char *overrides[MAX_OVERRIDES + 1];
+	size_t n_overrides;
+	char state_dir_kv[600];
+	bool once, check_config;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
+		"[--foreground] [--state-dir DIR] [--check-config]\n"
+		"  -c FILE          configuration (default " DEFAULT_CONFIG
+		" if it exists)\n"
+		"  -o KEY=VALUE     override one configuration key\n"
+		"  --once           bring the subnet up, write the dumps, exit\n"
+		"  --foreground     accepted for compatibility: ibsmd never "
+		"forks\n"
+		"  --state-dir DIR  same as -o state_dir=DIR\n"
+		"  --check-config   print the effective configuration and exit\n");
+}
+
+enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK };
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "override", required_argument, NULL, 'o' },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "foreground", no_argument, NULL, OPT_FG },
+		{ "state-dir", required_argument, NULL, OPT_STATE },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': a->config = optarg; break;
+		case 'o':
+			if (a->n_overrides == MAX_OVERRIDES - 1)
+				return -E2BIG;
+			a->overrides[a->n_overrides++] = optarg;
+			break;
+		case OPT_ONCE: a->once = true; break;
+		case OPT_FG: break;
+		case OPT_STATE:
+			snprintf(a->state_dir_kv, sizeof(a->state_dir_kv),
+				 "state_dir=%s", optarg);
+			break;
+		case OPT_CHECK: a->check_config = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ibsmd: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	/* --state-dir wins over -o state_dir: it is applied last. */
+	if (a->state_dir_kv[0])
+		a->overrides[a->n_overrides++] = a->state_dir_kv;
+	if (!a->config && access(DEFAULT_CONFIG, F_OK) == 0)
+		a->config = DEFAULT_CONFIG;
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[512];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void txn_params_from_cfg(struct sm *sm)
+{
+	txn_params_default(&sm->txnp);
+	sm->txnp.window = sm->cfg.mad_window;
+	sm->txnp.node_window = sm->cfg.mad_window_per_node;
+	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
+	sm->txnp.retries = sm->cfg.mad_retries;
+}
+
+static int open_mad(struct sm *sm)
+{
+	struct mad_port_sel sel = {
+		.guid = sm->cfg.port_guid,
+		.ca = sm->cfg.port_ca && sm->cfg.port_ca[0] ? sm->cfg.port_ca
+							     : NULL,
+		.num = (int)sm->cfg.port_num,
+	};
+	int rc = mad_port_open(&sel, &sm->port);
+
+	if (rc < 0) {
+		log_err("no umad port to run on (%s): %s", sel.guid ? "port.guid"
+			: sel.ca ? "port.ca/port.num" : "first port",
+			strerror(-rc));
+		return rc;
+	}
+	sm->sm_guid = mad_port_info(sm->port)->port_guid;
+	txn_params_from_cfg(sm);
+	rc = txn_create(sm->port, &sm->txnp, &sm->txn);
+	if (rc < 0) {
+		log_err("cannot start the MAD engine on %s port %d: %s",
+			mad_port_info(sm->port)->ca,
+			mad_port_info(sm->port)->num, strerror(-rc));
+		return rc;
+	}
+	txn_set_request_handler(sm->txn, sm_on_request, sm);
+	log_notice("running on %s port %d, port GUID 0x%016" PRIx64,
+		   mad_port_info(sm->port)->ca, mad_port_info(sm->port)->num,
+		   sm->sm_guid);
+	return 0;
+}
+
+static int open_ctl(struct sm *sm)
+{
+	const char *path = sm->cfg.control_socket;
+	char dir[512], *slash;
+
+	if (sm->once || !path || !path[0])
+		return 0; /* --once is not queried: leave a daemon's socket */
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir_p(dir);
+	}
+	sm->ctl = ctl_open(sm->ev, path);
+	if (!sm->ctl)
+		return -EIO;
+	return statectl_register(sm);
+}
+
+/* Before any thread exists (the MAD engine starts a receiver), so that
+ * SIGTERM/SIGINT/SIGHUP reach only the event loop's signalfd. */
+static void block_signals(void)
+{
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+}
+
+static int setup(struct sm *sm)
+{
+	int rc = mkdir_p(sm->cfg.state_dir);
+
+	if (rc < 0) {
+		log_err("state directory %s: %s", sm->cfg.state_dir,
+			strerror(-rc));
+		return rc;
+	}
+	rc = open_mad(sm);
+	if (rc < 0)
+		return rc;
+	if (!sm->once)
+		issm_open(sm); /* --once answers nobody, it needs no IsSM */
+	sm->pool = pool_create(sm->cfg.routing_threads);
+	rc = loop_init(sm);
+	if (rc == 0)
+		rc = open_ctl(sm);
+	if (rc == 0)
+		rc = route_load_guid2lid(sm);
+	if (rc == 0)
+		rc = sweep_create(sm);
+	return rc;
+}
+
+static void teardown(struct sm *sm)
+{
+	sweep_destroy(sm);
+	ctl_close(sm->ctl);
+	issm_close(sm);
+	if (sm->txn)
+		txn_destroy(sm->txn);
+	loop_fini(sm);
+	if (sm->port)
+		mad_port_close(sm->port);
+	pool_destroy(sm->pool);
+	if (sm->fab) {
+		fabric_free(sm->fab);
+		free(sm->fab);
+	}
+	hops_free(&sm->hops);
+	hops_free(&sm->next_hops);
+	guid2lid_free(&sm->g2l);
+	config_free(&sm->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	static struct sm sm = { .issm_fd = -1 };
+	struct args a = { 0 };
+	char err[512] = "";
+	int rc;
+
+	log_set_ident("ibsmd");
+	if (parse_args(argc, argv, &a) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	rc = config_build(&sm.cfg, a.config, a.overrides, a.n_overrides, err,
+			  sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err[0] ? err : strerror(-rc));
+		return 2;
+	}
+	if (a.check_config) {
+		config_print(&sm.cfg, stdout);
+		config_free(&sm.cfg);
+		return 0;
+	}
+	log_set_level((enum log_level)sm.cfg.log_level);
+	block_signals();
+	sm.once = a.once;
+	sm.config_path = a.config;
+	rc = setup(&sm);
+	if (rc == 0) {
+		sm_change_state(&sm, SM_STATE_DISCOVERING, "starting");
+		sweep_request(&sm, true, "start");
+		rc = sd_event_loop(sm.ev);
+		rc = rc < 0 ? 1 : sm.exit_code;
+	} else {
+		rc = 1;
+	}
+	teardown(&sm);
+	return rc;
+}

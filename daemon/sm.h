@@ -1,0 +1,118 @@
+/* The daemon's state: one struct sm owned by the event-loop thread, holding
+ * the configuration values the daemon uses, the MAD engine, the fabric
+ * model of the last complete sweep, the SM and sweep state machines and
+ * their counters.  Each file under daemon/ works on one part of it. */
+#ifndef IBSMD_SM_H
+#define IBSMD_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lib/config.h"
+#include "lib/fabric.h"
+#include "lib/lids.h"
+#include "mad/smp_sm.h"
+#include "mad/txn.h"
+#include "mad/umad_port.h"
+#include "routing/hops.h"
+
+struct sd_event;
+struct sd_event_source;
+struct ctl;
+struct pool;
+
+enum sweep_state {
+	SWEEP_IDLE,
+	SWEEP_LIGHT,	 /* SwitchInfo of every known switch: any change? */
+	SWEEP_DISCOVER,	 /* heavy: NodeInfo/Desc, PortInfo, SwitchInfo */
+	SWEEP_CONFIGURE, /* LIDs + ARMED, LinearFDBTop, LFT blocks */
+	SWEEP_ACTIVATE,	 /* ACTIVE on every armed port */
+	SWEEP_STATES
+};
+
+/* SMP counts by purpose, for `ibsmctl status` and the bring-up benchmark. */
+struct sm_smp_counts {
+	uint64_t disc_gets;	/* discovery Gets submitted */
+	uint64_t light_gets;	/* light-sweep SwitchInfo Gets */
+	uint64_t portinfo_sets;
+	uint64_t switchinfo_sets;
+	uint64_t lft_blocks;	/* LFT blocks submitted (not resends) */
+	uint64_t min_needed;	/* minimum the last heavy sweep needed */
+};
+
+struct sweep;
+
+struct sm {
+	struct config cfg;	/* the committed configuration */
+	struct txn_params txnp;	/* from cfg.mad_* */
+	const char *config_path; /* for SIGHUP reload, may be NULL */
+	bool once;
+	int exit_code;
+
+	struct sd_event *ev;
+	struct sd_event_source *txn_io, *txn_timer, *txn_post;
+	struct sd_event_source *sweep_timer;
+	struct mad_port *port;
+	int issm_fd;		/* /dev/infiniband/issmN held open */
+	struct txn_engine *txn;
+	struct ctl *ctl;
+	struct pool *pool;
+
+	struct fabric *fab;	/* model of the last complete heavy sweep */
+	struct hops hops;	/* for fab */
+	struct hops next_hops;	/* computed for the model being swept */
+	struct guid2lid g2l;	/* from the state dir at start */
+
+	enum smp_sm_state sm_state;
+	uint32_t act_count;	/* SMInfo ActCount, bumped per sweep */
+	uint16_t sm_lid;
+	uint64_t sm_guid;	/* our port GUID */
+
+	struct sweep *sweep;
+	bool subnet_up;		/* a heavy sweep completed at least once */
+	bool resweep_pending;	/* a change was reported during a sweep */
+	bool heavy_pending;
+	uint64_t sweeps, heavy_sweeps;
+	struct timespec last_sweep; /* CLOCK_REALTIME end of last sweep */
+	double last_sweep_ms;
+	char last_error[256];
+	struct sm_smp_counts smps;
+	uint64_t traps;
+};
+
+/* smrole.c: the SM state machine and the SMP requests the SM answers. */
+void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why);
+const char *sm_state_name(enum smp_sm_state s);
+void sm_on_request(void *ctx, const struct txn_request *req);
+/* The sweep state machine reports each sweep's end (rc 0 or -errno). */
+void sm_sweep_done(struct sm *sm, bool heavy, int rc);
+
+/* loop.c */
+int loop_init(struct sm *sm);
+void loop_fini(struct sm *sm);
+/* Re-arms the engine's timer after submits made outside its callbacks. */
+void loop_txn_kick(struct sm *sm);
+void loop_schedule_sweep(struct sm *sm, unsigned delay_ms);
+void loop_notify_status(struct sm *sm);
+
+/* sweep.c */
+int sweep_create(struct sm *sm);
+void sweep_destroy(struct sm *sm);
+/* Requests a sweep (heavy: rediscover; else light check first).  When one
+ * is running, it is repeated after it ends. */
+void sweep_request(struct sm *sm, bool heavy, const char *why);
+enum sweep_state sweep_state(const struct sm *sm);
+const char *sweep_state_name(enum sweep_state s);
+
+/* issm.c: IsSM on our port while we run. */
+int issm_open(struct sm *sm);
+void issm_close(struct sm *sm);
+
+/* statectl.c: control-socket commands. */
+int statectl_register(struct sm *sm);
+
+/* dumps.c */
+int sm_write_dumps(struct sm *sm, const char *dir);
+
+#endif

@@ -1,0 +1,118 @@
+/* The daemon's own control-socket commands: status, sweep, dump DIR.
+ * Answers are "key value" lines (man/ibsmctl.8), one fact per line, so
+ * scripts can grep them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/ctl.h"
+#include "daemon/sm.h"
+
+static void print_txn(FILE *out, const struct txn_stats *t)
+{
+	fprintf(out, "smps_sent %" PRIu64 "\n", t->sent);
+	fprintf(out, "smps_received %" PRIu64 "\n", t->received);
+	fprintf(out, "smps_retried %" PRIu64 "\n", t->retried);
+	fprintf(out, "smps_lost %" PRIu64 "\n", t->lost);
+	fprintf(out, "smps_timeouts %" PRIu64 "\n", t->timeouts);
+	fprintf(out, "smps_remote_errors %" PRIu64 "\n", t->remote_errors);
+	fprintf(out, "smps_unmatched %" PRIu64 "\n", t->unmatched);
+	fprintf(out, "mads_dropped %" PRIu64 "\n", t->dropped);
+	fprintf(out, "requests_received %" PRIu64 "\n", t->requests);
+	fprintf(out, "smps_outstanding %u\n", t->outstanding);
+	fprintf(out, "smps_max_outstanding %u\n", t->max_outstanding);
+}
+
+static int cmd_status(void *arg, const char *args, FILE *out, char *err,
+		      size_t errlen)
+{
+	struct sm *sm = arg;
+	const struct fabric *f = sm->fab;
+	char ts[64] = "never";
+
+	if (sm->sweeps) {
+		struct tm tm;
+		gmtime_r(&sm->last_sweep.tv_sec, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	fprintf(out, "sm_state %s\n", sm_state_name(sm->sm_state));
+	fprintf(out, "sm_lid %u\n", sm->sm_lid);
+	fprintf(out, "sm_guid 0x%016" PRIx64 "\n", sm->sm_guid);
+	fprintf(out, "sm_priority %u\n", sm->cfg.sm_priority);
+	fprintf(out, "sweep_state %s\n", sweep_state_name(sweep_state(sm)));
+	fprintf(out, "sweeps %" PRIu64 "\n", sm->sweeps);
+	fprintf(out, "heavy_sweeps %" PRIu64 "\n", sm->heavy_sweeps);
+	fprintf(out, "last_sweep %s\n", ts);
+	fprintf(out, "last_sweep_ms %.1f\n", sm->last_sweep_ms);
+	fprintf(out, "last_error %s\n", sm->last_error[0] ? sm->last_error
+							   : "none");
+	fprintf(out, "nodes %u\n", f ? f->n_nodes : 0);
+	fprintf(out, "switches %u\n", f ? f->n_switches : 0);
+	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
+	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
+	fprintf(out, "max_lid %u\n", f ? f->max_lid : 0);
+	fprintf(out, "routing %s\n", config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	fprintf(out, "traps %" PRIu64 "\n", sm->traps);
+	fprintf(out, "smps_discovery %" PRIu64 "\n", sm->smps.disc_gets);
+	fprintf(out, "smps_light %" PRIu64 "\n", sm->smps.light_gets);
+	fprintf(out, "smps_portinfo_sets %" PRIu64 "\n", sm->smps.portinfo_sets);
+	fprintf(out, "smps_switchinfo_sets %" PRIu64 "\n",
+		sm->smps.switchinfo_sets);
+	fprintf(out, "smps_lft_blocks %" PRIu64 "\n", sm->smps.lft_blocks);
+	fprintf(out, "smps_min_last_heavy %" PRIu64 "\n", sm->smps.min_needed);
+	print_txn(out, txn_stats(sm->txn));
+	return 0;
+}
+
+static int cmd_sweep(void *arg, const char *args, FILE *out, char *err,
+		     size_t errlen)
+{
+	struct sm *sm = arg;
+	bool light = strcmp(args, "light") == 0;
+
+	if (args[0] && !light) {
+		snprintf(err, errlen, "usage: sweep [light]");
+		return -EINVAL;
+	}
+	sweep_request(sm, !light, "requested by ibsmctl");
+	fprintf(out, "sweep requested (%s)\n", light ? "light" : "heavy");
+	return 0;
+}
+
+static int cmd_dump(void *arg, const char *args, FILE *out, char *err,
+		    size_t errlen)
+{
+	struct sm *sm = arg;
+	int rc;
+
+	if (args[0] != '/') {
+		snprintf(err, errlen, "usage: dump /ABSOLUTE/DIR");
+		return -EINVAL;
+	}
+	rc = sm_write_dumps(sm, args);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write dumps to %s: %s", args,
+			 rc == -ENOENT && !sm->fab ? "no sweep finished yet"
+						   : strerror(-rc));
+		return rc;
+	}
+	fprintf(out, "dumps written to %s\n", args);
+	return 0;
+}
+
+int statectl_register(struct sm *sm)
+{
+	int rc = ctl_register(sm->ctl, "status", cmd_status, sm,
+			      "SM state, sweep and SMP counters");
+	if (rc == 0)
+		rc = ctl_register(sm->ctl, "sweep", cmd_sweep, sm,
+				  "start a heavy sweep ('sweep light': the "
+				  "light check first)");
+	if (rc == 0)
+		rc = ctl_register(sm->ctl, "dump", cmd_dump, sm,
+				  "write subnet.lst, lfts.dump, fdbs, guid2lid "
+				  "to DIR");
+	return rc;
+}

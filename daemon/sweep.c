@@ -1,0 +1,310 @@
+/* The sweep state machine.  IDLE -> LIGHT (SwitchInfo of every switch)
+ * -> IDLE when nothing changed, else DISCOVER (fresh model over directed
+ * routes) -> [LIDs, hop tables, unicast routing: computed in the loop]
+ * -> CONFIGURE (PortInfo LID/ARMED, SwitchInfo, changed LFT blocks) ->
+ * ACTIVATE (PortInfo ACTIVE) -> IDLE.  Every transition goes through
+ * change_state(), which logs it.  A phase ends when its last SMP has
+ * completed (sweep_release). */
+#include "daemon/sweep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/route.h"
+#include "lib/log.h"
+
+static const char *const state_names[SWEEP_STATES] = {
+	[SWEEP_IDLE] = "IDLE",		 [SWEEP_LIGHT] = "LIGHT",
+	[SWEEP_DISCOVER] = "DISCOVER",	 [SWEEP_CONFIGURE] = "CONFIGURE",
+	[SWEEP_ACTIVATE] = "ACTIVATE",
+};
+
+const char *sweep_state_name(enum sweep_state st)
+{
+	return st < SWEEP_STATES ? state_names[st] : "?";
+}
+
+enum sweep_state sweep_state(const struct sm *sm)
+{
+	return sm->sweep ? sm->sweep->state : SWEEP_IDLE;
+}
+
+static void change_state(struct sweep *s, enum sweep_state to,
+			 const char *why)
+{
+	if (s->state == to)
+		return;
+	log_info("sweep: %s -> %s (%s)", state_names[s->state],
+		 state_names[to], why);
+	s->state = to;
+}
+
+static void phase_done(struct sweep *s);
+
+void sweep_hold(struct sweep *s)
+{
+	s->pending++;
+}
+
+void sweep_release(struct sweep *s)
+{
+	if (--s->pending == 0)
+		phase_done(s);
+}
+
+/* Runs a phase's submit function; a phase with nothing to send ends at
+ * once.  A submit error ends the sweep after what was sent completes. */
+static void run_phase(struct sweep *s, int (*start)(struct sweep *),
+		      const char *what)
+{
+	int rc;
+
+	sweep_hold(s); /* keeps the phase open while submitting */
+	rc = start(s);
+	if (rc < 0)
+		snprintf(s->error, sizeof(s->error), "%s: cannot submit: %s",
+			 what, strerror(-rc));
+	loop_txn_kick(s->sm);
+	sweep_release(s);
+}
+
+static void sweep_reset(struct sweep *s)
+{
+	disc_free(s->disc);
+	s->disc = NULL;
+	if (s->nf) {
+		fabric_free(s->nf);
+		free(s->nf);
+		s->nf = NULL;
+	}
+	s->changed = false;
+	s->set_errors = s->lft_errors = s->lft_switches = 0;
+	s->lft_blocks = s->armed = s->activated = 0;
+	s->need_gets = s->need_sets = 0;
+	s->error[0] = '\0';
+}
+
+static void finish(struct sweep *s, int rc);
+static int start_lft(struct sweep *s);
+
+static void on_disc_done(void *ctx, int status)
+{
+	struct sweep *s = ctx;
+	const struct disc_stats *ds = disc_stats(s->disc);
+
+	s->need_gets = ds->gets;
+	s->sm->smps.disc_gets += ds->gets;
+	if (status < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "discovery failed: the SM's own port does not answer "
+			 "(%s)", strerror(-status));
+		finish(s, status);
+		return;
+	}
+	log_info("discovery: %u nodes (%u switches, %u hosts), %u links, "
+		 "%" PRIu64 " SMPs, %.1f ms", s->nf->n_nodes,
+		 s->nf->n_switches, fabric_count_hosts(s->nf),
+		 fabric_count_links(s->nf), ds->gets, ds->usecs / 1000.0);
+	if (route_compute(s->sm, s->nf, s->error, sizeof(s->error)) < 0) {
+		finish(s, -EINVAL);
+		return;
+	}
+	change_state(s, SWEEP_CONFIGURE, "fabric discovered and routed");
+	run_phase(s, start_lft, "port setup and LFTs");
+}
+
+static int start_lft(struct sweep *s)
+{
+	int rc = portsetup_arm(s);
+
+	return rc < 0 ? rc : lftprog_start(s, s->sm->fab);
+}
+
+static int start_discovery(struct sweep *s)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	fabric_init(f);
+	s->nf = f;
+	sweep_hold(s);
+	rc = disc_start(s->sm->txn, f, on_disc_done, s, &s->disc);
+	if (rc < 0) {
+		s->pending--;
+		return rc;
+	}
+	s->pending--; /* discovery reports through on_disc_done */
+	loop_txn_kick(s->sm);
+	return 0;
+}
+
+static void begin(struct sweep *s, bool heavy, const char *why)
+{
+	int rc;
+
+	sweep_reset(s);
+	s->start_us = txn_now_us();
+	s->heavy = heavy || !s->sm->fab;
+	if (!s->heavy) {
+		change_state(s, SWEEP_LIGHT, why);
+		run_phase(s, light_start, "light sweep");
+		return;
+	}
+	change_state(s, SWEEP_DISCOVER, why);
+	rc = start_discovery(s);
+	if (rc < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "cannot start discovery: %s", strerror(-rc));
+		finish(s, rc);
+	}
+}
+
+static void phase_done(struct sweep *s)
+{
+	switch (s->state) {
+	case SWEEP_LIGHT:
+		if (s->changed) {
+			s->heavy = true;
+			change_state(s, SWEEP_DISCOVER, "change seen");
+			if (start_discovery(s) < 0)
+				finish(s, -ENOMEM);
+		} else {
+			finish(s, 0);
+		}
+		break;
+	case SWEEP_CONFIGURE:
+		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
+		run_phase(s, portsetup_activate, "port activation");
+		break;
+	case SWEEP_ACTIVATE:
+		finish(s, s->error[0] ? -EIO : 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Ports that should be ACTIVE and are not (a --once failure). */
+static uint32_t count_inactive(const struct fabric *f, char *first,
+			       size_t len)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct ib_node *nd = f->nodes[i];
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			if (!nd->ports[p].remote ||
+			    nd->ports[p].state == IB_PORT_ACTIVE)
+				continue;
+			if (!n++)
+				snprintf(first, len, "%s (0x%016" PRIx64
+					 ") port %u", nd->desc, nd->guid, p);
+		}
+	}
+	return n;
+}
+
+/* A heavy sweep's model replaces the previous one. */
+static int adopt_model(struct sweep *s)
+{
+	struct sm *sm = s->sm;
+	char first[128] = "";
+	uint32_t inactive = count_inactive(s->nf, first, sizeof(first));
+
+	/* Sets are sent only where something differs, so the Sets sent are
+	 * the Sets needed; Gets are judged against the formula. */
+	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
+	if (sm->fab) {
+		fabric_free(sm->fab);
+		free(sm->fab);
+	}
+	sm->fab = s->nf;
+	s->nf = NULL;
+	sm->heavy_sweeps++;
+	route_after_sweep(sm);
+	if (inactive) {
+		snprintf(s->error, sizeof(s->error),
+			 "%u linked ports are not ACTIVE, first %s", inactive,
+			 first);
+		return -EIO;
+	}
+	if (s->lft_errors || s->set_errors) {
+		snprintf(s->error, sizeof(s->error),
+			 "%u Sets and %u LFT blocks failed", s->set_errors,
+			 s->lft_errors);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void finish(struct sweep *s, int rc)
+{
+	struct sm *sm = s->sm;
+	bool heavy = s->heavy && rc != -EHOSTUNREACH && s->nf &&
+		     s->state >= SWEEP_CONFIGURE;
+
+	if (heavy) {
+		int r2 = adopt_model(s);
+		if (rc == 0)
+			rc = r2;
+	}
+	sm->sweeps++;
+	sm->last_sweep_ms = (txn_now_us() - s->start_us) / 1000.0;
+	clock_gettime(CLOCK_REALTIME, &sm->last_sweep);
+	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->error);
+	if (rc < 0)
+		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
+			s->error[0] ? s->error : strerror(-rc));
+	else if (s->heavy)
+		log_notice("sweep %" PRIu64 ": subnet up, %u switches, %u hosts,"
+			   " %u ports armed, %u activated, %" PRIu64 " LFT "
+			   "blocks to %u switches, %.1f ms", sm->sweeps,
+			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
+			   s->armed, s->activated, s->lft_blocks,
+			   s->lft_switches, sm->last_sweep_ms);
+	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
+	sweep_reset(s);
+	sm_sweep_done(sm, heavy, rc);
+	if (s->again && s->state == SWEEP_IDLE && !sm->once) {
+		bool h = s->again_heavy;
+		s->again = s->again_heavy = false;
+		begin(s, h, "requested during the last sweep");
+	}
+}
+
+void sweep_request(struct sm *sm, bool heavy, const char *why)
+{
+	struct sweep *s = sm->sweep;
+
+	if (!s)
+		return;
+	if (s->state != SWEEP_IDLE) {
+		s->again = true;
+		s->again_heavy |= heavy;
+		return;
+	}
+	begin(s, heavy, why);
+}
+
+int sweep_create(struct sm *sm)
+{
+	sm->sweep = calloc(1, sizeof(*sm->sweep));
+	if (!sm->sweep)
+		return -ENOMEM;
+	sm->sweep->sm = sm;
+	return 0;
+}
+
+void sweep_destroy(struct sm *sm)
+{
+	if (!sm->sweep)
+		return;
+	sweep_reset(sm->sweep);
+	free(sm->sweep);
+	sm->sweep = NULL;
+}

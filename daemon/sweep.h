@@ -1,0 +1,55 @@
+/* Inside a sweep: the state shared by the sweep state machine (sweep.c)
+ * and the phases it runs (portsetup.c, lftprog.c, light.c).  A phase
+ * submits its SMPs, holding the sweep once per SMP; the last release
+ * advances the state machine. */
+#ifndef IBSMD_SWEEP_H
+#define IBSMD_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/discover.h"
+#include "daemon/sm.h"
+
+struct sweep {
+	struct sm *sm;
+	enum sweep_state state;
+	bool heavy;		/* this run rediscovers */
+	bool again;		/* another sweep was requested meanwhile */
+	bool again_heavy;
+	unsigned pending;	/* SMPs/transfers of the current phase */
+	int64_t start_us;
+
+	struct fabric *nf;	/* heavy: the model being built */
+	struct discovery *disc;
+
+	/* Light sweep verdict: something changed, go heavy. */
+	bool changed;
+
+	/* Results of this sweep. */
+	uint32_t set_errors;	/* PortInfo/SwitchInfo Sets that failed */
+	uint32_t lft_errors;	/* LFT blocks that failed */
+	uint32_t lft_switches;	/* switches whose LFT blocks were sent */
+	uint64_t lft_blocks;
+	uint32_t armed, activated;
+	uint64_t need_gets, need_sets; /* the minimum this fabric needed */
+	char error[256];
+};
+
+void sweep_hold(struct sweep *s);
+void sweep_release(struct sweep *s);
+
+/* portsetup.c: LID/LMC/SM LID and ARMED (one Set per port, only where
+ * something differs) plus SwitchInfo LinearFDBTop; then ACTIVE. */
+int portsetup_arm(struct sweep *s);
+int portsetup_activate(struct sweep *s);
+
+/* lftprog.c: the LFT blocks that differ from what was last programmed on
+ * the same switch (old: the previous model, may be NULL = send all). */
+int lftprog_start(struct sweep *s, struct fabric *old);
+
+/* light.c: SwitchInfo Get of every switch in sm->fab; s->changed when a
+ * switch reports PortStateChange or does not answer. */
+int light_start(struct sweep *s);
+
+#endif

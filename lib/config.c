@@ -1,0 +1,517 @@
+/* The configuration schema and everything keyed by it: defaults, value
+ * parsing and validation, copy/compare/free, -o overrides and the
+ * canonical printer.  The YAML walk is in config_yaml.c, the generated
+ * documentation in config_doc.c.  Adding a key means one line in
+ * cfg_keys[] and a field in struct config; nothing else. */
+#include "lib/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/config_priv.h"
+#include "lib/log.h"
+
+static const struct cfg_enum unicast_names[] = {
+	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN }, { 0 }
+};
+static const struct cfg_enum direction_names[] = {
+	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
+};
+static const struct cfg_enum engine_names[] = {
+	{ "mr4lms", CFG_MC_MR4LMS }, { "fulb", CFG_MC_FULB },
+	{ "minhop", CFG_MC_MINHOP }, { "sssp", CFG_MC_SSSP }, { 0 }
+};
+static const struct cfg_enum merge_names[] = {
+	{ "extend", CFG_MERGE_EXTEND }, { "rebuild", CFG_MERGE_REBUILD }, { 0 }
+};
+static const struct cfg_enum log_names[] = {
+	{ "error", LOG_LVL_ERR },   { "warn", LOG_LVL_WARN },
+	{ "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
+	{ "debug", LOG_LVL_DEBUG }, { 0 }
+};
+
+#define OFF(f) offsetof(struct config, f)
+#define DAY_MS 86400000u
+
+/* The mad.* defaults are provisional (window 64, 4 per node, 200 ms,
+ * 3 retries) until the mad helper's measurement under ibsim sets them. */
+static const struct cfg_key cfg_keys[] = {
+	{ "port.guid", CFG_GUID, OFF(port_guid), "0", 0, 0, NULL,
+	  "GUID of the local port ibsmd runs on (hexadecimal). 0 chooses the "
+	  "port by port.ca and port.num." },
+	{ "port.ca", CFG_STRING, OFF(port_ca), "", 0, 63, NULL,
+	  "Name of the local CA (as in /sys/class/infiniband, e.g. mlx5_0). "
+	  "Empty: the first CA with an active port." },
+	{ "port.num", CFG_U32, OFF(port_num), "0", 0, 254, NULL,
+	  "Port number on that CA. 0: its first active port." },
+	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
+	  unicast_names,
+	  "Unicast routing engine: minhop (shortest paths, balanced per port "
+	  "and link) or updown (up*/down*, deadlock-free on any topology)." },
+	{ "routing.updown.roots", CFG_LIST, OFF(routing_updown_roots), "", 0,
+	  64, NULL,
+	  "Root switches for updown, as node GUIDs or NodeDescriptions. "
+	  "Empty: chosen automatically (the top of the fabric)." },
+	{ "routing.updown.direction", CFG_ENUM, OFF(routing_updown_direction),
+	  "bfs", 0, 0, direction_names,
+	  "How updown orients links: bfs (by BFS rank from the roots, then "
+	  "GUID) or dfs (depth-first, Sancho et al.)." },
+	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
+	  NULL, "Threads for routing computations. 0: one per online CPU." },
+	{ "multicast.engine", CFG_ENUM, OFF(multicast_engine), "mr4lms", 0,
+	  0, engine_names,
+	  "Multicast routing engine: mr4lms (for a limited MFT size), fulb, "
+	  "minhop or sssp." },
+	{ "multicast.mft_size", CFG_U32, OFF(multicast_mft_size), "0", 0,
+	  16383, NULL,
+	  "Number of multicast colors (MLIDs 0xC000 + color) to use. 0: the "
+	  "smallest MulticastFDBCap among the switches." },
+	{ "multicast.merge", CFG_ENUM, OFF(multicast_merge), "extend", 0, 0,
+	  merge_names,
+	  "When groups must share a color, extend the existing trees or "
+	  "rebuild them for the merged group." },
+	{ "multicast.switch_threshold", CFG_U32,
+	  OFF(multicast_switch_threshold), "20", 1, 1000000, NULL,
+	  "MR4LMS starts building trees then coloring them (FBTC); after a "
+	  "coloring failure it colors first (FCTB) until FCTB has succeeded "
+	  "this many times in a row without merging, then returns to FBTC." },
+	{ "multicast.join_timeout_ms", CFG_U32,
+	  OFF(multicast_join_timeout_ms), "30000", 1, DAY_MS, NULL,
+	  "A collective group not complete this long after its first join is "
+	  "destroyed (milliseconds)." },
+	{ "multicast.leave_timeout_ms", CFG_U32,
+	  OFF(multicast_leave_timeout_ms), "30000", 1, DAY_MS, NULL,
+	  "A collective group whose members have not all left this long "
+	  "after the first leave is destroyed (milliseconds)." },
+	{ "sm.priority", CFG_U32, OFF(sm_priority), "0", 0, 15, NULL,
+	  "SMInfo priority; the highest priority SM becomes master." },
+	{ "sm.sweep_interval_ms", CFG_U32, OFF(sm_sweep_interval_ms),
+	  "10000", 0, DAY_MS, NULL,
+	  "Time between periodic sweeps (milliseconds). 0: sweep only at "
+	  "start, on traps and on request." },
+	{ "sm.lmc", CFG_U32, OFF(sm_lmc), "0", 0, 7, NULL,
+	  "LID mask control: each CA port gets 2^lmc LIDs." },
+	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
+	  "Most SMPs outstanding at once (ibsim deadlocks at around a "
+	  "thousand)." },
+	{ "mad.window_per_node", CFG_U32, OFF(mad_window_per_node), "4", 1,
+	  64, NULL, "Most SMPs outstanding to one node at once." },
+	{ "mad.timeout_ms", CFG_U32, OFF(mad_timeout_ms), "200", 1, 60000,
+	  NULL, "Time to wait for an SMP response before retrying "
+		"(milliseconds)." },
+	{ "mad.retries", CFG_U32, OFF(mad_retries), "3", 0, 100, NULL,
+	  "Retries of an SMP before its node is taken as gone." },
+	{ "sa.service_lease_max_s", CFG_U32, OFF(sa_service_lease_max_s), "0",
+	  0, 0xFFFFFFFFu, NULL,
+	  "Longest ServiceRecord lease granted (seconds); longer requests, "
+	  "infinite ones included, are cut to it. 0: no limit." },
+	{ "state_dir", CFG_PATH, OFF(state_dir), "/var/lib/ibsmd", 0, 255,
+	  NULL, "Directory for guid2lid and the dump files." },
+	{ "control_socket", CFG_PATH, OFF(control_socket),
+	  "/run/ibsmd/ibsmd.sock", 0, 107, NULL,
+	  "Unix socket ibsmctl talks to." },
+	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
+	  "Least important messages logged: error, warn, notice, info or "
+	  "debug." },
+};
+
+#define N_KEYS (sizeof(cfg_keys) / sizeof(*cfg_keys))
+
+const struct cfg_key *config_schema(size_t *n)
+{
+	*n = N_KEYS;
+	return cfg_keys;
+}
+
+const struct cfg_key *cfg_find(const char *key)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (strcmp(cfg_keys[i].key, key) == 0)
+			return &cfg_keys[i];
+	return NULL;
+}
+
+bool cfg_is_section(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (strncmp(cfg_keys[i].key, path, n) == 0 &&
+		    cfg_keys[i].key[n] == '.')
+			return true;
+	return false;
+}
+
+size_t cfg_index(const struct cfg_key *k)
+{
+	return (size_t)(k - cfg_keys);
+}
+
+int cfg_err(char *err, size_t errlen, const char *where, const char *fmt,
+	    ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!errlen)
+		return -EINVAL;
+	if (where && *where)
+		n = snprintf(err, errlen, "%s: ", where);
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define FIELD(c, k, T) ((T *)((char *)(c) + (k)->off))
+#define CFIELD(c, k, T) ((const T *)((const char *)(c) + (k)->off))
+
+static bool parse_uint(const char *s, int base, uint64_t *v)
+{
+	char *e;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, base);
+	return !*e && !errno;
+}
+
+static int set_u32(struct config *c, const struct cfg_key *k, const char *s,
+		   const char *where, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!parse_uint(s, 0, &v) || (s[0] == '0' && isdigit((unsigned char)s[1])))
+		return cfg_err(err, errlen, where, "%s: expected a number, got "
+			       "\"%s\"", k->key, s);
+	if (v < k->min || v > k->max)
+		return cfg_err(err, errlen, where, "%s: %s is out of range "
+			       "%u..%u", k->key, s, k->min, k->max);
+	*FIELD(c, k, uint32_t) = (uint32_t)v;
+	return 0;
+}
+
+/* GUIDs are hexadecimal with or without 0x, as the IB tools print them. */
+static int set_guid(struct config *c, const struct cfg_key *k, const char *s,
+		    const char *where, char *err, size_t errlen)
+{
+	const char *h = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? s + 2
+								    : s;
+	uint64_t v;
+
+	if (strlen(h) > 16 || !parse_uint(h, 16, &v))
+		return cfg_err(err, errlen, where, "%s: expected a GUID "
+			       "(hexadecimal, e.g. 0x0002c90300a1b2c3), got "
+			       "\"%s\"", k->key, s);
+	*FIELD(c, k, uint64_t) = v;
+	return 0;
+}
+
+static int set_string(struct config *c, const struct cfg_key *k,
+		      const char *s, const char *where, char *err,
+		      size_t errlen)
+{
+	char *dup;
+
+	if (strlen(s) > k->max)
+		return cfg_err(err, errlen, where, "%s: longer than %u "
+			       "characters", k->key, k->max);
+	if (k->type == CFG_PATH && s[0] != '/')
+		return cfg_err(err, errlen, where, "%s: \"%s\" is not an "
+			       "absolute path", k->key, s);
+	if (!(dup = strdup(s)))
+		return -ENOMEM;
+	free(*FIELD(c, k, char *));
+	*FIELD(c, k, char *) = dup;
+	return 0;
+}
+
+static int set_enum(struct config *c, const struct cfg_key *k, const char *s,
+		    const char *where, char *err, size_t errlen)
+{
+	char names[256] = "";
+	size_t n = 0;
+
+	for (const struct cfg_enum *e = k->enums; e->name; e++)
+		if (strcmp(e->name, s) == 0) {
+			*FIELD(c, k, int) = e->value;
+			return 0;
+		}
+	for (const struct cfg_enum *e = k->enums; e->name && n < sizeof(names);
+	     e++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", e->name);
+	return cfg_err(err, errlen, where, "%s: \"%s\" is not one of %s",
+		       k->key, s, names);
+}
+
+int cfg_check_item(const struct cfg_key *k, const char *s, const char *where,
+		   char *err, size_t errlen)
+{
+	if (!*s)
+		return cfg_err(err, errlen, where, "%s: empty list item",
+			       k->key);
+	if (strlen(s) > k->max)
+		return cfg_err(err, errlen, where, "%s: item \"%s\" is longer "
+			       "than %u characters", k->key, s, k->max);
+	if (strchr(s, ','))
+		return cfg_err(err, errlen, where, "%s: item \"%s\" contains "
+			       "a comma", k->key, s);
+	return 0;
+}
+
+void cfg_list_free(struct cfg_strlist *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int cfg_list_push(struct cfg_strlist *l, const char *s)
+{
+	char **nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	if (!(l->v[l->n] = strdup(s)))
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+/* -o form of a list: comma-separated, "" = empty. */
+static int set_list_text(struct config *c, const struct cfg_key *k,
+			 const char *s, const char *where, char *err,
+			 size_t errlen)
+{
+	struct cfg_strlist nl = { 0 };
+	char *copy = strdup(s), *tok, *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	if (*s) {
+		for (tok = strtok_r(copy, ",", &save); tok && !r;
+		     tok = strtok_r(NULL, ",", &save))
+			if (!(r = cfg_check_item(k, tok, where, err, errlen)))
+				r = cfg_list_push(&nl, tok);
+		if (!r && (s[strlen(s) - 1] == ',' || s[0] == ',' ||
+			   strstr(s, ",,")))
+			r = cfg_err(err, errlen, where, "%s: empty list item",
+				    k->key);
+	}
+	free(copy);
+	if (r) {
+		cfg_list_free(&nl);
+		return r;
+	}
+	cfg_list_free(FIELD(c, k, struct cfg_strlist));
+	*FIELD(c, k, struct cfg_strlist) = nl;
+	return 0;
+}
+
+int cfg_set_value(struct config *c, const struct cfg_key *k, const char *s,
+		  const char *where, char *err, size_t errlen)
+{
+	switch (k->type) {
+	case CFG_U32:
+		return set_u32(c, k, s, where, err, errlen);
+	case CFG_GUID:
+		return set_guid(c, k, s, where, err, errlen);
+	case CFG_STRING:
+	case CFG_PATH:
+		return set_string(c, k, s, where, err, errlen);
+	case CFG_ENUM:
+		return set_enum(c, k, s, where, err, errlen);
+	case CFG_LIST:
+		return set_list_text(c, k, s, where, err, errlen);
+	}
+	return -EINVAL;
+}
+
+void config_free(struct config *c)
+{
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		if (k->type == CFG_STRING || k->type == CFG_PATH) {
+			free(*FIELD(c, k, char *));
+			*FIELD(c, k, char *) = NULL;
+		} else if (k->type == CFG_LIST) {
+			cfg_list_free(FIELD(c, k, struct cfg_strlist));
+		}
+	}
+}
+
+int config_defaults(struct config *c)
+{
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < N_KEYS; i++) {
+		int r = cfg_set_value(c, &cfg_keys[i], cfg_keys[i].def, NULL,
+				      err, sizeof(err));
+		if (r) {
+			/* A bad default is a bug in the table above. */
+			if (r != -ENOMEM)
+				log_err("config: bad built-in default: %s", err);
+			config_free(c);
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int config_copy(struct config *dst, const struct config *src)
+{
+	*dst = *src;
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		if (k->type == CFG_STRING || k->type == CFG_PATH) {
+			*FIELD(dst, k, char *) = NULL;
+		} else if (k->type == CFG_LIST) {
+			FIELD(dst, k, struct cfg_strlist)->v = NULL;
+			FIELD(dst, k, struct cfg_strlist)->n = 0;
+		}
+	}
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		int r = 0;
+		if (k->type == CFG_STRING || k->type == CFG_PATH) {
+			char *s = strdup(*CFIELD(src, k, char *));
+			*FIELD(dst, k, char *) = s;
+			r = s ? 0 : -ENOMEM;
+		} else if (k->type == CFG_LIST) {
+			const struct cfg_strlist *l =
+				CFIELD(src, k, struct cfg_strlist);
+			for (uint32_t j = 0; j < l->n && !r; j++)
+				r = cfg_list_push(
+					FIELD(dst, k, struct cfg_strlist),
+					l->v[j]);
+		}
+		if (r) {
+			config_free(dst);
+			return r;
+		}
+	}
+	return 0;
+}
+
+static bool key_equal(const struct config *a, const struct config *b,
+		      const struct cfg_key *k)
+{
+	switch (k->type) {
+	case CFG_U32:
+		return *CFIELD(a, k, uint32_t) == *CFIELD(b, k, uint32_t);
+	case CFG_GUID:
+		return *CFIELD(a, k, uint64_t) == *CFIELD(b, k, uint64_t);
+	case CFG_STRING:
+	case CFG_PATH:
+		return strcmp(*CFIELD(a, k, char *), *CFIELD(b, k, char *)) ==
+		       0;
+	case CFG_ENUM:
+		return *CFIELD(a, k, int) == *CFIELD(b, k, int);
+	case CFG_LIST: {
+		const struct cfg_strlist *x = CFIELD(a, k, struct cfg_strlist);
+		const struct cfg_strlist *y = CFIELD(b, k, struct cfg_strlist);
+		if (x->n != y->n)
+			return false;
+		for (uint32_t i = 0; i < x->n; i++)
+			if (strcmp(x->v[i], y->v[i]))
+				return false;
+		return true;
+	}
+	}
+	return false;
+}
+
+bool config_equal(const struct config *a, const struct config *b)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (!key_equal(a, b, &cfg_keys[i]))
+			return false;
+	return true;
+}
+
+int config_set(struct config *c, const char *key, const char *value,
+	       const char *where, char *err, size_t errlen)
+{
+	const struct cfg_key *k = cfg_find(key);
+
+	if (!k)
+		return cfg_err(err, errlen, where, "unknown key \"%s\"", key);
+	return cfg_set_value(c, k, value, where, err, errlen);
+}
+
+int config_override(struct config *c, const char *kv, char *err,
+		    size_t errlen)
+{
+	const char *eq = strchr(kv, '=');
+	char where[320], key[128];
+
+	snprintf(where, sizeof(where), "-o %s", kv);
+	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key))
+		return cfg_err(err, errlen, where, "expected KEY=VALUE");
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	return config_set(c, key, eq + 1, where, err, errlen);
+}
+
+int config_validate(const struct config *c, char *err, size_t errlen)
+{
+	if (c->port_guid && (c->port_ca[0] || c->port_num))
+		return cfg_err(err, errlen, "configuration",
+			       "port.guid and port.ca/port.num both choose the "
+			       "SM port; set only one of them");
+	if (c->mad_window_per_node > c->mad_window)
+		return cfg_err(err, errlen, "configuration",
+			       "mad.window_per_node (%u) is larger than "
+			       "mad.window (%u)", c->mad_window_per_node,
+			       c->mad_window);
+	return 0;
+}
+
+int config_build(struct config *out, const char *path,
+		 const char *const *overrides, size_t n_overrides, char *err,
+		 size_t errlen)
+{
+	struct config c;
+	int r;
+
+	if ((r = config_defaults(&c)) < 0) {
+		cfg_err(err, errlen, NULL, "out of memory");
+		return r;
+	}
+	if (path && (r = config_load_file(&c, path, err, errlen)) < 0)
+		goto fail;
+	for (size_t i = 0; i < n_overrides; i++)
+		if ((r = config_override(&c, overrides[i], err, errlen)) < 0)
+			goto fail;
+	if ((r = config_validate(&c, err, errlen)) < 0)
+		goto fail;
+	*out = c;
+	return 0;
+fail:
+	config_free(&c);
+	return r;
+}
+
+const char *config_enum_name(const char *key, int value)
+{
+	const struct cfg_key *k = cfg_find(key);
+
+	if (!k || k->type != CFG_ENUM)
+		return NULL;
+	for (const struct cfg_enum *e = k->enums; e->name; e++)
+		if (e->value == value)
+			return e->name;
+	return NULL;
+}

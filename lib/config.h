@@ -1,0 +1,125 @@
+/* ibsmd configuration: one schema table (config.c) gives every key its
+ * type, default, validation, documentation and place in struct config.
+ * The YAML file (nested mappings give dotted keys) and -o KEY=VALUE
+ * overrides share that key space and its validation.  A configuration is
+ * built whole into a fresh struct (config_build) and the caller commits it
+ * by swapping, in the manner of bgpd's reload. */
+#ifndef IBSM_CONFIG_H
+#define IBSM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN };
+enum cfg_updown_dir { CFG_UPDN_BFS, CFG_UPDN_DFS };
+enum cfg_mcast_engine { CFG_MC_MR4LMS, CFG_MC_FULB, CFG_MC_MINHOP,
+			CFG_MC_SSSP };
+enum cfg_mcast_merge { CFG_MERGE_EXTEND, CFG_MERGE_REBUILD };
+
+struct cfg_strlist {
+	char **v;
+	uint32_t n;
+};
+
+/* Field names follow the keys (dots become underscores). */
+struct config {
+	uint64_t port_guid;	/* 0 = unset */
+	char *port_ca;		/* "" = any CA */
+	uint32_t port_num;	/* 0 = first active port */
+
+	int routing_unicast;	/* enum cfg_unicast */
+	struct cfg_strlist routing_updown_roots; /* GUIDs or node names */
+	int routing_updown_direction; /* enum cfg_updown_dir */
+	uint32_t routing_threads; /* 0 = one per CPU */
+
+	int multicast_engine;	/* enum cfg_mcast_engine */
+	uint32_t multicast_mft_size; /* 0 = smallest MulticastFDBCap */
+	int multicast_merge;	/* enum cfg_mcast_merge */
+	uint32_t multicast_switch_threshold;
+	uint32_t multicast_join_timeout_ms;
+	uint32_t multicast_leave_timeout_ms;
+
+	uint32_t sm_priority;
+	uint32_t sm_sweep_interval_ms; /* 0 = no periodic sweep */
+	uint32_t sm_lmc;
+
+	uint32_t mad_window;
+	uint32_t mad_window_per_node;
+	uint32_t mad_timeout_ms;
+	uint32_t mad_retries;
+
+	uint32_t sa_service_lease_max_s; /* 0 = no limit */
+
+	char *state_dir;
+	char *control_socket;
+	int log_level;		/* enum log_level (LOG_LVL_*) */
+};
+
+enum cfg_type { CFG_U32, CFG_GUID, CFG_STRING, CFG_PATH, CFG_ENUM,
+		CFG_LIST };
+
+struct cfg_enum {
+	const char *name;
+	int value;
+};
+
+struct cfg_key {
+	const char *key;	/* dotted path */
+	enum cfg_type type;
+	size_t off;		/* offsetof(struct config, field) */
+	const char *def;	/* default, as text through the same parser */
+	uint32_t min, max;	/* CFG_U32 range; CFG_STRING/PATH max length */
+	const struct cfg_enum *enums; /* CFG_ENUM, ended by a NULL name */
+	const char *doc;	/* one or two sentences for the example
+				   config and the man page */
+};
+
+/* The schema, in printing order (keys of one section are adjacent). */
+const struct cfg_key *config_schema(size_t *n);
+
+/* Every key at its default.  0 or -ENOMEM. */
+int config_defaults(struct config *c);
+void config_free(struct config *c);
+/* Deep copy; 0 or -ENOMEM. */
+int config_copy(struct config *dst, const struct config *src);
+bool config_equal(const struct config *a, const struct config *b);
+
+/* Applies a YAML document on top of c.  Errors as "name:line: message";
+ * c may be partly changed on error (use config_build for all-or-nothing).
+ * 0, -EINVAL (bad config) or -ENOMEM; config_load_file also -errno when
+ * the file cannot be read ("path: reason"). */
+int config_load_string(struct config *c, const char *yaml, const char *name,
+		       char *err, size_t errlen);
+int config_load_file(struct config *c, const char *path, char *err,
+		     size_t errlen);
+/* One key from text, as -o gives it (lists: comma-separated, "" empty).
+ * where prefixes error messages. */
+int config_set(struct config *c, const char *key, const char *value,
+	       const char *where, char *err, size_t errlen);
+/* "KEY=VALUE" as given to -o; errors as "-o KEY=VALUE: message". */
+int config_override(struct config *c, const char *kv, char *err,
+		    size_t errlen);
+/* Checks between keys (after everything is applied). */
+int config_validate(const struct config *c, char *err, size_t errlen);
+
+/* Defaults, then the file (path may be NULL), then the overrides in
+ * order, then config_validate; *out is written only on success. */
+int config_build(struct config *out, const char *path,
+		 const char *const *overrides, size_t n_overrides, char *err,
+		 size_t errlen);
+
+/* The canonical effective configuration as YAML (--check-config); parsing
+ * it again gives an equal config. */
+void config_print(const struct config *c, FILE *out);
+/* The documented example (conf/ibsmd.yaml): every key with its doc as a
+ * comment and its default value. */
+void config_write_example(FILE *out);
+/* The key reference of man/ibsmd.yaml.5 as roff (.TP entries). */
+void config_write_man_keys(FILE *out);
+
+/* Name of an enum value of key (for logs and ibsmctl status). */
+const char *config_enum_name(const char *key, int value);
+
+#endif

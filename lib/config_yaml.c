@@ -1,0 +1,272 @@
+/* The YAML side of the configuration: libyaml loads the document; nested
+ * mappings are walked with a dotted path ("routing" + "updown" + "roots"),
+ * so a file may nest keys or write them dotted.  Every error names the
+ * file and line of the node at fault. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "lib/config_priv.h"
+
+#define MAX_PATH_LEN 128
+
+struct ywalk {
+	struct config *c;
+	yaml_document_t *doc;
+	const char *name;
+	char *err;
+	size_t errlen;
+	uint32_t *seen; /* per schema key: line where set, 0 = not yet */
+};
+
+static unsigned line_of(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+
+static int yerr(struct ywalk *w, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int yerr(struct ywalk *w, const yaml_node_t *n, const char *fmt, ...)
+{
+	char where[300], msg[512];
+	va_list ap;
+
+	snprintf(where, sizeof(where), "%s:%u", w->name, line_of(n));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cfg_err(w->err, w->errlen, where, "%s", msg);
+}
+
+static bool is_null(const yaml_node_t *n)
+{
+	const char *s = (const char *)n->data.scalar.value;
+
+	return n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") ||
+		!strcmp(s, "Null") || !strcmp(s, "NULL"));
+}
+
+static const char *kind_name(const yaml_node_t *n)
+{
+	return n->type == YAML_MAPPING_NODE ? "a mapping" :
+	       n->type == YAML_SEQUENCE_NODE ? "a list" : "a scalar";
+}
+
+static int set_list(struct ywalk *w, const struct cfg_key *k,
+		    yaml_node_t *v)
+{
+	struct cfg_strlist nl = { 0 };
+	int r = 0;
+
+	if (v->type == YAML_SCALAR_NODE && !is_null(v))
+		return yerr(w, v, "%s: expected a list, e.g. [a, b]", k->key);
+	if (v->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top && !r; it++) {
+			yaml_node_t *e = yaml_document_get_node(w->doc, *it);
+			char ew[300];
+			if (e->type != YAML_SCALAR_NODE || is_null(e)) {
+				r = yerr(w, e, "%s: list items must be "
+					 "GUIDs or names, got %s", k->key,
+					 is_null(e) ? "an empty item"
+						    : kind_name(e));
+				break;
+			}
+			snprintf(ew, sizeof(ew), "%s:%u", w->name, line_of(e));
+			const char *s = (const char *)e->data.scalar.value;
+			if (!(r = cfg_check_item(k, s, ew, w->err, w->errlen)))
+				r = cfg_list_push(&nl, s);
+		}
+	}
+	if (r) {
+		cfg_list_free(&nl);
+		return r;
+	}
+	struct cfg_strlist *dst =
+		(struct cfg_strlist *)((char *)w->c + k->off);
+	cfg_list_free(dst);
+	*dst = nl;
+	return 0;
+}
+
+static int set_key(struct ywalk *w, const struct cfg_key *k,
+		   const yaml_node_t *kn, yaml_node_t *v)
+{
+	size_t i = cfg_index(k);
+	char where[300];
+
+	if (w->seen[i]) {
+		char first[16];
+		snprintf(first, sizeof(first), "%u", w->seen[i]);
+		return yerr(w, kn, "duplicate key \"%s\" (first at line %s)",
+			    k->key, first);
+	}
+	w->seen[i] = line_of(kn);
+	snprintf(where, sizeof(where), "%s:%u", w->name, line_of(v));
+	if (k->type == CFG_LIST)
+		return set_list(w, k, v);
+	if (v->type != YAML_SCALAR_NODE)
+		return yerr(w, v, "%s: expected a single value, got %s",
+			    k->key, kind_name(v));
+	if (is_null(v) && k->type != CFG_STRING)
+		return yerr(w, v, "%s: no value given", k->key);
+	return cfg_set_value(w->c, k, is_null(v) ? "" :
+			     (const char *)v->data.scalar.value, where, w->err,
+			     w->errlen);
+}
+
+static int walk_mapping(struct ywalk *w, yaml_node_t *map, const char *prefix);
+
+/* Two equal keys in one mapping (a repeated section, say). */
+static int check_dup_in_mapping(struct ywalk *w, yaml_node_t *map,
+				yaml_node_pair_t *p, const char *path)
+{
+	yaml_node_t *kn = yaml_document_get_node(w->doc, p->key);
+
+	for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+		yaml_node_t *qn = yaml_document_get_node(w->doc, q->key);
+		if (qn->type == YAML_SCALAR_NODE &&
+		    !strcmp((char *)qn->data.scalar.value,
+			    (char *)kn->data.scalar.value))
+			return yerr(w, kn, "duplicate key \"%s\" (first at "
+				    "line %u)", path, line_of(qn));
+	}
+	return 0;
+}
+
+static int walk_pair(struct ywalk *w, yaml_node_t *map, yaml_node_pair_t *p,
+		     const char *prefix)
+{
+	yaml_node_t *kn = yaml_document_get_node(w->doc, p->key);
+	yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+	const struct cfg_key *k;
+	char path[MAX_PATH_LEN];
+	int r;
+
+	if (kn->type != YAML_SCALAR_NODE)
+		return yerr(w, kn, "keys must be names, got %s",
+			    kind_name(kn));
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", prefix,
+			     *prefix ? "." : "",
+			     (char *)kn->data.scalar.value) >= sizeof(path))
+		return yerr(w, kn, "key too long");
+	if ((r = check_dup_in_mapping(w, map, p, path)) < 0)
+		return r;
+	if ((k = cfg_find(path)))
+		return set_key(w, k, kn, v);
+	if (!cfg_is_section(path))
+		return yerr(w, kn, "unknown key \"%s\"", path);
+	if (v->type == YAML_MAPPING_NODE)
+		return walk_mapping(w, v, path);
+	if (is_null(v))
+		return 0; /* an empty section: nothing set */
+	return yerr(w, v, "\"%s\" is a section: expected a mapping of its "
+		    "keys, got %s", path, kind_name(v));
+}
+
+static int walk_mapping(struct ywalk *w, yaml_node_t *map, const char *prefix)
+{
+	int r = 0;
+
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top && !r; p++)
+		r = walk_pair(w, map, p, prefix);
+	return r;
+}
+
+static int syntax_error(const yaml_parser_t *p, const char *name, char *err,
+			size_t errlen)
+{
+	char where[300];
+
+	snprintf(where, sizeof(where), "%s:%zu", name,
+		 p->problem_mark.line + 1);
+	if (p->error == YAML_MEMORY_ERROR)
+		return cfg_err(err, errlen, name, "out of memory");
+	if (p->context)
+		return cfg_err(err, errlen, where, "YAML syntax error: %s (%s "
+			       "at line %zu)", p->problem ? p->problem : "?",
+			       p->context, p->context_mark.line + 1);
+	return cfg_err(err, errlen, where, "YAML syntax error: %s",
+		       p->problem ? p->problem : "unknown");
+}
+
+int config_load_string(struct config *c, const char *yaml, const char *name,
+		       char *err, size_t errlen)
+{
+	size_t n_keys;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int r = 0;
+
+	config_schema(&n_keys);
+	if (!name)
+		name = "<string>";
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml,
+				     strlen(yaml));
+	if (!yaml_parser_load(&parser, &doc)) {
+		r = syntax_error(&parser, name, err, errlen);
+		yaml_parser_delete(&parser);
+		return r;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && !is_null(root)) {
+		struct ywalk w = { c, &doc, name, err, errlen,
+				   calloc(n_keys, sizeof(uint32_t)) };
+		if (!w.seen)
+			r = -ENOMEM;
+		else if (root->type != YAML_MAPPING_NODE)
+			r = yerr(&w, root, "expected a mapping of keys at the "
+				 "top level, got %s", kind_name(root));
+		else
+			r = walk_mapping(&w, root, "");
+		free(w.seen);
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return r;
+}
+
+int config_load_file(struct config *c, const char *path, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		cfg_err(err, errlen, path, "%s", strerror(errno));
+		return r;
+	}
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[8192];
+	size_t n;
+	if (!m) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	r = ferror(f) ? -(errno ? errno : EIO) : 0;
+	fclose(f);
+	fclose(m);
+	if (r)
+		cfg_err(err, errlen, path, "%s", strerror(-r));
+	else if (memchr(buf, '\0', len))
+		r = cfg_err(err, errlen, path, "contains a NUL byte; not a "
+			    "YAML text file");
+	else
+		r = config_load_string(c, buf, path, err, errlen);
+	free(buf);
+	return r;
+}

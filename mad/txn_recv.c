@@ -1,0 +1,305 @@
+/* The transaction engine's receive side and lifetime: validation and
+ * dispatch of received MADs (responses matched on the TID's low 32 bits,
+ * umad timeout records, unsolicited requests to the handler), responses
+ * to requests, creation/destruction and the counters. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "mad/cursor.h"
+#include "mad/txn_int.h"
+
+#define UMAD_STATUS_TIMEOUT 110 /* ETIMEDOUT as umad reports it */
+
+static struct log_ratelimit drop_rl = { .interval_ms = 5000, .burst = 5 };
+
+static void drop(struct txn_engine *e, const char *why, const struct mad_rx *rx)
+{
+	e->stats.dropped++;
+	if (log_ratelimit_ok(&drop_rl))
+		log_warn("txn: dropped a received MAD from LID %u (%s, class 0x%02x "
+			 "method 0x%02x attr 0x%02x%02x); counted, going on",
+			 rx->from.lid, why, rx->len > 1 ? rx->mad[1] : 0,
+			 rx->len > 3 ? rx->mad[3] : 0, rx->len > 17 ? rx->mad[16] : 0,
+			 rx->len > 17 ? rx->mad[17] : 0);
+}
+
+/* umad returned our own MAD with status 110: no answer.  ibsim does that
+ * at once for attributes it does not implement; a kernel does it at the
+ * timeout we gave it.  Only the slow kind is worth retrying. */
+static void umad_timeout(struct txn_engine *e, struct txn *t)
+{
+	int64_t waited = txn_now_us() - t->sent_us;
+
+	if (!e->params.retry_fast_timeouts &&
+	    waited < (int64_t)t->timeout_ms * 1000 / 2) {
+		e->stats.timeouts++;
+		e->stats.fast_timeouts++;
+		txn_complete_fast_timeout(e, t);
+		return;
+	}
+	txn_expire(e, t);
+}
+
+static void on_response(struct txn_engine *e, const struct mad_rx *rx,
+			const struct mad_hdr *h)
+{
+	struct txn *t = txn_by_tid(e, (uint32_t)h->tid);
+	struct smp s;
+	int status;
+
+	if (!t) {
+		e->stats.unmatched++;
+		return;
+	}
+	if (t->is_smp) {
+		if (smp_decode(&s, rx->mad, rx->len)) {
+			drop(e, "bad SMP response", rx);
+			return;
+		}
+		e->stats.received++;
+		status = s.status ? -EREMOTEIO : 0;
+		if (s.status)
+			e->stats.remote_errors++;
+		txn_complete(e, t, status, rx, &s);
+		return;
+	}
+	e->stats.received++;
+	if (h->status)
+		e->stats.remote_errors++;
+	txn_complete(e, t, h->status ? -EREMOTEIO : 0, rx, NULL);
+}
+
+static void on_request(struct txn_engine *e, const struct mad_rx *rx,
+		       const struct mad_hdr *h)
+{
+	struct txn_request req = { .rx = rx, .hdr = h };
+	struct smp s;
+
+	if (h->mgmt_class == MAD_CLASS_SMI || h->mgmt_class == MAD_CLASS_SMI_DR) {
+		if (smp_decode(&s, rx->mad, rx->len)) {
+			drop(e, "bad SMP request", rx);
+			return;
+		}
+		req.smp = &s;
+	}
+	if (!e->req_cb) {
+		drop(e, "request with no handler", rx);
+		return;
+	}
+	e->stats.requests++;
+	e->req_cb(e->req_ctx, &req);
+}
+
+void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx)
+{
+	struct mad_hdr h;
+
+	if (mad_hdr_decode(&h, rx->mad, rx->len)) {
+		drop(e, "shorter than a MAD header", rx);
+		return;
+	}
+	if (rx->status) {
+		struct txn *t = txn_by_tid(e, (uint32_t)h.tid);
+
+		if (!t)
+			e->stats.unmatched++;
+		else if (rx->status == UMAD_STATUS_TIMEOUT)
+			umad_timeout(e, t);
+		else
+			txn_expire(e, t); /* other umad send error: a lost try */
+		return;
+	}
+	if (h.base_version != 1) {
+		drop(e, "base version not 1", rx);
+		return;
+	}
+	if (h.method & MAD_METHOD_RESP)
+		on_response(e, rx, &h);
+	else
+		on_request(e, rx, &h);
+}
+
+/* ---- responding to requests ---- */
+
+int txn_respond_raw(struct txn_engine *e, const struct txn_request *req,
+		    const uint8_t *mad, size_t len)
+{
+	struct mad_addr to = req->rx->from;
+	int rc;
+
+	if (req->smp && smp_is_dr(req->smp))
+		to.lid = MAD_LID_PERMISSIVE;
+	if (!to.qkey && req->hdr->mgmt_class != MAD_CLASS_SMI &&
+	    req->hdr->mgmt_class != MAD_CLASS_SMI_DR)
+		to.qkey = MAD_QKEY_GSI;
+	rc = e->tr.send(e->tr.ctx, req->rx->agent, mad, len, &to, 0);
+	if (rc)
+		e->stats.send_errors++;
+	else
+		e->stats.sent++;
+	return rc;
+}
+
+int txn_respond_smp(struct txn_engine *e, const struct txn_request *req,
+		    uint16_t status, const uint8_t *data)
+{
+	uint8_t buf[MAD_SIZE];
+	struct smp s;
+	int rc;
+
+	if (!req->smp)
+		return -EINVAL;
+	s = *req->smp;
+	smp_make_response(&s, status);
+	if (data)
+		memcpy(s.data, data, SMP_DATA_SIZE);
+	rc = smp_encode(&s, buf, sizeof(buf));
+	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
+}
+
+void txn_set_request_handler(struct txn_engine *e, txn_request_cb cb,
+			     void *ctx)
+{
+	e->req_cb = cb;
+	e->req_ctx = ctx;
+}
+
+/* ---- lifetime ---- */
+
+static int port_send(void *ctx, int agent, const uint8_t *mad, size_t len,
+		     const struct mad_addr *to, int timeout_ms)
+{
+	return mad_port_send(ctx, agent, mad, len, to, timeout_ms);
+}
+
+int txn_create_transport(const struct txn_transport *tr,
+			 const struct txn_params *params,
+			 struct txn_engine **out)
+{
+	struct txn_engine *e = calloc(1, sizeof(*e));
+	int rc;
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	e->tr = *tr;
+	if (params)
+		e->params = *params;
+	else
+		txn_params_default(&e->params);
+	txn_set_params(e, &e->params);
+	rc = txn_rxq_init(&e->rxq);
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+int txn_create(struct mad_port *port, const struct txn_params *params,
+	       struct txn_engine **out)
+{
+	struct txn_transport tr = { .send = port_send, .ctx = port };
+	int rc;
+
+	*out = NULL;
+	rc = mad_port_register_smi(port, &tr.agent_smi, &tr.agent_smi_dr);
+	if (rc)
+		return rc;
+	rc = txn_create_transport(&tr, params, out);
+	if (rc)
+		return rc;
+	(*out)->port = port;
+	rc = txn_rxq_start(&(*out)->rxq, port);
+	if (rc) {
+		txn_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+void txn_destroy(struct txn_engine *e)
+{
+	if (!e)
+		return;
+	txn_rxq_fini(&e->rxq); /* no more receptions */
+	while (e->heap_n)
+		txn_complete(e, e->heap[0], -ECANCELED, NULL, NULL);
+	while (e->ready_head) {
+		struct txn_dest *d = e->ready_head;
+		struct txn *t;
+
+		e->ready_head = d->rnext;
+		d->in_ready = false;
+		while ((t = d->qhead)) {
+			d->qhead = t->qnext;
+			if (t->cb) {
+				struct txn_result r = { .status = -ECANCELED };
+				t->cb(t->ctx, -ECANCELED, &r);
+			}
+			free(t);
+		}
+	}
+	for (unsigned i = 0; i < TXN_DEST_BUCKETS; i++)
+		while (e->buckets[i]) {
+			struct txn_dest *d = e->buckets[i];
+			e->buckets[i] = d->hnext;
+			free(d);
+		}
+	while (e->defer_head) {
+		struct txn_deferred *d = e->defer_head;
+		e->defer_head = d->next;
+		free(d);
+	}
+	free(e->heap);
+	free(e->slots);
+	free(e->free_slots);
+	free(e);
+}
+
+int txn_inject(struct txn_engine *e, const struct mad_rx *rx)
+{
+	return txn_rxq_push(&e->rxq, rx);
+}
+
+void txn_set_params(struct txn_engine *e, const struct txn_params *p)
+{
+	e->params = *p;
+	if (e->params.window == 0)
+		e->params.window = 1;
+	if (e->params.window > TXN_MAX_SLOTS - 1)
+		e->params.window = TXN_MAX_SLOTS - 1;
+	if (e->params.node_window == 0 || e->params.node_window > e->params.window)
+		e->params.node_window = e->params.window;
+	if (e->params.timeout_ms == 0)
+		e->params.timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
+}
+
+const struct txn_params *txn_get_params(const struct txn_engine *e)
+{
+	return &e->params;
+}
+
+int txn_fd(const struct txn_engine *e) { return e->rxq.efd; }
+struct mad_port *txn_port(const struct txn_engine *e) { return e->port; }
+int txn_agent_smi(const struct txn_engine *e) { return e->tr.agent_smi; }
+int txn_agent_smi_dr(const struct txn_engine *e) { return e->tr.agent_smi_dr; }
+const struct txn_stats *txn_stats(const struct txn_engine *e) { return &e->stats; }
+
+void txn_log_stats(const struct txn_engine *e, const char *what)
+{
+	const struct txn_stats *s = &e->stats;
+
+	log_info("%s: MADs sent %llu received %llu retried %llu lost %llu "
+		 "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
+		 "dropped %llu requests %llu send-errors %llu max-outstanding %u",
+		 what, (unsigned long long)s->sent, (unsigned long long)s->received,
+		 (unsigned long long)s->retried, (unsigned long long)s->lost,
+		 (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
+		 (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
+		 (unsigned long long)s->dropped, (unsigned long long)s->requests,
+		 (unsigned long long)s->send_errors, s->max_outstanding);
+}

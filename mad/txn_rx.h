@@ -1,0 +1,36 @@
+/* Private to the transaction engine: the queue of received MADs between
+ * the umad receiver thread and the event loop, signalled by an eventfd. */
+#ifndef IBSM_MAD_TXN_RX_H
+#define IBSM_MAD_TXN_RX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "mad/umad_port.h"
+
+struct rx_item {
+	struct rx_item *next;
+	struct mad_rx rx;
+};
+
+struct txn_rxq {
+	pthread_mutex_t mu;
+	struct rx_item *head, *tail;
+	int efd;		/* eventfd, readable while items wait */
+	struct mad_port *port;	/* NULL: no thread (injected MADs only) */
+	pthread_t thread;
+	bool running;
+	volatile bool stop;
+};
+
+int txn_rxq_init(struct txn_rxq *q);
+/* Starts the thread reading port into the queue. */
+int txn_rxq_start(struct txn_rxq *q, struct mad_port *port);
+/* Stops the thread and frees queued items. */
+void txn_rxq_fini(struct txn_rxq *q);
+/* Takes a copy of rx into the queue and signals the eventfd. */
+int txn_rxq_push(struct txn_rxq *q, const struct mad_rx *rx);
+/* Detaches the whole queue (FIFO order), clearing the eventfd. */
+struct rx_item *txn_rxq_take(struct txn_rxq *q);
+
+#endif

@@ -1,0 +1,288 @@
+/* The umad transport: port selection (GUID, CA + port, or the first
+ * ACTIVE port), agent registration with method masks so that unsolicited
+ * requests reach the SM, and raw MAD send/receive with addresses. */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/umad.h>
+
+#include "lib/log.h"
+#include "mad/smp.h"
+#include "mad/umad_port.h"
+
+struct mad_port {
+	int portid;
+	struct mad_port_info info;
+	void *sbuf; /* umad send buffer (umad_size() + MAD_SIZE) */
+};
+
+#define NO_DEVICE_HINT                                                     \
+	"no InfiniBand device found (is ib_umad loaded? under ibsim, is "  \
+	"LD_PRELOAD=libumad2sim.so set and ibsim running?)"
+
+static void info_from_umad(struct mad_port_info *i, const umad_port_t *up)
+{
+	snprintf(i->ca, sizeof(i->ca), "%s", up->ca_name);
+	i->num = up->portnum;
+	i->port_guid = be64toh(up->port_guid);
+	i->gid_prefix = be64toh(up->gid_prefix);
+	i->lid = (uint16_t)up->base_lid;
+	i->lmc = (uint8_t)up->lmc;
+	i->sm_lid = (uint16_t)up->sm_lid;
+	i->state = (uint8_t)up->state;
+	i->phys_state = (uint8_t)up->phys_state;
+}
+
+/* Candidate scoring: a matching ACTIVE port beats any other match; the
+ * first match in umad's order wins ties. */
+struct pick {
+	bool found, active;
+	struct mad_port_info info;
+};
+
+static void consider(struct pick *pk, const umad_port_t *up)
+{
+	bool active = up->state == 4;
+
+	if (pk->found && (pk->active || !active))
+		return;
+	pk->found = true;
+	pk->active = active;
+	info_from_umad(&pk->info, up);
+}
+
+static int scan_ca(const char *ca, const struct mad_port_sel *sel,
+		   struct pick *pk)
+{
+	umad_ca_t uca;
+
+	if (umad_get_ca(ca, &uca) < 0)
+		return -ENODEV;
+	for (int i = 0; i <= uca.numports && i < UMAD_CA_MAX_PORTS; i++) {
+		umad_port_t *up = uca.ports[i];
+
+		if (!up)
+			continue;
+		if (sel->guid && be64toh(up->port_guid) != sel->guid)
+			continue;
+		if (!sel->guid && sel->ca && sel->num && up->portnum != sel->num)
+			continue;
+		consider(pk, up);
+	}
+	umad_release_ca(&uca);
+	return 0;
+}
+
+static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int n;
+
+	memset(pk, 0, sizeof(*pk));
+	n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
+	if (n <= 0) {
+		log_err("umad: " NO_DEVICE_HINT);
+		return -ENODEV;
+	}
+	if (!sel->guid && sel->ca) {
+		if (scan_ca(sel->ca, sel, pk) < 0) {
+			log_err("umad: no InfiniBand device named %s (%d present, first %s)",
+				sel->ca, n, cas[0]);
+			return -ENODEV;
+		}
+	} else {
+		for (int i = 0; i < n; i++)
+			scan_ca(cas[i], sel, pk);
+	}
+	if (pk->found)
+		return 0;
+	if (sel->guid)
+		log_err("umad: no port with GUID 0x%016llx on any of the %d "
+			"InfiniBand device(s)", (unsigned long long)sel->guid, n);
+	else
+		log_err("umad: device %s has no port %d", sel->ca ? sel->ca : "?",
+			sel->num);
+	return -ENODEV;
+}
+
+int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
+{
+	static const struct mad_port_sel any = { 0 };
+	struct mad_port *p;
+	struct pick pk;
+	int rc;
+
+	*out = NULL;
+	if (!sel)
+		sel = &any;
+	if (umad_init() < 0) {
+		log_err("umad: " NO_DEVICE_HINT);
+		return -ENODEV;
+	}
+	rc = pick_port(sel, &pk);
+	if (rc)
+		return rc;
+	if (!pk.active)
+		log_notice("umad: no ACTIVE port matches; using %s port %d "
+			   "(state %u), the SM will bring it up",
+			   pk.info.ca, pk.info.num, pk.info.state);
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->sbuf = calloc(1, sizeof(struct ib_user_mad) + MAD_SIZE))) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->info = pk.info;
+	p->portid = umad_open_port(pk.info.ca, pk.info.num);
+	if (p->portid < 0) {
+		rc = p->portid;
+		log_err("umad: cannot open %s port %d: %s%s", pk.info.ca,
+			pk.info.num, strerror(-rc),
+			rc == -EACCES || rc == -EPERM ?
+				" (needs root or access to /dev/infiniband/umad*)" : "");
+		free(p->sbuf);
+		free(p);
+		return rc;
+	}
+	log_info("umad: using %s port %d, GUID 0x%016llx, LID %u, state %u",
+		 pk.info.ca, pk.info.num, (unsigned long long)pk.info.port_guid,
+		 pk.info.lid, pk.info.state);
+	*out = p;
+	return 0;
+}
+
+void mad_port_close(struct mad_port *p)
+{
+	if (!p)
+		return;
+	umad_close_port(p->portid);
+	free(p->sbuf);
+	free(p);
+}
+
+const struct mad_port_info *mad_port_info(const struct mad_port *p)
+{
+	return &p->info;
+}
+
+int mad_port_refresh(struct mad_port *p)
+{
+	umad_port_t up;
+	int rc = umad_get_port(p->info.ca, p->info.num, &up);
+
+	if (rc < 0)
+		return rc;
+	info_from_umad(&p->info, &up);
+	umad_release_port(&up);
+	return 0;
+}
+
+int mad_port_fd(const struct mad_port *p)
+{
+	return umad_get_fd(p->portid);
+}
+
+int mad_port_register(struct mad_port *p, const struct mad_agent_req *r)
+{
+	long mask[16 / sizeof(long)];
+	int id;
+
+	memset(mask, 0, sizeof(mask));
+	for (unsigned m = 0; m < 128; m++)
+		if (r->method_mask[m / 32] >> (m % 32) & 1)
+			mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+	id = umad_register(p->portid, r->mgmt_class, r->class_version,
+			   r->rmpp_version, mask);
+	if (id < 0)
+		log_err("umad: cannot register class 0x%02x version %u on %s port %d: %s",
+			r->mgmt_class, r->class_version, p->info.ca, p->info.num,
+			strerror(-id));
+	return id;
+}
+
+/* Only request methods (< 0x80) go in a mask: responses reach the agent
+ * that sent the request, by TID. */
+static void mask_set(uint32_t mask[4], unsigned method)
+{
+	if (method < 128)
+		mask[method / 32] |= 1u << (method % 32);
+}
+
+int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr)
+{
+	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SMI,
+				    .class_version = 1 };
+
+	mask_set(r.method_mask, MAD_METHOD_GET);
+	mask_set(r.method_mask, MAD_METHOD_SET);
+	mask_set(r.method_mask, MAD_METHOD_TRAP);
+	mask_set(r.method_mask, MAD_METHOD_TRAP_REPRESS);
+	*agent_lid = mad_port_register(p, &r);
+	if (*agent_lid < 0)
+		return *agent_lid;
+	r.mgmt_class = MAD_CLASS_SMI_DR;
+	*agent_dr = mad_port_register(p, &r);
+	if (*agent_dr < 0) {
+		umad_unregister(p->portid, *agent_lid);
+		return *agent_dr;
+	}
+	return 0;
+}
+
+int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
+{
+	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SA,
+				    .class_version = 2,
+				    .rmpp_version = rmpp ? 1 : 0 };
+
+	mask_set(r.method_mask, MAD_METHOD_GET);
+	mask_set(r.method_mask, MAD_METHOD_SET);
+	mask_set(r.method_mask, MAD_METHOD_GET_TABLE);
+	mask_set(r.method_mask, 0x13); /* GetTraceTable */
+	mask_set(r.method_mask, 0x14); /* GetMulti */
+	mask_set(r.method_mask, MAD_METHOD_DELETE);
+	*agent = mad_port_register(p, &r);
+	return *agent < 0 ? *agent : 0;
+}
+
+int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
+		   size_t len, const struct mad_addr *addr, int timeout_ms)
+{
+	int rc;
+
+	if (len > MAD_SIZE)
+		return -EMSGSIZE;
+	memset(p->sbuf, 0, sizeof(struct ib_user_mad));
+	memcpy(umad_get_mad(p->sbuf), mad, len);
+	umad_set_addr(p->sbuf, addr->lid, (int)addr->qpn, addr->sl,
+		      (int)addr->qkey);
+	umad_set_pkey(p->sbuf, addr->pkey_index);
+	rc = umad_send(p->portid, agent, p->sbuf, (int)len, timeout_ms, 0);
+	return rc < 0 ? (rc == -1 ? -EIO : rc) : 0;
+}
+
+int mad_port_recv(struct mad_port *p, struct mad_rx *rx, int timeout_ms)
+{
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE] __attribute__((aligned(8)));
+	struct ib_user_mad *u = (struct ib_user_mad *)buf;
+	int len = MAD_SIZE;
+	int rc;
+
+	rc = umad_recv(p->portid, buf, &len, timeout_ms);
+	if (rc < 0)
+		return rc == -EWOULDBLOCK ? -ETIMEDOUT : rc;
+	if (len < 0 || len > MAD_SIZE)
+		len = MAD_SIZE;
+	memset(rx, 0, sizeof(*rx));
+	memcpy(rx->mad, umad_get_mad(buf), (size_t)len);
+	rx->len = (size_t)len;
+	rx->agent = rc;
+	rx->status = u->status;
+	rx->from.lid = be16toh(u->addr.lid);
+	rx->from.qpn = be32toh(u->addr.qpn);
+	rx->from.qkey = be32toh(u->addr.qkey);
+	rx->from.sl = u->addr.sl;
+	rx->from.pkey_index = u->addr.pkey_index;
+	return 0;
+}

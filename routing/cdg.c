@@ -1,0 +1,530 @@
+/* LFT verification and channel-dependency cycle check: see cdg.h.
+ * Per destination LID (parallel), each switch's next hop is resolved into
+ * a hop distance by a memoised iterative walk (loops and drops detected);
+ * the dependencies it shows are OR-ed into per-(switch, in-port) bitmasks
+ * of out-ports.  The graph is then checked with Kahn's algorithm, no
+ * recursion, so 12,000-switch tori are fine. */
+#include "routing/cdg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEXT_SELF 0xFFFFFFFEu /* delivered here */
+#define NEXT_DEAD 0xFFFFFFFFu /* dropped */
+#define DIST_INF 0xFFFFFFFFu
+/* LIDs walked together: their LFT columns are copied once per switch, so
+ * the walk reads a small cache-resident block, not n scattered LFTs. */
+#define LID_BLOCK 64
+
+struct walk_scratch {
+	uint32_t *next, *dist, *stack, *bucket, *sorted;
+	uint8_t *state;
+	uint8_t *blk;		/* [n][LID_BLOCK] LFT columns of a LID block */
+	uint8_t *outp;		/* [n] out-port of each switch for one LID */
+	uint64_t *acc, *load;
+	uint64_t pairs, unreach, hop_sum, illegal;
+	uint32_t max_hops;
+	uint32_t bad_lid, bad_sw;	/* first undelivered (lowest LID) */
+	uint32_t turn_lid, turn_sw;	/* first illegal turn */
+};
+
+struct cdg_job {
+	const struct fabric *f;
+	const uint32_t *order;
+	uint32_t n, W;
+	uint32_t *port_base;	/* [n + 1] vertex id = port_base[s] + port */
+	uint32_t *peer;		/* [port_base[n]] switch behind, or NEXT_DEAD */
+	uint8_t *peer_port;	/* [port_base[n]] its port number */
+	uint32_t *hosts;	/* linked CA ports per switch */
+	uint64_t *dep;		/* [port_base[n]][W]: (t, in-port) -> out-ports */
+	struct walk_scratch *ws;
+};
+
+static const char *sw_name(const struct ib_node *n, char *buf, size_t len)
+{
+	if (n->desc[0])
+		return n->desc;
+	snprintf(buf, len, "0x%016" PRIx64, n->guid);
+	return buf;
+}
+
+/* Next switch from s: a switch index, NEXT_SELF or NEXT_DEAD. */
+static inline uint32_t next_hop(const struct cdg_job *j, uint32_t s,
+				uint8_t p, bool is_dest, uint8_t dport)
+{
+	if (is_dest)
+		return p == dport ? NEXT_SELF : NEXT_DEAD;
+	if (p == 0 || p > j->f->switches[s]->nports)
+		return NEXT_DEAD;
+	return j->peer[j->port_base[s] + p];
+}
+
+static void resolve(struct walk_scratch *w, uint32_t s)
+{
+	uint32_t cur = s, sp = 0, v;
+
+	while (w->state[cur] == 0) {
+		w->state[cur] = 1;
+		w->stack[sp++] = cur;
+		if (w->next[cur] >= NEXT_SELF)
+			break;
+		cur = w->next[cur];
+	}
+	if (sp && w->next[w->stack[sp - 1]] >= NEXT_SELF) {
+		uint32_t top = w->stack[--sp];
+		v = w->next[top] == NEXT_SELF ? 0 : DIST_INF;
+		w->dist[top] = v;
+		w->state[top] = 2;
+	} else if (w->state[cur] == 1) {
+		v = DIST_INF; /* a forwarding loop */
+	} else {
+		v = w->dist[cur];
+	}
+	while (sp) {
+		uint32_t x = w->stack[--sp];
+		v = v == DIST_INF ? DIST_INF : v + 1;
+		w->dist[x] = v;
+		w->state[x] = 2;
+	}
+}
+
+/* Records the dependency (s -> t) then (t -> out) and checks the turn. */
+static void note_dep(const struct cdg_job *j, struct walk_scratch *w,
+		     uint32_t s, uint32_t t, uint16_t lid)
+{
+	uint8_t q = j->peer_port[j->port_base[s] + w->outp[s]];
+	uint32_t u = w->next[t];
+
+	if (u >= NEXT_SELF)
+		return;
+	uint8_t p2 = w->outp[t];
+	uint64_t *word = &j->dep[(size_t)(j->port_base[t] + q) * j->W +
+				 (p2 >> 6)];
+	uint64_t bit = 1ull << (p2 & 63);
+	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+	if (j->order && j->order[t] > j->order[s] && j->order[u] < j->order[t]) {
+		if (!w->illegal++ || lid < w->turn_lid) {
+			w->turn_lid = lid;
+			w->turn_sw = t;
+		}
+	}
+}
+
+static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
+			uint32_t dsw, uint16_t lid)
+{
+	for (uint32_t s = 0; s < j->n; s++) {
+		uint64_t c = j->hosts[s] - (s == dsw);
+		if (!c)
+			continue;
+		w->pairs += c;
+		if (w->dist[s] == DIST_INF) {
+			if (!w->unreach || lid < w->bad_lid) {
+				w->bad_lid = lid;
+				w->bad_sw = s;
+			}
+			w->unreach += c;
+			continue;
+		}
+		w->hop_sum += c * (w->dist[s] + 2);
+		if (w->dist[s] + 2 > w->max_hops)
+			w->max_hops = w->dist[s] + 2;
+	}
+}
+
+/* CA-to-CA routes per link: the routes to one LID form an in-tree; push
+ * each switch's source count down the tree, farthest switches first. */
+static void count_loads(const struct cdg_job *j, struct walk_scratch *w,
+			uint32_t dsw, uint16_t lid)
+{
+	uint32_t n = j->n, maxd = 0, m = 0;
+
+	memset(w->bucket, 0, (n + 2) * sizeof(*w->bucket));
+	for (uint32_t s = 0; s < n; s++) {
+		w->acc[s] = j->hosts[s] - (s == dsw);
+		if (w->dist[s] == DIST_INF)
+			continue;
+		w->bucket[w->dist[s] + 1]++;
+		maxd = w->dist[s] > maxd ? w->dist[s] : maxd;
+	}
+	for (uint32_t d = 1; d <= maxd + 1; d++)
+		w->bucket[d] += w->bucket[d - 1];
+	for (uint32_t s = 0; s < n; s++)
+		if (w->dist[s] != DIST_INF)
+			w->sorted[w->bucket[w->dist[s]]++] = s, m++;
+	while (m--) {
+		uint32_t s = w->sorted[m];
+		if (s == dsw || !w->acc[s])
+			continue;
+		w->load[j->port_base[s] + w->outp[s]] += w->acc[s];
+		w->acc[w->next[s]] += w->acc[s];
+	}
+}
+
+static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
+		     uint16_t lid, unsigned col)
+{
+	struct ib_port *p = fabric_port_by_lid(j->f, lid);
+	uint32_t dsw;
+	uint8_t dport = 0;
+	bool ca = false;
+
+	if (!p)
+		return;
+	if (node_is_switch(p->node)) {
+		dsw = (uint32_t)p->node->sw_idx;
+	} else if (p->remote && node_is_switch(p->remote->node)) {
+		dsw = (uint32_t)p->remote->node->sw_idx;
+		dport = p->remote->num;
+		ca = true;
+	} else {
+		return; /* unlinked CA port: no source reaches it anyway */
+	}
+	for (uint32_t s = 0; s < j->n; s++) {
+		w->outp[s] = w->blk[(size_t)s * LID_BLOCK + col];
+		w->next[s] = next_hop(j, s, w->outp[s], s == dsw, dport);
+		w->state[s] = 0;
+	}
+	for (uint32_t s = 0; s < j->n; s++) {
+		if (w->next[s] < NEXT_SELF)
+			note_dep(j, w, s, w->next[s], lid);
+		resolve(w, s);
+	}
+	if (ca && p->lid == lid) {
+		count_pairs(j, w, dsw, lid);
+		count_loads(j, w, dsw, lid);
+	}
+}
+
+static void walk_block(void *arg, size_t bi, unsigned worker)
+{
+	const struct cdg_job *j = arg;
+	struct walk_scratch *w = &j->ws[worker];
+	uint32_t l0 = (uint32_t)bi * LID_BLOCK, l1 = l0 + LID_BLOCK;
+
+	if (l1 > (uint32_t)j->f->max_lid + 1)
+		l1 = (uint32_t)j->f->max_lid + 1;
+	for (uint32_t s = 0; s < j->n; s++) {
+		const struct ib_node *sw = j->f->switches[s];
+		uint8_t *col = w->blk + (size_t)s * LID_BLOCK;
+		for (uint32_t l = l0; l < l1; l++)
+			col[l - l0] = sw->lft && l < sw->lft_size ? sw->lft[l]
+								  : LFT_NO_PORT;
+	}
+	for (uint32_t l = l0; l < l1; l++)
+		walk_lid(j, w, (uint16_t)l, l - l0);
+}
+
+static int alloc_job(struct cdg_job *j, unsigned nw)
+{
+	const struct fabric *f = j->f;
+	uint32_t n = j->n, maxp = 0;
+
+	j->port_base = malloc((n + 1) * sizeof(*j->port_base));
+	j->hosts = calloc(n + 1, sizeof(*j->hosts));
+	j->ws = calloc(nw, sizeof(*j->ws));
+	if (!j->port_base || !j->hosts || !j->ws)
+		return -ENOMEM;
+	j->port_base[0] = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		const struct ib_node *sw = f->switches[s];
+		j->port_base[s + 1] = j->port_base[s] + sw->nports + 1;
+		maxp = sw->nports > maxp ? sw->nports : maxp;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			struct ib_port *r = sw->ports[p].remote;
+			if (r && !node_is_switch(r->node))
+				j->hosts[s]++;
+		}
+	}
+	j->W = maxp / 64 + 1;
+	j->peer = malloc(((size_t)j->port_base[n] + 1) * sizeof(*j->peer));
+	j->peer_port = calloc((size_t)j->port_base[n] + 1, 1);
+	if (!j->peer || !j->peer_port)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++) {
+		const struct ib_node *sw = f->switches[s];
+		for (unsigned p = 0; p <= sw->nports; p++) {
+			struct ib_port *r = p ? sw->ports[p].remote : NULL;
+			bool to_sw = r && node_is_switch(r->node);
+			j->peer[j->port_base[s] + p] =
+				to_sw ? (uint32_t)r->node->sw_idx : NEXT_DEAD;
+			j->peer_port[j->port_base[s] + p] = to_sw ? r->num : 0;
+		}
+	}
+	j->dep = calloc((size_t)j->port_base[n] * j->W + 1, sizeof(*j->dep));
+	if (!j->dep)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nw; i++) {
+		struct walk_scratch *w = &j->ws[i];
+		w->next = malloc((n + 2) * sizeof(uint32_t));
+		w->dist = malloc((n + 2) * sizeof(uint32_t));
+		w->stack = malloc((n + 2) * sizeof(uint32_t));
+		w->bucket = malloc((n + 2) * sizeof(uint32_t));
+		w->sorted = malloc((n + 2) * sizeof(uint32_t));
+		w->state = malloc(n + 2);
+		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
+		w->outp = malloc(n + 2);
+		w->acc = malloc((n + 2) * sizeof(uint64_t));
+		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
+		if (!w->next || !w->dist || !w->stack || !w->bucket ||
+		    !w->sorted || !w->state || !w->blk || !w->outp ||
+		    !w->acc || !w->load)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_job(struct cdg_job *j, unsigned nw)
+{
+	for (unsigned i = 0; j->ws && i < nw; i++) {
+		struct walk_scratch *w = &j->ws[i];
+		free(w->next);
+		free(w->dist);
+		free(w->stack);
+		free(w->bucket);
+		free(w->sorted);
+		free(w->state);
+		free(w->blk);
+		free(w->outp);
+		free(w->acc);
+		free(w->load);
+	}
+	free(j->ws);
+	free(j->port_base);
+	free(j->peer);
+	free(j->peer_port);
+	free(j->hosts);
+	free(j->dep);
+}
+
+/* Out-ports that follow the link arriving at switch t by in-port q. */
+static inline const uint64_t *deps_at(const struct cdg_job *j, uint32_t t,
+				      unsigned q)
+{
+	return j->dep + (size_t)(j->port_base[t] + q) * j->W;
+}
+
+/* The vertex (s, p) if p leads to a switch, else UINT32_MAX. */
+static uint32_t vertex(const struct cdg_job *j, uint32_t s, unsigned p)
+{
+	const struct ib_port *r = j->f->switches[s]->ports[p].remote;
+	return r && node_is_switch(r->node) ? j->port_base[s] + p : UINT32_MAX;
+}
+
+struct kahn {
+	uint32_t *indeg, *q, *vsw; /* vsw: vertex -> switch */
+	uint8_t *vport;
+	uint32_t n_vertices, removed;
+};
+
+static void kahn_succ(const struct cdg_job *j, struct kahn *k, uint32_t v,
+		      bool count_only)
+{
+	const struct ib_port *r =
+		j->f->switches[k->vsw[v]]->ports[k->vport[v]].remote;
+	uint32_t t = (uint32_t)r->node->sw_idx;
+	const uint64_t *m = deps_at(j, t, r->num);
+
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			unsigned p2 = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			uint32_t u = vertex(j, t, p2);
+			if (u == UINT32_MAX)
+				continue;
+			if (count_only)
+				k->indeg[u]++;
+			else if (--k->indeg[u] == 0)
+				k->q[k->removed++] = u;
+		}
+}
+
+/* Walks predecessors among the vertices Kahn left (each has one) until
+ * one repeats, then prints that cycle forwards into why. */
+static void describe_cycle(const struct cdg_job *j, struct kahn *k,
+			   uint32_t start, char *why, size_t len)
+{
+	uint32_t *seen = k->q; /* reused: step at which a vertex was seen */
+	uint32_t v = start, step = 1, *path = malloc(sizeof(*path) *
+						     (k->n_vertices + 1));
+	char b1[24];
+	size_t o;
+
+	memset(seen, 0, sizeof(*seen) * k->n_vertices);
+	while (path && !seen[v]) {
+		seen[v] = step;
+		path[step++ - 1] = v;
+		uint32_t t = k->vsw[v], pv = UINT32_MAX;
+		const struct ib_node *tn = j->f->switches[t];
+		for (unsigned q = 1; q <= tn->nports && pv == UINT32_MAX; q++) {
+			const struct ib_port *r = tn->ports[q].remote;
+			const uint64_t *m = deps_at(j, t, q);
+			if (!r || !node_is_switch(r->node) ||
+			    !(m[k->vport[v] >> 6] & (1ull << (k->vport[v] & 63))))
+				continue;
+			uint32_t c = vertex(j, (uint32_t)r->node->sw_idx, r->num);
+			if (k->indeg[c])
+				pv = c;
+		}
+		if (pv == UINT32_MAX)
+			break; /* cannot happen: Kahn left v with a predecessor */
+		v = pv;
+	}
+	o = (size_t)snprintf(why, len, "channel dependency cycle through");
+	if (path && seen[v]) {
+		uint32_t first = seen[v] - 1, cnt = step - 1 - first;
+		for (uint32_t i = step - 1; i > first && o < len; i--) {
+			uint32_t x = path[i - 1];
+			o += (size_t)snprintf(why + o, len - o, "%s %s port %u",
+					      i == step - 1 ? "" : " ->",
+					      sw_name(j->f->switches[k->vsw[x]],
+						      b1, sizeof(b1)),
+					      k->vport[x]);
+		}
+		if (o < len)
+			snprintf(why + o, len - o, " (%u links)", cnt);
+	}
+	free(path);
+}
+
+/* 1 acyclic, 0 cyclic (why set), -ENOMEM. */
+static int kahn_check(const struct cdg_job *j, char *why, size_t len)
+{
+	struct kahn k = { .n_vertices = j->port_base[j->n] };
+	uint32_t valid = 0, head = 0;
+	int rc = -ENOMEM;
+
+	k.indeg = calloc(k.n_vertices + 1, sizeof(*k.indeg));
+	k.q = malloc((k.n_vertices + 1) * sizeof(*k.q));
+	k.vsw = malloc((k.n_vertices + 1) * sizeof(*k.vsw));
+	k.vport = malloc(k.n_vertices + 1);
+	if (!k.indeg || !k.q || !k.vsw || !k.vport)
+		goto out;
+	for (uint32_t s = 0; s < j->n; s++)
+		for (unsigned p = 0; p <= j->f->switches[s]->nports; p++) {
+			k.vsw[j->port_base[s] + p] = s;
+			k.vport[j->port_base[s] + p] = (uint8_t)p;
+		}
+	for (uint32_t v = 0; v < k.n_vertices; v++)
+		if (k.vport[v] && vertex(j, k.vsw[v], k.vport[v]) == v) {
+			valid++;
+			kahn_succ(j, &k, v, true);
+		}
+	for (uint32_t v = 0; v < k.n_vertices; v++)
+		if (k.vport[v] && vertex(j, k.vsw[v], k.vport[v]) == v &&
+		    !k.indeg[v])
+			k.q[k.removed++] = v;
+	while (head < k.removed)
+		kahn_succ(j, &k, k.q[head++], false);
+	rc = k.removed == valid;
+	if (!rc)
+		for (uint32_t v = 0; v < k.n_vertices; v++)
+			if (k.indeg[v]) {
+				describe_cycle(j, &k, v, why, len);
+				break;
+			}
+out:
+	free(k.indeg);
+	free(k.q);
+	free(k.vsw);
+	free(k.vport);
+	return rc;
+}
+
+static void merge_workers(const struct cdg_job *j, unsigned nw,
+			  struct cdg_report *r, uint32_t *bad_lid,
+			  uint32_t *bad_sw, uint32_t *turn_lid,
+			  uint32_t *turn_sw)
+{
+	uint64_t hop_sum = 0;
+
+	*bad_lid = *turn_lid = UINT32_MAX;
+	for (unsigned i = 0; i < nw; i++) {
+		struct walk_scratch *w = &j->ws[i];
+		r->pairs += w->pairs;
+		r->unreachable_pairs += w->unreach;
+		r->illegal_turns += w->illegal;
+		hop_sum += w->hop_sum;
+		r->max_hops = w->max_hops > r->max_hops ? w->max_hops
+							: r->max_hops;
+		if (w->unreach && w->bad_lid < *bad_lid) {
+			*bad_lid = w->bad_lid;
+			*bad_sw = w->bad_sw;
+		}
+		if (w->illegal && w->turn_lid < *turn_lid) {
+			*turn_lid = w->turn_lid;
+			*turn_sw = w->turn_sw;
+		}
+		if (i)
+			for (uint32_t v = 0; v < j->port_base[j->n]; v++)
+				j->ws[0].load[v] += w->load[v];
+	}
+	for (uint32_t v = 0; v < j->port_base[j->n]; v++)
+		if (j->ws[0].load[v] > r->max_link_routes)
+			r->max_link_routes = j->ws[0].load[v];
+	r->avg_hops = r->pairs > r->unreachable_pairs
+			      ? (double)hop_sum /
+					(double)(r->pairs - r->unreachable_pairs)
+			      : 0.0;
+}
+
+int cdg_verify(const struct fabric *f, struct pool *pool,
+	       const uint32_t *order, struct cdg_report *r)
+{
+	struct cdg_job j = { .f = f, .order = order, .n = f->n_switches };
+	unsigned nw = pool_threads(pool);
+	uint32_t bad_lid, bad_sw = 0, turn_lid, turn_sw = 0;
+	char b1[24];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->acyclic = -1;
+	rc = alloc_job(&j, nw);
+	if (rc < 0)
+		goto out;
+	for (unsigned i = 0; i < nw; i++)
+		j.ws[i].bad_lid = j.ws[i].turn_lid = UINT32_MAX;
+	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK) / LID_BLOCK, walk_block,
+		 &j);
+	merge_workers(&j, nw, r, &bad_lid, &bad_sw, &turn_lid, &turn_sw);
+	rc = kahn_check(&j, r->why, sizeof(r->why));
+	if (rc < 0)
+		goto out;
+	r->acyclic = rc;
+	rc = 0;
+	if (!r->acyclic)
+		goto out; /* why already says through which links */
+	if (r->illegal_turns)
+		snprintf(r->why, sizeof(r->why),
+			 "%" PRIu64 " down->up turns, first at switch %s "
+			 "for LID %u",
+			 r->illegal_turns,
+			 sw_name(f->switches[turn_sw], b1, sizeof(b1)),
+			 turn_lid);
+	else if (r->unreachable_pairs)
+		snprintf(r->why, sizeof(r->why),
+			 "%" PRIu64 " CA pairs not delivered, first: LID %u "
+			 "from switch %s",
+			 r->unreachable_pairs, bad_lid,
+			 sw_name(f->switches[bad_sw], b1, sizeof(b1)));
+out:
+	free_job(&j, nw);
+	return rc;
+}
+
+int cdg_check(const struct fabric *f, struct pool *pool, char *why,
+	      size_t whylen)
+{
+	struct cdg_report r;
+	int rc = cdg_verify(f, pool, NULL, &r);
+
+	if (rc < 0)
+		return rc;
+	if (why && whylen)
+		snprintf(why, whylen, "%s", r.acyclic ? "" : r.why);
+	return r.acyclic;
+}

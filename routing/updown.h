@@ -1,0 +1,69 @@
+/* up/down routing internals shared by updown_roots.c (root choice),
+ * updown_dir.c (link directions), updown_paths.c (LFTs) and updown.c (the
+ * engine).  Exposed so unit tests can check each step on its own. */
+#ifndef IBSM_UPDOWN_H
+#define IBSM_UPDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/fabric.h"
+#include "lib/pool.h"
+#include "routing/hops.h"
+#include "routing/ucast.h"
+
+/* Switch graph in compressed form: the switch-to-switch links of switch s
+ * are adj[start[s] .. start[s+1]), each with the local port and the peer's
+ * switch index.  Host (CA/router) ports are counted in hosts[s]. */
+struct sw_graph {
+	uint32_t n;
+	uint32_t *start;	/* [n + 1] */
+	uint32_t *peer;		/* [start[n]] peer switch index */
+	uint8_t *port;		/* [start[n]] local port number */
+	uint32_t *hosts;	/* [n] linked CA/router ports */
+};
+
+int sw_graph_build(const struct fabric *f, struct sw_graph *g);
+void sw_graph_free(struct sw_graph *g);
+
+/* Roots: the configured ones (GUID strings "0x..." or node descriptions),
+ * or the automatic choice described at the top of updown_roots.c.  Fills
+ * res->roots / res->n_roots (switch nodes, sorted by GUID).  0, or negative
+ * errno with res->error set (unknown name, not a switch, no switches). */
+int updown_pick_roots(const struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, struct pool *pool,
+		      const struct ucast_params *prm, struct ucast_result *res);
+
+/* Directions.  order[s] is a label, a permutation of 0..n-1: the link
+ * a-b is "up" from a iff order[b] < order[a].  A total order makes the
+ * orientation acyclic by construction; updown_check_dag() proves it from
+ * the links anyway.  BFS: labels by (rank from the roots, GUID); DFS:
+ * roots first, then DFS visit order with Sancho-Robles heuristics.
+ * Switches no root reaches become extra roots (lowest GUID first).
+ * rank (optional, [n]) receives the BFS rank. */
+int updown_order_bfs(const struct fabric *f, const struct sw_graph *g,
+		     struct ib_node *const *roots, uint32_t n_roots,
+		     uint32_t *order, uint32_t *rank);
+int updown_order_dfs(const struct fabric *f, const struct sw_graph *g,
+		     const struct hops *h, struct ib_node *const *roots,
+		     uint32_t n_roots, uint32_t *order);
+/* 0 if the "up" orientation of every switch link is acyclic, else -ELOOP. */
+int updown_check_dag(const struct sw_graph *g, const uint32_t *order);
+
+static inline bool updown_is_up(const uint32_t *order, uint32_t from,
+				uint32_t to)
+{
+	return order[to] < order[from];
+}
+
+/* Fills every switch's LFT (LIDs 0..max_lid) with shortest legal
+ * up/down next hops, least loaded among equals.  0 or -ENOMEM. */
+int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
+		     struct pool *pool, const uint32_t *order);
+
+/* updn-roots.dump: one root GUID per line, "0x%016llx". */
+int updown_roots_write(FILE *fp, struct ib_node *const *roots,
+		       uint32_t n_roots);
+
+#endif

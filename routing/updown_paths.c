@@ -1,0 +1,521 @@
+/* Up/down LFTs: for every destination switch, the legal next hops of every
+ * switch (a search over the up-link DAG, parallel over destinations), then
+ * for every destination LID the least loaded of them (parallel over source
+ * switches: each switch only reads and writes its own route counters, so
+ * the result does not depend on the thread count or the timing).
+ *
+ * One LFT entry per (switch, LID) cannot depend on how a packet arrived, so
+ * a switch that some upper neighbour routes down into must itself route
+ * down ("down mode"); others may go up ("up mode").  Modes are decided top
+ * down (lowest label first), which makes every table path up* then down*:
+ * - a switch is in down mode if an upper neighbour already routes into it,
+ *   or if its shortest down-only path is no longer than going up;
+ * - down mode: next hops are down neighbours one step closer on a
+ *   down-only path, preferring ones that lose nothing by being forced into
+ *   down mode (already forced, or no shorter legal path); they are forced;
+ * - up mode: next hops are up neighbours whose final path is shortest.
+ * On fat trees with the spines as roots this gives min-hop paths. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/updown.h"
+
+#define INF16 0xFFFFu
+
+struct lgraph;
+
+struct path_scratch {
+	uint16_t *dist_down;	/* shortest down-only path to the dest */
+	uint16_t *dist_legal;	/* shortest legal path, any mode */
+	uint16_t *len;		/* length of the path the tables will give */
+	uint8_t *forced;
+	uint32_t *q;
+};
+
+struct path_job {
+	struct fabric *f;
+	const struct sw_graph *g;
+	const struct lgraph *lg;
+	const uint32_t *order, *by_order;
+	uint32_t W;		/* mask words per switch */
+	uint32_t first, count;	/* destination switches of this batch */
+	uint64_t *mask;		/* [count][n][W] candidate ports */
+	struct path_scratch *ws;
+	/* destination LIDs grouped by their switch */
+	uint32_t *lid_start;	/* [n + 1] */
+	uint16_t *lids;
+	uint8_t *lid_port;	/* [max_lid + 1] port at the dest switch */
+	uint8_t *lid_ca;	/* [max_lid + 1] a CA/router LID */
+	/* route counters, per switch port: CA-LID routes to the neighbour
+	 * switch over all parallel cables, CA-LID routes out of the port,
+	 * all routes (switch LIDs too) out of the port */
+	uint32_t *port_base;	/* [n + 1] */
+	uint32_t *nbr_cnt, *port_cnt, *all_cnt;
+	uint8_t *grp;		/* lowest port number to the same neighbour */
+};
+
+static inline void mask_set(uint64_t *m, unsigned p)
+{
+	m[p >> 6] |= 1ull << (p & 63);
+}
+
+/* The switch graph renumbered by label and split by direction, so each
+ * per-destination pass walks only the links it needs, in label order,
+ * over arrays indexed by label. */
+struct lgraph {
+	uint32_t *ustart, *dstart;	/* [n + 1] */
+	uint32_t *uadj, *dadj;		/* peer label */
+	uint8_t *uport, *dport;		/* local port */
+};
+
+static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
+			const uint32_t *order, const uint32_t *by_order)
+{
+	uint32_t n = g->n, m = g->start[n], nu = 0, nd = 0;
+
+	lg->ustart = malloc((n + 1) * sizeof(uint32_t));
+	lg->dstart = malloc((n + 1) * sizeof(uint32_t));
+	lg->uadj = malloc((m + 1) * sizeof(uint32_t));
+	lg->dadj = malloc((m + 1) * sizeof(uint32_t));
+	lg->uport = malloc(m + 1);
+	lg->dport = malloc(m + 1);
+	if (!lg->ustart || !lg->dstart || !lg->uadj || !lg->dadj ||
+	    !lg->uport || !lg->dport)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = by_order[i];
+		lg->ustart[i] = nu;
+		lg->dstart[i] = nd;
+		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			uint32_t pl = order[g->peer[k]];
+			if (pl < i) {
+				lg->uadj[nu] = pl;
+				lg->uport[nu++] = g->port[k];
+			} else {
+				lg->dadj[nd] = pl;
+				lg->dport[nd++] = g->port[k];
+			}
+		}
+	}
+	lg->ustart[n] = nu;
+	lg->dstart[n] = nd;
+	return 0;
+}
+
+static void lgraph_free(struct lgraph *lg)
+{
+	free(lg->ustart);
+	free(lg->dstart);
+	free(lg->uadj);
+	free(lg->dadj);
+	free(lg->uport);
+	free(lg->dport);
+}
+
+/* Distances to the destination (label dl), indexed by label. */
+static void down_bfs(const struct path_job *j, struct path_scratch *w,
+		     uint32_t dl)
+{
+	const struct lgraph *lg = j->lg;
+	uint32_t n = j->g->n, head = 0, tail = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		w->dist_down[i] = INF16;
+	w->dist_down[dl] = 0;
+	w->q[tail++] = dl;
+	/* backwards: y reaches x going down iff y is up from x */
+	while (head < tail) {
+		uint32_t x = w->q[head++];
+		for (uint32_t k = lg->ustart[x]; k < lg->ustart[x + 1]; k++) {
+			uint32_t y = lg->uadj[k];
+			if (w->dist_down[y] == INF16) {
+				w->dist_down[y] = w->dist_down[x] + 1;
+				w->q[tail++] = y;
+			}
+		}
+	}
+	/* legal = up* down*: up neighbours have lower labels, done first */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = w->dist_down[i];
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+			uint32_t u = lg->uadj[k];
+			if (w->dist_legal[u] + 1u < v)
+				v = w->dist_legal[u] + 1u;
+		}
+		w->dist_legal[i] = (uint16_t)v;
+	}
+}
+
+/* Down mode at label i: candidates one step closer on a down-only path. */
+static void pick_down(const struct path_job *j, struct path_scratch *w,
+		      uint32_t i, uint64_t *m)
+{
+	const struct lgraph *lg = j->lg;
+	uint16_t want = w->dist_down[i] - 1;
+	unsigned found = 0;
+
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (uint32_t k = lg->dstart[i]; k < lg->dstart[i + 1]; k++) {
+			uint32_t y = lg->dadj[k];
+			if (w->dist_down[y] != want)
+				continue;
+			if (pass == 0 && !w->forced[y] &&
+			    w->dist_legal[y] != w->dist_down[y])
+				continue;
+			mask_set(m, lg->dport[k]);
+			w->forced[y] = 1;
+			found++;
+		}
+	w->len[i] = w->dist_down[i];
+}
+
+static void plan_dest(void *arg, size_t b, unsigned worker)
+{
+	const struct path_job *j = arg;
+	struct path_scratch *w = &j->ws[worker];
+	const struct lgraph *lg = j->lg;
+	uint32_t n = j->g->n, dl = j->order[j->first + (uint32_t)b];
+	uint64_t *rows = j->mask + b * n * j->W;
+
+	down_bfs(j, w, dl);
+	memset(w->forced, 0, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *m = rows + (size_t)j->by_order[i] * j->W;
+		uint32_t up = INF16;
+		for (uint32_t wd = 0; wd < j->W; wd++)
+			m[wd] = 0;
+		if (i == dl) {
+			w->len[i] = 0;
+			continue;
+		}
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u < up)
+				up = w->len[lg->uadj[k]] + 1u;
+		if (w->dist_down[i] != INF16 &&
+		    (w->forced[i] || w->dist_down[i] <= up)) {
+			pick_down(j, w, i, m);
+			continue;
+		}
+		w->len[i] = (uint16_t)up;
+		if (up == INF16)
+			continue;
+		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
+			if (w->len[lg->uadj[k]] + 1u == up)
+				mask_set(m, lg->uport[k]);
+	}
+}
+
+static inline uint64_t port_key(const struct path_job *j, uint32_t base,
+				unsigned p)
+{
+	return (uint64_t)j->nbr_cnt[base + j->grp[base + p]] << 42 |
+	       (uint64_t)j->port_cnt[base + p] << 21 | j->all_cnt[base + p];
+}
+
+/* Least loaded candidate of switch s: fewest CA routes to the neighbour
+ * switch, then on the port, then fewest routes of any kind on the port,
+ * then the lowest port number.  CA routes come first because they carry
+ * the traffic: switch-LID routes only break ties, so on a fat tree each
+ * leaf spreads every remote leaf's hosts over all its up-links. */
+static unsigned pick_port(const struct path_job *j, uint32_t s,
+			  const uint64_t *m)
+{
+	uint32_t base = j->port_base[s];
+	unsigned best = LFT_NO_PORT;
+	uint64_t best_key = UINT64_MAX;
+
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			uint64_t key = port_key(j, base, p);
+			if (key < best_key) {
+				best_key = key;
+				best = p;
+			}
+		}
+	return best;
+}
+
+static void count_route(const struct path_job *j, uint32_t base, unsigned p,
+			uint16_t lid)
+{
+	j->all_cnt[base + p]++;
+	if (j->lid_ca[lid]) {
+		j->port_cnt[base + p]++;
+		j->nbr_cnt[base + j->grp[base + p]]++;
+	}
+}
+
+/* A candidate in the per-block heap, ordered like pick_port(): key, then
+ * port number. */
+struct cand {
+	uint64_t key;
+	unsigned p;
+};
+
+static inline bool cand_less(const struct cand *a, const struct cand *b)
+{
+	return a->key < b->key || (a->key == b->key && a->p < b->p);
+}
+
+static void sift_down(struct cand *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+		if (l < n && cand_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && cand_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cand t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Candidates of one (switch, destination) as a heap; false when two of
+ * them lead to the same neighbour (their keys move together, so the
+ * caller scans instead). */
+static bool build_heap(const struct path_job *j, uint32_t base,
+		       const uint64_t *m, struct cand *h, unsigned *n)
+{
+	*n = 0;
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			if (j->grp[base + p] != p)
+				return false;
+			h[(*n)++] = (struct cand){ port_key(j, base, p), p };
+		}
+	for (unsigned i = *n / 2; i-- > 0;)
+		sift_down(h, *n, i);
+	return true;
+}
+
+/* Routes the LIDs of destination switch d from switch s.  Equivalent to
+ * calling pick_port() per LID; the heap only makes it cheaper when many
+ * LIDs share many candidates (a fat tree leaf's up-links). */
+static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
+			const uint64_t *m, uint8_t *lft)
+{
+	uint32_t base = j->port_base[s], first = j->lid_start[d];
+	uint32_t end = j->lid_start[d + 1];
+	struct cand h[256];
+	unsigned n;
+
+	if (end - first > 2 && build_heap(j, base, m, h, &n)) {
+		for (uint32_t i = first; n && i < end; i++) {
+			uint16_t lid = j->lids[i];
+			lft[lid] = (uint8_t)h[0].p;
+			count_route(j, base, h[0].p, lid);
+			h[0].key = port_key(j, base, h[0].p);
+			sift_down(h, n, 0);
+		}
+		return;
+	}
+	for (uint32_t i = first; i < end; i++) {
+		unsigned p = pick_port(j, s, m);
+		if (p == LFT_NO_PORT)
+			return;
+		lft[j->lids[i]] = (uint8_t)p;
+		count_route(j, base, p, j->lids[i]);
+	}
+}
+
+static void assign_switch(void *arg, size_t si, unsigned worker)
+{
+	const struct path_job *j = arg;
+	uint32_t s = (uint32_t)si;
+	uint8_t *lft = j->f->switches[s]->lft;
+
+	(void)worker;
+	for (uint32_t b = 0; b < j->count; b++) {
+		uint32_t d = j->first + b;
+		const uint64_t *m = j->mask + ((size_t)b * j->g->n + s) * j->W;
+		if (s != d) {
+			assign_dest(j, s, d, m, lft);
+			continue;
+		}
+		for (uint32_t i = j->lid_start[d]; i < j->lid_start[d + 1]; i++)
+			lft[j->lids[i]] = j->lid_port[j->lids[i]];
+	}
+}
+
+/* Destination LIDs by switch: a switch's own LID (port 0) and each CA or
+ * router port's LIDs (the switch port it hangs from). */
+static int index_lids(struct path_job *j)
+{
+	const struct fabric *f = j->f;
+	uint32_t n = j->g->n;
+	int32_t *dsw = malloc(((size_t)f->max_lid + 1) * sizeof(*dsw));
+
+	j->lid_start = calloc(n + 2, sizeof(*j->lid_start));
+	j->lids = malloc(((size_t)f->max_lid + 1) * sizeof(*j->lids));
+	j->lid_port = calloc((size_t)f->max_lid + 1, 1);
+	j->lid_ca = calloc((size_t)f->max_lid + 1, 1);
+	if (!dsw || !j->lid_start || !j->lids || !j->lid_port || !j->lid_ca) {
+		free(dsw);
+		return -ENOMEM;
+	}
+	for (uint32_t l = 0; l <= f->max_lid; l++) {
+		struct ib_port *p = l ? fabric_port_by_lid(f, (uint16_t)l) : NULL;
+		dsw[l] = -1;
+		if (p && node_is_switch(p->node)) {
+			dsw[l] = p->node->sw_idx;
+		} else if (p && p->remote && node_is_switch(p->remote->node)) {
+			dsw[l] = p->remote->node->sw_idx;
+			j->lid_port[l] = p->remote->num;
+			j->lid_ca[l] = 1;
+		}
+		if (dsw[l] >= 0)
+			j->lid_start[dsw[l] + 1]++;
+	}
+	for (uint32_t s = 0; s < n; s++)
+		j->lid_start[s + 1] += j->lid_start[s];
+	uint32_t *fill = calloc(n + 1, sizeof(*fill));
+	if (!fill) {
+		free(dsw);
+		return -ENOMEM;
+	}
+	for (uint32_t l = 0; l <= f->max_lid; l++)
+		if (dsw[l] >= 0)
+			j->lids[j->lid_start[dsw[l]] + fill[dsw[l]]++] =
+				(uint16_t)l;
+	free(fill);
+	free(dsw);
+	return 0;
+}
+
+static int alloc_counters(struct path_job *j)
+{
+	const struct fabric *f = j->f;
+	uint32_t n = j->g->n, maxp = 0;
+
+	j->port_base = malloc((n + 1) * sizeof(*j->port_base));
+	if (!j->port_base)
+		return -ENOMEM;
+	j->port_base[0] = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t np = f->switches[s]->nports;
+		j->port_base[s + 1] = j->port_base[s] + np + 1;
+		maxp = np > maxp ? np : maxp;
+	}
+	j->W = maxp / 64 + 1;
+	j->port_cnt = calloc(j->port_base[n] + 1, sizeof(*j->port_cnt));
+	j->nbr_cnt = calloc(j->port_base[n] + 1, sizeof(*j->nbr_cnt));
+	j->all_cnt = calloc(j->port_base[n] + 1, sizeof(*j->all_cnt));
+	j->grp = calloc(j->port_base[n] + 1, 1);
+	if (!j->port_cnt || !j->nbr_cnt || !j->all_cnt || !j->grp)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++) {
+		struct ib_node *sw = f->switches[s];
+		uint8_t *grp = j->grp + j->port_base[s];
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			struct ib_node *peer = port_peer_node(sw, (uint8_t)p);
+			grp[p] = (uint8_t)p;
+			for (unsigned q = 1; q < p && peer; q++)
+				if (port_peer_node(sw, (uint8_t)q) == peer) {
+					grp[p] = (uint8_t)q;
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
+static int alloc_scratch(struct path_job *j, unsigned nw)
+{
+	uint32_t n = j->g->n + 1;
+
+	j->ws = calloc(nw, sizeof(*j->ws));
+	if (!j->ws)
+		return -ENOMEM;
+	for (unsigned w = 0; w < nw; w++) {
+		struct path_scratch *s = &j->ws[w];
+		s->dist_down = malloc(n * sizeof(uint16_t));
+		s->dist_legal = malloc(n * sizeof(uint16_t));
+		s->len = malloc(n * sizeof(uint16_t));
+		s->forced = malloc(n);
+		s->q = malloc(n * sizeof(uint32_t));
+		if (!s->dist_down || !s->dist_legal || !s->len || !s->forced ||
+		    !s->q)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_job(struct path_job *j, unsigned nw)
+{
+	for (unsigned w = 0; j->ws && w < nw; w++) {
+		free(j->ws[w].dist_down);
+		free(j->ws[w].dist_legal);
+		free(j->ws[w].len);
+		free(j->ws[w].forced);
+		free(j->ws[w].q);
+	}
+	free(j->ws);
+	free((void *)j->by_order);
+	free(j->mask);
+	free(j->lid_start);
+	free(j->lids);
+	free(j->lid_port);
+	free(j->lid_ca);
+	free(j->port_base);
+	free(j->port_cnt);
+	free(j->nbr_cnt);
+	free(j->all_cnt);
+	free(j->grp);
+}
+
+/* Batches of destination switches bound the candidate masks to ~32 MiB. */
+#define MASK_BUDGET (32u << 20)
+
+static int reset_lfts(struct fabric *f)
+{
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		struct ib_node *sw = f->switches[s];
+		if (node_lft_reserve(sw, f->max_lid) < 0)
+			return -ENOMEM;
+		memset(sw->lft, LFT_NO_PORT, sw->lft_size);
+	}
+	return 0;
+}
+
+int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
+		     struct pool *pool, const uint32_t *order)
+{
+	struct path_job j = { .f = f, .g = g, .order = order };
+	struct lgraph lg = { 0 };
+	unsigned nw = pool_threads(pool);
+	uint32_t n = g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
+	int rc = -ENOMEM;
+
+	j.by_order = by_order;
+	if (!by_order || reset_lfts(f) < 0 || index_lids(&j) < 0 ||
+	    alloc_counters(&j) < 0 || alloc_scratch(&j, nw) < 0)
+		goto out;
+	for (uint32_t s = 0; s < n; s++)
+		by_order[order[s]] = s;
+	if (lgraph_build(&lg, g, order, by_order) < 0)
+		goto out;
+	j.lg = &lg;
+	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
+	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
+	batch = batch < 1 ? 1 : batch > n ? n : batch;
+	j.mask = malloc(batch * per_dest + 1);
+	if (!j.mask)
+		goto out;
+	for (j.first = 0; j.first < n; j.first += batch) {
+		j.count = n - j.first < batch ? n - j.first : batch;
+		pool_for(pool, j.count, plan_dest, &j);
+		pool_for(pool, n, assign_switch, &j);
+	}
+	rc = 0;
+out:
+	lgraph_free(&lg);
+	free_job(&j, nw);
+	return rc;
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# ibsmd's configuration from the command line, as an administrator sees it:
+# --check-config with the shipped file equals the built-in defaults, -o
+# overrides show up in the canonical output, that output is itself a valid
+# config giving the same result, and a bad file or override exits 2 with
+# "file:line: message".
+. tests/integration/lib.sh
+D="$O/ibsmd"
+[ -x "$D" ] || skip "ibsmd not built yet (daemon branch)"
+"$D" --help 2>&1 | grep -q -- --check-config || skip "ibsmd has no --check-config yet"
+
+"$D" -c conf/ibsmd.yaml --check-config >"$T/shipped" || fail "--check-config on conf/ibsmd.yaml"
+"$D" -c /dev/null --check-config >"$T/empty" || fail "--check-config on an empty file"
+diff -u "$T/empty" "$T/shipped" || fail "conf/ibsmd.yaml is not the defaults"
+grep -q '^  unicast: minhop$' "$T/shipped" || fail "no routing.unicast in: $(head "$T/shipped")"
+
+"$D" -c conf/ibsmd.yaml -o routing.unicast=updown -o sm.priority=9 \
+	-o routing.updown.roots=S1,S2 --check-config >"$T/over" || fail "overrides rejected"
+grep -q '^  unicast: updown$' "$T/over" || fail "routing.unicast override not shown"
+grep -q '^  priority: 9$' "$T/over" || fail "sm.priority override not shown"
+grep -q 'roots: \["S1", "S2"\]' "$T/over" || fail "roots override not shown"
+"$D" -c "$T/over" --check-config >"$T/again" || fail "canonical output does not load"
+diff -u "$T/over" "$T/again" || fail "canonical output is not stable"
+
+printf 'sm:\n  priority: 99\n' >"$T/bad.yaml"
+"$D" -c "$T/bad.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "bad config: exit $rc, want 2"
+grep -q "$T/bad.yaml:2: sm.priority: 99 is out of range 0..15" "$T/err" ||
+	fail "bad config message: $(cat "$T/err")"
+
+"$D" -c conf/ibsmd.yaml -o mad.windw=3 --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "unknown -o key: exit $rc, want 2"
+grep -q 'unknown key "mad.windw"' "$T/err" || fail "unknown -o key message: $(cat "$T/err")"
+
+"$D" -c "$T/missing.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "unreadable config: exit $rc, want 2"
+grep -q "missing.yaml" "$T/err" || fail "unreadable config message: $(cat "$T/err")"
+echo PASS
