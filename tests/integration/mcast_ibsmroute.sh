@@ -80,6 +80,19 @@ grep -q 'Scanning all multicast groups' "$T/big/ibdmchk.out" ||
 	fail "ibdmchk did not scan 8 multicast groups"
 grep -q -- '-E-' "$T/big/ibdmchk.out" && fail "ibdmchk: $(grep -m3 -- '-E-' "$T/big/ibdmchk.out")"
 
+# Churn (creates and deletes, every group deleted at the end) with a small
+# MFT: nothing may be left behind, neither in the report nor in mfts.dump.
+"$O/ibsmpattern" "$net" churn --count 400 --size 2-16 --live 60 --seed 4 \
+	-o "$T/churn.groups" 2>/dev/null || fail "churn pattern"
+"$O/ibsmroute" "$net" --groups "$T/churn.groups" --mft-size 4 \
+	--dump-dir "$T/churn" --json "$T/churn.json" 2>/dev/null || fail "churn: ibsmroute failed"
+python3 - "$T/churn.json" <<'PY' || fail "churn left something behind"
+import json, sys
+m = json.load(open(sys.argv[1]))["multicast"]
+assert (m["groups"], m["trees"], m["colors_used"], m["max_efi"]) == (0, 0, 0, 0), m
+PY
+! grep -q '^0x[Cc]' "$T/churn/mfts.dump" || fail "churn: MFT entries left in mfts.dump"
+
 # Bad input: unknown member, delete of an unknown group.
 echo "+ ff12:601b:ffff::1 nosuchhost" >"$T/bad1"
 echo "- ff12:601b:ffff::9" >"$T/bad2"
