@@ -39,8 +39,8 @@ struct txn_params {
 };
 
 /* The measured defaults (see tests/bench/mad_window.sh and mad/README). */
-#define TXN_DEFAULT_WINDOW 64
-#define TXN_DEFAULT_NODE_WINDOW 8
+#define TXN_DEFAULT_WINDOW 128
+#define TXN_DEFAULT_NODE_WINDOW 16
 #define TXN_DEFAULT_TIMEOUT_MS 200
 #define TXN_DEFAULT_RETRIES 3
 void txn_params_default(struct txn_params *p);
@@ -188,6 +188,11 @@ void txn_set_request_handler(struct txn_engine *eng, txn_request_cb cb,
  * back to the request's source on the agent it arrived on. */
 int txn_respond_smp(struct txn_engine *eng, const struct txn_request *req,
 		    uint16_t status, const uint8_t *data);
+/* Answers a received Trap (SMP, attribute Notice) with the TrapRepress
+ * of IBA 13.4.9: same TID, same Notice payload.  -EINVAL if req is not a
+ * SMP Trap. */
+int txn_repress_trap(struct txn_engine *eng, const struct txn_request *req);
+
 /* Sends a fully built response MAD to the request's source. */
 int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
 		    const uint8_t *mad, size_t len);

@@ -8,6 +8,7 @@
 
 #include "lib/log.h"
 #include "mad/cursor.h"
+#include "mad/smp_sm.h"
 #include "mad/txn_int.h"
 
 #define UMAD_STATUS_TIMEOUT 110 /* ETIMEDOUT as umad reports it */
@@ -160,6 +161,20 @@ int txn_respond_smp(struct txn_engine *e, const struct txn_request *req,
 	smp_make_response(&s, status);
 	if (data)
 		memcpy(s.data, data, SMP_DATA_SIZE);
+	rc = smp_encode(&s, buf, sizeof(buf));
+	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
+}
+
+int txn_repress_trap(struct txn_engine *e, const struct txn_request *req)
+{
+	uint8_t buf[MAD_SIZE];
+	struct smp s;
+	int rc;
+
+	if (!req->smp || req->hdr->method != MAD_METHOD_TRAP)
+		return -EINVAL;
+	s = *req->smp;
+	smp_make_trap_repress(&s);
 	rc = smp_encode(&s, buf, sizeof(buf));
 	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
 }

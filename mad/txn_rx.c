@@ -67,7 +67,7 @@ static void *rx_thread(void *arg)
 	struct mad_rx rx;
 	unsigned errors = 0;
 
-	while (!q->stop) {
+	while (!__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
 		int rc = mad_port_recv(q->port, &rx, RX_POLL_MS);
 
 		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR)
@@ -90,7 +90,7 @@ int txn_rxq_start(struct txn_rxq *q, struct mad_port *port)
 	int rc;
 
 	q->port = port;
-	q->stop = false;
+	__atomic_store_n(&q->stop, false, __ATOMIC_RELEASE);
 	rc = pthread_create(&q->thread, NULL, rx_thread, q);
 	if (rc)
 		return -rc;
@@ -103,7 +103,7 @@ void txn_rxq_fini(struct txn_rxq *q)
 	struct rx_item *it, *next;
 
 	if (q->running) {
-		q->stop = true;
+		__atomic_store_n(&q->stop, true, __ATOMIC_RELEASE);
 		pthread_join(q->thread, NULL);
 		q->running = false;
 	}

@@ -20,7 +20,7 @@ struct txn_rxq {
 	struct mad_port *port;	/* NULL: no thread (injected MADs only) */
 	pthread_t thread;
 	bool running;
-	volatile bool stop;
+	bool stop;		/* set by txn_rxq_fini, read atomically */
 };
 
 int txn_rxq_init(struct txn_rxq *q);

@@ -2,6 +2,8 @@
  * ACTIVE port), agent registration with method masks so that unsolicited
  * requests reach the SM, and raw MAD send/receive with addresses. */
 #include <endian.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 
 struct mad_port {
 	int portid;
+	int issm_fd;	/* -1 unless IsSM is claimed */
 	struct mad_port_info info;
 	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
@@ -84,32 +87,36 @@ static int scan_ca(const char *ca, const struct mad_port_sel *sel,
 static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int n;
+	int n, present = 0;
 
 	memset(pk, 0, sizeof(*pk));
+	/* libibumad names a default "mthca0" when there is no device at all,
+	 * so a device counts only when umad_get_ca() can read it. */
 	n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
-	if (n <= 0) {
+	for (int i = 0; i < n; i++)
+		if (scan_ca(cas[i], sel, pk) == 0)
+			present++;
+	if (!present) {
 		log_err("umad: " NO_DEVICE_HINT);
 		return -ENODEV;
 	}
 	if (!sel->guid && sel->ca) {
+		memset(pk, 0, sizeof(*pk));
 		if (scan_ca(sel->ca, sel, pk) < 0) {
 			log_err("umad: no InfiniBand device named %s (%d present, first %s)",
-				sel->ca, n, cas[0]);
+				sel->ca, present, cas[0]);
 			return -ENODEV;
 		}
-	} else {
-		for (int i = 0; i < n; i++)
-			scan_ca(cas[i], sel, pk);
 	}
 	if (pk->found)
 		return 0;
 	if (sel->guid)
 		log_err("umad: no port with GUID 0x%016llx on any of the %d "
-			"InfiniBand device(s)", (unsigned long long)sel->guid, n);
+			"InfiniBand device(s)", (unsigned long long)sel->guid, present);
+	else if (sel->ca)
+		log_err("umad: device %s has no port %d", sel->ca, sel->num);
 	else
-		log_err("umad: device %s has no port %d", sel->ca ? sel->ca : "?",
-			sel->num);
+		log_err("umad: the %d InfiniBand device(s) have no port", present);
 	return -ENODEV;
 }
 
@@ -140,6 +147,7 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 		return -ENOMEM;
 	}
 	p->info = pk.info;
+	p->issm_fd = -1;
 	p->portid = umad_open_port(pk.info.ca, pk.info.num);
 	if (p->portid < 0) {
 		rc = p->portid;
@@ -162,6 +170,7 @@ void mad_port_close(struct mad_port *p)
 {
 	if (!p)
 		return;
+	mad_port_set_sm(p, false);
 	umad_close_port(p->portid);
 	free(p->sbuf);
 	free(p);
@@ -170,6 +179,35 @@ void mad_port_close(struct mad_port *p)
 const struct mad_port_info *mad_port_info(const struct mad_port *p)
 {
 	return &p->info;
+}
+
+int mad_port_set_sm(struct mad_port *p, bool on)
+{
+	char path[256];
+	int rc;
+
+	if (!on) {
+		if (p->issm_fd >= 0)
+			close(p->issm_fd);
+		p->issm_fd = -1;
+		return 0;
+	}
+	if (p->issm_fd >= 0)
+		return 0;
+	rc = umad_get_issm_path(p->info.ca, p->info.num, path, sizeof(path));
+	if (rc < 0) {
+		log_err("umad: no issm device for %s port %d: %s", p->info.ca,
+			p->info.num, strerror(-rc));
+		return rc;
+	}
+	p->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (p->issm_fd < 0) {
+		rc = -errno;
+		log_err("umad: cannot open %s to claim IsSM on %s port %d: %s",
+			path, p->info.ca, p->info.num, strerror(-rc));
+		return rc;
+	}
+	return 0;
 }
 
 int mad_port_refresh(struct mad_port *p)

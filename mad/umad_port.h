@@ -44,6 +44,13 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out);
 void mad_port_close(struct mad_port *p);
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p);
+/* Claims (on = true) or gives up the IsSM capability of the port by
+ * holding the issm device open, as every SM must: the port's
+ * CapabilityMask then carries IsSM, and ibsim (umad2sim) delivers
+ * requests without a handler of its own (SMInfo, traps) only to a client
+ * that holds it.  0 or -errno (logged). */
+int mad_port_set_sm(struct mad_port *p, bool on);
+
 /* Re-reads LID/SM LID/state from umad (after the SM changed them). */
 int mad_port_refresh(struct mad_port *p);
 /* The umad file descriptor.  Under umad2sim it is a fake descriptor

@@ -49,6 +49,16 @@ Hca 1 "H4"
 [1] "S3"[2]
 NET
 
+echo "== no device: a clear error naming what is missing"
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	"$PROBE" >"$T/nodev.out" 2>&1 && fail "probe succeeded without any device"
+	cat "$T/nodev.out"
+	grep -q 'no InfiniBand device found (is ib_umad loaded? under ibsim, is LD_PRELOAD=libumad2sim.so set and ibsim running?)' \
+		"$T/nodev.out" || fail "missing-device message: $(cat "$T/nodev.out")"
+else
+	echo "(skipped: this machine has a real InfiniBand device)"
+fi
+
 start_ibsim "$T/ring.net"
 
 # kv LINE KEY: value of KEY=... in LINE
@@ -91,9 +101,32 @@ secs=$(kv "$pg" secs)
 awk -v s="$secs" 'BEGIN { exit !(s < 0.09) }' || fail "PortGroupInfo took $secs s: retried instead of failing at once"
 check_ibroute "$T/p1.out"
 
+echo "== port selection: by GUID, by CA name, and clear errors"
+sim_at H3 "$PROBE" -G 0x100005 -e 7 >"$T/g.out" 2>&1 || fail "open by GUID: $(cat "$T/g.out")"
+grep -q '^port ca=ibsim0 num=1 guid=0x0000000000100005' "$T/g.out" || fail "wrong port by GUID: $(head -1 "$T/g.out")"
+sim_at H3 "$PROBE" -G 0x1234 >"$T/g2.out" 2>&1 && fail "a wrong GUID was accepted"
+grep -q 'no port with GUID 0x0000000000001234' "$T/g2.out" || fail "wrong-GUID message: $(cat "$T/g2.out")"
+sim_at H3 "$PROBE" -C nosuch0 >"$T/c.out" 2>&1 && fail "a wrong CA was accepted"
+grep -q 'no InfiniBand device named nosuch0' "$T/c.out" || fail "wrong-CA message: $(cat "$T/c.out")"
+sim_at H3 "$PROBE" -C ibsim0 -P 1 -e 7 >"$T/c2.out" 2>&1 || fail "open by CA+port: $(cat "$T/c2.out")"
+
 echo "== discovery from host H3 (CA-rooted directed routes)"
 sim_at H3 "$PROBE" -e 7 >"$T/p2.out" 2>&1 || { cat "$T/p2.out"; fail "probe from H3 failed"; }
 grep -q '^discovered nodes=7 switches=3 cas=4' "$T/p2.out" || fail "wrong discovery from H3: $(cat "$T/p2.out")"
+
+echo "== SMInfo requests reach the request hook and get DR responses (IsSM held)"
+need sminfo
+sim_at S1 "$PROBE" -e 7 -s 4000 >"$T/p4.out" 2>&1 &
+pp=$!
+for _ in $(seq 100); do grep -q '^serving' "$T/p4.out" && break; sleep 0.1; done
+grep -q '^serving' "$T/p4.out" || fail "probe did not start serving: $(cat "$T/p4.out")"
+sim_at H1 sminfo -D 0,1 >"$T/sm1.out" 2>&1 || fail "sminfo from H1: $(cat "$T/sm1.out")"
+sim_at H3 sminfo -D 0,1,4 >"$T/sm3.out" 2>&1 || fail "sminfo from H3: $(cat "$T/sm3.out")"
+cat "$T/sm1.out" "$T/sm3.out"
+grep -q 'sm guid 0x200000,.*state 3 SMINFO_MASTER' "$T/sm1.out" || fail "sminfo from H1 did not see our MASTER"
+grep -q 'activity count 2 .*SMINFO_MASTER' "$T/sm3.out" || fail "sminfo from H3 (3 hops) did not see our MASTER"
+wait "$pp" || fail "serving probe failed: $(cat "$T/p4.out")"
+grep -q '^sminfo answered=2' "$T/p4.out" || fail "probe answered: $(grep sminfo "$T/p4.out")"
 
 echo "== 30% packet drop on every port of S2 and S3"
 ibsim_cmd 'Error "S2" 30'

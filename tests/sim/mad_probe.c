@@ -5,11 +5,14 @@
  *
  *   mad_probe [-w WINDOW] [-n NODE_WINDOW] [-t TIMEOUT_MS] [-r RETRIES]
  *             [-e EXPECTED_NODES] [-l LFT_BLOCKS] [-b BENCH_GETS]
- *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)] [-v]
+ *             [-T MAX_MS] [-g (PortGroupInfo Get on every switch)]
+ *             [-q (no per-switch lines)] [-s SERVE_MS (answer SMInfo)]
+ *             [-G PORT_GUID | -C CA [-P PORT]] [-v]
  *
  * Prints key=value lines; exits 0 when everything asked for checked out. */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "mad/bulk.h"
 #include "mad/smp_node.h"
 #include "mad/smp_port.h"
+#include "mad/smp_sm.h"
 #include "mad/smp_switch.h"
 #include "mad/txn.h"
 
@@ -209,6 +213,8 @@ static void on_si_get(void *ctx, int status, const struct txn_result *r)
 	}
 }
 
+static bool quiet; /* -q: no per-switch lines */
+
 static void on_lft_set(void *ctx, int status, const struct bulk_result *r)
 {
 	struct lftx *x = ctx;
@@ -220,7 +226,8 @@ static void on_lft_set(void *ctx, int status, const struct bulk_result *r)
 	if (txn_submit_dr(pr->eng, x->n->path, x->n->hops, MAD_METHOD_GET,
 			  SMP_ATTR_SWITCH_INFO, 0, NULL, on_si_get, sx))
 		free(sx);
-	printf("lft_switch guid=0x%016llx path=%s nports=%u\n",
+	if (!quiet)
+		printf("lft_switch guid=0x%016llx path=%s nports=%u\n",
 	       (unsigned long long)x->n->guid,
 	       smp_path_str(x->n->path, x->n->hops, pbuf, sizeof(pbuf)),
 	       x->n->nports);
@@ -297,6 +304,27 @@ static void probe_pgroups(struct probe *pr)
 	}
 }
 
+/* ---- answering SMInfo (the request path) ---- */
+
+static unsigned sminfo_answered;
+
+static void on_request(void *ctx, const struct txn_request *req)
+{
+	struct probe *pr = ctx;
+	struct smp_sm_info si = { .priority = 5, .state = SM_STATE_MASTER };
+	uint8_t data[SMP_DATA_SIZE] = { 0 };
+
+	if (!req->smp || req->hdr->attr_id != SMP_ATTR_SM_INFO ||
+	    req->hdr->method != MAD_METHOD_GET) {
+		txn_respond_smp(pr->eng, req, MAD_STATUS_METHOD_ATTR_UNSUPP, NULL);
+		return;
+	}
+	si.guid = mad_port_info(txn_port(pr->eng))->port_guid;
+	si.act_count = ++sminfo_answered;
+	smp_sm_info_encode(&si, data, sizeof(data));
+	txn_respond_smp(pr->eng, req, 0, data);
+}
+
 /* ---- throughput ---- */
 
 static void on_bench(void *ctx, int status, const struct txn_result *r)
@@ -342,76 +370,118 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
 			"[-r retries] [-e expected_nodes] [-l lft_blocks] "
-			"[-b bench_gets] [-T max_ms] [-g] [-v]\n");
+			"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] "
+			"[-G port_guid | -C ca [-P port]] [-v]\n");
 	exit(2);
 }
 
-int main(int argc, char **argv)
-{
-	struct probe pr = { 0 };
+struct opts {
 	struct txn_params prm;
-	struct mad_port *port;
-	unsigned expect = 0, gets = 0;
-	bool pgroups = false;
-	int max_ms = 60000, opt, rc, ok = 1;
-	uint8_t path0[SMP_PATH_SIZE] = { 0 };
-	int64_t t0;
+	unsigned expect, gets, lft_blocks;
+	bool pgroups, quiet;
+	int serve_ms, max_ms;
+	struct mad_port_sel sel;
+};
 
-	txn_params_default(&prm);
-	log_set_ident("mad_probe");
-	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:gv")) != -1) {
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	txn_params_default(&o->prm);
+	o->max_ms = 60000;
+	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:G:C:P:gqv")) != -1) {
 		switch (opt) {
-		case 'w': prm.window = (unsigned)atoi(optarg); break;
-		case 'n': prm.node_window = (unsigned)atoi(optarg); break;
-		case 't': prm.timeout_ms = (unsigned)atoi(optarg); break;
-		case 'r': prm.retries = (unsigned)atoi(optarg); break;
-		case 'e': expect = (unsigned)atoi(optarg); break;
-		case 'l': pr.lft_blocks = (unsigned)atoi(optarg); break;
-		case 'b': gets = (unsigned)atoi(optarg); break;
-		case 'T': max_ms = atoi(optarg); break;
-		case 'g': pgroups = true; break;
+		case 'w': o->prm.window = (unsigned)atoi(optarg); break;
+		case 'n': o->prm.node_window = (unsigned)atoi(optarg); break;
+		case 't': o->prm.timeout_ms = (unsigned)atoi(optarg); break;
+		case 'r': o->prm.retries = (unsigned)atoi(optarg); break;
+		case 'e': o->expect = (unsigned)atoi(optarg); break;
+		case 'l': o->lft_blocks = (unsigned)atoi(optarg); break;
+		case 'b': o->gets = (unsigned)atoi(optarg); break;
+		case 'T': o->max_ms = atoi(optarg); break;
+		case 'g': o->pgroups = true; break;
+		case 'q': o->quiet = true; break;
+		case 's': o->serve_ms = atoi(optarg); break;
+		case 'G': o->sel.guid = strtoull(optarg, NULL, 0); break;
+		case 'C': o->sel.ca = optarg; break;
+		case 'P': o->sel.num = atoi(optarg); break;
 		case 'v': log_set_level(LOG_LVL_DEBUG); break;
 		default: usage();
 		}
 	}
-	if (mad_port_open(NULL, &port))
-		return 1;
-	rc = txn_create(port, &prm, &pr.eng);
-	if (rc) {
-		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
-		return 1;
-	}
-	t0 = txn_now_us();
-	get_node_info(&pr, path0, 0);
-	rc = txn_run(pr.eng, max_ms);
-	unsigned sw = 0;
-	for (unsigned i = 0; i < pr.n; i++)
-		sw += pr.nodes[i].type == 2;
-	printf("discovered nodes=%u switches=%u cas=%u secs=%.3f failed_smps=%u%s\n",
-	       pr.n, sw, pr.n - sw, (txn_now_us() - t0) / 1e6, pr.failed_smps,
-	       rc ? " STALLED" : "");
-	if (rc || (expect && pr.n != expect))
-		ok = 0;
-	if (pr.lft_blocks && ok) {
-		program_lfts(&pr, prm.retries);
-		rc = txn_run(pr.eng, max_ms);
-		printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
-		       "readback_mismatches=%u%s\n", sw, pr.lft_done, pr.lft_blocks,
-		       pr.lft_failed_blocks, pr.lft_bad, rc ? " STALLED" : "");
-		if (rc || pr.lft_done != sw || pr.lft_failed_blocks || pr.lft_bad)
-			ok = 0;
-	}
-	if (pgroups && ok) {
-		int64_t p0 = txn_now_us();
+}
 
-		probe_pgroups(&pr);
-		rc = txn_run(pr.eng, max_ms);
-		printf("pgroup switches=%u immediate_timeouts=%u other=%u secs=%.3f\n",
-		       sw, pg_fast, pg_other, (txn_now_us() - p0) / 1e6);
+static unsigned count_switches(const struct probe *pr)
+{
+	unsigned sw = 0;
+
+	for (unsigned i = 0; i < pr->n; i++)
+		sw += pr->nodes[i].type == 2;
+	return sw;
+}
+
+static bool run_discovery(struct probe *pr, const struct opts *o)
+{
+	uint8_t path0[SMP_PATH_SIZE] = { 0 };
+	int64_t t0 = txn_now_us();
+	unsigned sw;
+	int rc;
+
+	get_node_info(pr, path0, 0);
+	rc = txn_run(pr->eng, o->max_ms);
+	sw = count_switches(pr);
+	printf("discovered nodes=%u switches=%u cas=%u secs=%.3f failed_smps=%u%s\n",
+	       pr->n, sw, pr->n - sw, (txn_now_us() - t0) / 1e6, pr->failed_smps,
+	       rc ? " STALLED" : "");
+	return !rc && (!o->expect || pr->n == o->expect);
+}
+
+static bool run_lfts(struct probe *pr, const struct opts *o)
+{
+	int64_t l0 = txn_now_us();
+	unsigned sw = count_switches(pr);
+	int rc;
+
+	program_lfts(pr, o->prm.retries);
+	rc = txn_run(pr->eng, o->max_ms);
+	printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
+	       "readback_mismatches=%u secs=%.3f%s\n", sw, pr->lft_done,
+	       pr->lft_blocks, pr->lft_failed_blocks, pr->lft_bad,
+	       (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
+	return !rc && pr->lft_done == sw && !pr->lft_failed_blocks && !pr->lft_bad;
+}
+
+static void run_pgroups(struct probe *pr, const struct opts *o)
+{
+	int64_t p0 = txn_now_us();
+
+	probe_pgroups(pr);
+	txn_run(pr->eng, o->max_ms);
+	printf("pgroup switches=%u immediate_timeouts=%u other=%u secs=%.3f\n",
+	       count_switches(pr), pg_fast, pg_other, (txn_now_us() - p0) / 1e6);
+}
+
+static bool serve(struct probe *pr, struct mad_port *port, int serve_ms)
+{
+	int64_t end = txn_now_us() + (int64_t)serve_ms * 1000;
+	bool ok = !mad_port_set_sm(port, true);
+
+	txn_set_request_handler(pr->eng, on_request, pr);
+	printf("serving\n");
+	fflush(stdout);
+	while (txn_now_us() < end) {
+		struct pollfd pfd = { .fd = txn_fd(pr->eng), .events = POLLIN };
+
+		if (poll(&pfd, 1, 50) > 0)
+			txn_on_readable(pr->eng);
 	}
-	if (gets && ok && bench(&pr, gets, max_ms))
-		ok = 0;
-	const struct txn_stats *s = txn_stats(pr.eng);
+	printf("sminfo answered=%u\n", sminfo_answered);
+	return ok;
+}
+
+static void print_stats(const struct txn_stats *s)
+{
 	printf("stats sent=%llu received=%llu retried=%llu lost=%llu timeouts=%llu "
 	       "fast_timeouts=%llu remote_errors=%llu unmatched=%llu dropped=%llu "
 	       "max_outstanding=%u\n",
@@ -420,6 +490,41 @@ int main(int argc, char **argv)
 	       (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
 	       (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
 	       (unsigned long long)s->dropped, s->max_outstanding);
+}
+
+int main(int argc, char **argv)
+{
+	struct probe pr = { 0 };
+	struct mad_port *port;
+	struct opts o;
+	bool ok;
+	int rc;
+
+	log_set_ident("mad_probe");
+	parse(argc, argv, &o);
+	quiet = o.quiet;
+	pr.lft_blocks = o.lft_blocks;
+	if (mad_port_open(&o.sel, &port))
+		return 1;
+	printf("port ca=%s num=%d guid=0x%016llx state=%u\n", mad_port_info(port)->ca,
+	       mad_port_info(port)->num,
+	       (unsigned long long)mad_port_info(port)->port_guid,
+	       mad_port_info(port)->state);
+	rc = txn_create(port, &o.prm, &pr.eng);
+	if (rc) {
+		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
+		return 1;
+	}
+	ok = run_discovery(&pr, &o);
+	if (ok && pr.lft_blocks)
+		ok = run_lfts(&pr, &o);
+	if (ok && o.pgroups)
+		run_pgroups(&pr, &o);
+	if (ok && o.gets)
+		ok = !bench(&pr, o.gets, o.max_ms);
+	if (o.serve_ms > 0)
+		ok = serve(&pr, port, o.serve_ms) && ok;
+	print_stats(txn_stats(pr.eng));
 	txn_destroy(pr.eng);
 	mad_port_close(port);
 	free(pr.nodes);

@@ -295,6 +295,13 @@ static void on_req(void *ctx, const struct txn_request *req)
 	assert_int_equal(txn_respond_smp(r->e, req, 0, data), 0);
 }
 
+static void on_trap(void *ctx, const struct txn_request *req)
+{
+	struct txn_engine *e = *(struct txn_engine **)ctx;
+
+	assert_int_equal(txn_repress_trap(e, req), 0);
+}
+
 static void test_requests(void **state)
 {
 	struct fake f;
@@ -328,6 +335,25 @@ static void test_requests(void **state)
 	assert_true(back.hdr.tid == 0x1234567890ULL);
 	assert_true(back.direction);
 	assert_int_equal(back.data[0], 0xAB);
+
+	/* a trap gets its repress: same TID, method 0x07, Notice kept */
+	struct trapctx { struct txn_engine *e; int n; } tc = { e, 0 };
+	txn_set_request_handler(e, on_trap, &tc);
+	smp_init_lid(&s, MAD_METHOD_TRAP, SMP_ATTR_NOTICE, 0);
+	s.hdr.tid = 0x77;
+	s.data[5] = 128; /* trap number low byte */
+	assert_int_equal(smp_encode(&s, rx.mad, MAD_SIZE), 0);
+	rx.agent = 3;
+	rx.from.lid = 12;
+	txn_inject(e, &rx);
+	txn_on_readable(e);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.to[1].lid, 12);
+	assert_int_equal(smp_decode(&back, f.mad[1], MAD_SIZE), 0);
+	assert_int_equal(back.hdr.method, MAD_METHOD_TRAP_REPRESS);
+	assert_true(back.hdr.tid == 0x77);
+	assert_int_equal(back.data[5], 128);
+	txn_set_request_handler(e, on_req, &rc);
 
 	/* garbage is dropped, not dispatched */
 	memset(rx.mad, 0, MAD_SIZE);
