@@ -481,3 +481,25 @@ int disc_port_path(const struct fabric *f, const struct ib_node *n,
 	*hops = r->node->dr_hops + 1;
 	return 0;
 }
+
+uint64_t disc_min_gets(const struct fabric *f)
+{
+	/* NodeInfo: the SM's node, then one across each link (from either
+	 * end); NodeDescription per node; SwitchInfo per switch; PortInfo of
+	 * every switch port (0..N: whether it is linked is only known that
+	 * way) and of every linked CA port. */
+	uint64_t n = 1 + fabric_count_links(f) + f->n_nodes + f->n_switches;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct ib_node *nd = f->nodes[i];
+		if (node_is_switch(nd)) {
+			n += (uint64_t)nd->nports + 1;
+			continue;
+		}
+		for (unsigned p = 1; p <= nd->nports; p++)
+			if (nd->ports[p].remote ||
+			    (nd == f->sm_node && p == f->sm_port))
+				n++;
+	}
+	return n;
+}

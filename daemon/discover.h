@@ -49,6 +49,10 @@ int disc_start(struct txn_engine *txn, struct fabric *f, disc_done_fn done,
 void disc_free(struct discovery *d);
 const struct disc_stats *disc_stats(const struct discovery *d);
 
+/* The fewest Gets any directed-route discovery of f needs (for the SMP
+ * efficiency figure): see the count in discover.c. */
+uint64_t disc_min_gets(const struct fabric *f);
+
 /* The side data of node n (NULL when n is not from this discovery). */
 struct dnode *disc_node(struct discovery *d, const struct ib_node *n);
 

@@ -4,6 +4,7 @@
  * Signals only queue work; everything runs on this one thread. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
@@ -103,8 +104,20 @@ void loop_notify_status(struct sm *sm)
 		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
 }
 
+static pthread_t loop_thread;
+
+/* Threads we did not create (libumad2sim starts its receiver before
+ * main) may have the signals unblocked; one delivered there is sent on to
+ * the loop thread, where it is blocked and read by the signalfd. */
+static void forward_signal(int signo)
+{
+	if (!pthread_equal(pthread_self(), loop_thread))
+		pthread_kill(loop_thread, signo);
+}
+
 static int add_signals(struct sm *sm)
 {
+	struct sigaction sa = { .sa_handler = forward_signal };
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	sigset_t ss;
 	int rc = 0;
@@ -113,6 +126,10 @@ static int add_signals(struct sm *sm)
 	for (unsigned i = 0; i < 3; i++)
 		sigaddset(&ss, sigs[i]);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
+	loop_thread = pthread_self();
+	sigfillset(&sa.sa_mask);
+	for (unsigned i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, NULL);
 	for (unsigned i = 0; i < 3 && rc >= 0; i++)
 		rc = sd_event_add_signal(sm->ev, NULL, sigs[i], on_signal, sm);
 	return rc;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,19 @@ static int open_ctl(struct sm *sm)
 	return statectl_register(sm);
 }
 
+/* Before any thread exists (the MAD engine starts a receiver), so that
+ * SIGTERM/SIGINT/SIGHUP reach only the event loop's signalfd. */
+static void block_signals(void)
+{
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+}
+
 static int setup(struct sm *sm)
 {
 	int rc = mkdir_p(sm->cfg.state_dir);
@@ -183,6 +197,8 @@ static int setup(struct sm *sm)
 	rc = open_mad(sm);
 	if (rc < 0)
 		return rc;
+	if (!sm->once)
+		issm_open(sm); /* --once answers nobody, it needs no IsSM */
 	sm->pool = pool_create(sm->cfg.routing_threads);
 	rc = loop_init(sm);
 	if (rc == 0)
@@ -198,6 +214,7 @@ static void teardown(struct sm *sm)
 {
 	sweep_destroy(sm);
 	ctl_close(sm->ctl);
+	issm_close(sm);
 	if (sm->txn)
 		txn_destroy(sm->txn);
 	loop_fini(sm);
@@ -216,7 +233,7 @@ static void teardown(struct sm *sm)
 
 int main(int argc, char **argv)
 {
-	static struct sm sm;
+	static struct sm sm = { .issm_fd = -1 };
 	struct args a = { 0 };
 	char err[512] = "";
 	int rc;
@@ -238,6 +255,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level((enum log_level)sm.cfg.log_level);
+	block_signals();
 	sm.once = a.once;
 	sm.config_path = a.config;
 	rc = setup(&sm);

@@ -54,6 +54,7 @@ struct sm {
 	struct sd_event_source *txn_io, *txn_timer, *txn_post;
 	struct sd_event_source *sweep_timer;
 	struct mad_port *port;
+	int issm_fd;		/* /dev/infiniband/issmN held open */
 	struct txn_engine *txn;
 	struct ctl *ctl;
 	struct pool *pool;
@@ -103,6 +104,10 @@ void sweep_destroy(struct sm *sm);
 void sweep_request(struct sm *sm, bool heavy, const char *why);
 enum sweep_state sweep_state(const struct sm *sm);
 const char *sweep_state_name(enum sweep_state s);
+
+/* issm.c: IsSM on our port while we run. */
+int issm_open(struct sm *sm);
+void issm_close(struct sm *sm);
 
 /* statectl.c: control-socket commands. */
 int statectl_register(struct sm *sm);

@@ -102,6 +102,19 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 	loop_txn_kick(sm);
 }
 
+/* SMPs sent against the minimum the swept fabric needed (the figure the
+ * bring-up benchmark reports). */
+static void sm_log_smp_counts(struct sm *sm)
+{
+	const struct txn_stats *t = txn_stats(sm->txn);
+
+	log_notice("SMPs: %" PRIu64 " sent (%" PRIu64 " retried, %" PRIu64
+		   " lost, %" PRIu64 " timeouts), last heavy sweep needed at "
+		   "least %" PRIu64 "; max outstanding %u",
+		   t->sent, t->retried, t->lost, t->timeouts,
+		   sm->smps.min_needed, t->max_outstanding);
+}
+
 void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 {
 	if (heavy && rc == 0) {
@@ -114,6 +127,8 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 		}
 	}
 	loop_notify_status(sm);
+	if (heavy)
+		sm_log_smp_counts(sm);
 	if (sm->once) {
 		sm->exit_code = rc < 0 ? 1 : 0;
 		if (rc < 0)

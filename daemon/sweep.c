@@ -216,7 +216,9 @@ static int adopt_model(struct sweep *s)
 	char first[128] = "";
 	uint32_t inactive = count_inactive(s->nf, first, sizeof(first));
 
-	sm->smps.min_needed = s->need_gets + s->need_sets;
+	/* Sets are sent only where something differs, so the Sets sent are
+	 * the Sets needed; Gets are judged against the formula. */
+	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
 	if (sm->fab) {
 		fabric_free(sm->fab);
 		free(sm->fab);

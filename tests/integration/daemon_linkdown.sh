@@ -1,0 +1,77 @@
+#!/bin/bash
+# ibsmd as a daemon under ibsim: `sminfo` sees it MASTER with its priority,
+# ibsmctl status/dump/sweep answer, a link taken down with ibsim's Unlink is
+# routed around within one sweep (walk of the LFTs read back), the link
+# brought back with Link is activated and used again, SIGTERM exits 0.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bringup_common.bash"
+need ibsim ibnetdiscover iblinkinfo ibroute sminfo python3
+
+net=$TOP/tests/data/default.net
+[ -f "$net" ] || fail "missing $net"
+start_sim "$net"
+st=$T/state
+sock=$T/ibsmd.sock
+# Not through sim(): a backgrounded shell function's $! is the subshell.
+LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" --state-dir "$st" -o control_socket="$sock" \
+	-o sm.sweep_interval_ms=300 -o sm.priority=7 -o log.level=info \
+	>"$T/ibsmd.log" 2>&1 &
+DPID=$!
+trap 'kill $DPID 2>/dev/null; cleanup' EXIT
+
+status() { "$IBSMCTL" -s "$sock" status 2>/dev/null; }
+field() { status | awk -v k="$1" '$1 == k { print $2 }'; }
+
+# Waits until a heavy sweep after number $1 has finished.
+wait_heavy() {
+	local before=$1
+	for _ in $(seq 100); do
+		h=$(field heavy_sweeps)
+		if [ "${h:-0}" -gt "$before" ] && [ "$(field sweep_state)" = IDLE ]; then
+			return 0
+		fi
+		kill -0 $DPID 2>/dev/null || { tail "$T/ibsmd.log"; fail "ibsmd died"; }
+		sleep 0.1
+	done
+	tail -20 "$T/ibsmd.log"
+	fail "no heavy sweep after $before within 10 s"
+}
+
+wait_heavy 0
+[ "$(field sm_state)" = MASTER ] || fail "ibsmctl status: not MASTER: $(status)"
+out=$(sim sminfo 2>&1) || fail "sminfo failed: $out"
+echo "$out"
+echo "$out" | grep -q "priority 7 state 3 SMINFO_MASTER" ||
+	fail "sminfo does not report ibsmd as MASTER with priority 7"
+check_fabric "$T/up"
+
+"$IBSMCTL" -s "$sock" dump "$T/dump" >/dev/null || fail "ibsmctl dump failed"
+for f in subnet.lst lfts.dump fdbs guid2lid; do
+	[ -s "$T/dump/$f" ] || fail "ibsmctl dump did not write $f"
+done
+
+# Take an uplink of leaf S1 down: a trap or the next light sweep notices.
+h=$(field heavy_sweeps)
+ibsim_cmd 'Unlink "S1"[5]'
+wait_heavy "$h"
+check_fabric "$T/down"
+
+# Bring it back: the port must come up ACTIVE and be used again.
+h=$(field heavy_sweeps)
+ibsim_cmd 'Link "S1"[5] "S9"[1]'
+for _ in $(seq 30); do
+	"$IBSMCTL" -s "$sock" sweep >/dev/null
+	wait_heavy "$h"
+	h=$(field heavy_sweeps)
+	[ "$(field links)" = 64 ] && break
+done
+[ "$(field links)" = 64 ] || fail "link S1[5]-S9[1] not rediscovered"
+check_fabric "$T/back"
+
+"$IBSMCTL" -s "$sock" status | grep -E "^(sweeps|heavy_sweeps|traps|smps_sent|smps_retried) "
+kill -TERM $DPID
+wait $DPID
+rc=$?
+[ $rc -eq 0 ] || fail "ibsmd exited $rc on SIGTERM"
+[ ! -e "$sock" ] || fail "control socket left behind"
+echo "ok: daemon mode, link down/up rerouted"
