@@ -25,9 +25,9 @@ static int out_open_path(struct out *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	if (snprintf(o->path, sizeof(o->path), "%s", path) >=
-		    (int)sizeof(o->path) ||
+		(int)sizeof(o->path) ||
 	    snprintf(o->tmp, sizeof(o->tmp), "%s.tmpXXXXXX", path) >=
-		    (int)sizeof(o->tmp))
+		(int)sizeof(o->tmp))
 		return -ENAMETOOLONG;
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
@@ -90,30 +90,42 @@ static void clean_desc(const char *in, char *out, size_t len)
 static const char *width_str(uint8_t w)
 {
 	switch (w) {
-	case 1: return "1x";
-	case 4: return "8x";
-	case 8: return "12x";
-	case 16: return "2x";
-	default: return "4x"; /* 2 = 4x, and the offline default */
+	case 1:
+		return "1x";
+	case 4:
+		return "8x";
+	case 8:
+		return "12x";
+	case 16:
+		return "2x";
+	default:
+		return "4x"; /* 2 = 4x, and the offline default */
 	}
 }
 
 static const char *speed_str(uint8_t s)
 {
 	switch (s) {
-	case 2: return "5";
-	case 4: return "10";
-	default: return "2.5";
+	case 2:
+		return "5";
+	case 4:
+		return "10";
+	default:
+		return "2.5";
 	}
 }
 
 static const char *state_str(uint8_t s)
 {
 	switch (s) {
-	case IB_PORT_DOWN: return "DWN";
-	case IB_PORT_INIT: return "INI";
-	case IB_PORT_ARMED: return "ARM";
-	default: return "ACT"; /* ACTIVE, or unknown offline: as if up */
+	case IB_PORT_DOWN:
+		return "DWN";
+	case IB_PORT_INIT:
+		return "INI";
+	case IB_PORT_ARMED:
+		return "ARM";
+	default:
+		return "ACT"; /* ACTIVE, or unknown offline: as if up */
 	}
 }
 
@@ -160,10 +172,14 @@ int dump_write_subnet_lst(const char *dir, const struct fabric *f)
 static const char *type_str(const struct ib_node *n)
 {
 	switch (n->type) {
-	case IB_NODE_CA: return "Channel Adapter";
-	case IB_NODE_SWITCH: return "Switch";
-	case IB_NODE_ROUTER: return "Router";
-	default: return "Unknown";
+	case IB_NODE_CA:
+		return "Channel Adapter";
+	case IB_NODE_SWITCH:
+		return "Switch";
+	case IB_NODE_ROUTER:
+		return "Router";
+	default:
+		return "Unknown";
 	}
 }
 
@@ -179,9 +195,9 @@ static char **lid_notes(const struct fabric *f)
 		const struct ib_port *p = fabric_port_by_lid(f, (uint16_t)l);
 		int r;
 		if (p)
-			r = asprintf(&v[l], "%s portguid 0x%016" PRIx64 ": '%s'",
-				     type_str(p->node), port_guid(p),
-				     p->node->desc);
+			r = asprintf(
+			    &v[l], "%s portguid 0x%016" PRIx64 ": '%s'",
+			    type_str(p->node), port_guid(p), p->node->desc);
 		else
 			r = asprintf(&v[l], "unknown node and type");
 		if (r < 0)
@@ -211,9 +227,11 @@ int dump_write_lfts(const char *dir, const struct fabric *f)
 	}
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		const struct ib_node *sw = f->switches[s];
-		fprintf(o.fp, "Unicast lids [0-%u] of switch Lid %u guid 0x%016"
-			PRIx64 " ('%s'):\n", f->max_lid, sw->ports[0].lid,
-			sw->guid, sw->desc);
+		fprintf(
+		    o.fp,
+		    "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64
+		    " ('%s'):\n",
+		    f->max_lid, sw->ports[0].lid, sw->guid, sw->desc);
 		for (uint32_t l = 0; l <= f->max_lid && l < sw->lft_size; l++) {
 			uint8_t p = sw->lft[l];
 			if (p > sw->nports)
@@ -227,8 +245,8 @@ int dump_write_lfts(const char *dir, const struct fabric *f)
 	return out_close(&o, rc);
 }
 
-int dump_write_fdbs(const char *dir, const struct fabric *f,
-		    dump_hops_fn hops, void *ctx)
+int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
+		    void *ctx)
 {
 	struct out o;
 	int rc = out_open(&o, dir, "fdbs");
@@ -237,8 +255,10 @@ int dump_write_fdbs(const char *dir, const struct fabric *f,
 		return rc;
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		const struct ib_node *sw = f->switches[s];
-		fprintf(o.fp, "dump_ucast_routes: Switch 0x%016" PRIx64 "\n"
-			"LID    : Port : Hops : Optimal\n", sw->guid);
+		fprintf(o.fp,
+			"dump_ucast_routes: Switch 0x%016" PRIx64 "\n"
+			"LID    : Port : Hops : Optimal\n",
+			sw->guid);
 		for (uint32_t l = 1; l <= f->max_lid; l++) {
 			uint8_t p = l < sw->lft_size ? sw->lft[l] : LFT_NO_PORT;
 			uint8_t h = 0, best = 0;
@@ -295,8 +315,7 @@ int dump_write_guid2lid(const char *dir, const struct fabric *f)
 	return out_close(&o, write_guid2lid(&o, f));
 }
 
-int dump_write_roots(const char *dir, struct ib_node *const *roots,
-		     uint32_t n)
+int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n)
 {
 	struct out o;
 	int rc = out_open(&o, dir, "updn-roots.dump");
@@ -325,8 +344,10 @@ int dump_write_mfts(const char *dir, const struct fabric *f,
 			if (!(mask[0] | mask[1] | mask[2] | mask[3]))
 				continue;
 			if (!hdr)
-				fprintf(o.fp, "\nSwitch 0x%016" PRIx64
-					"\nLID    : Out Port(s)\n", sw->guid);
+				fprintf(o.fp,
+					"\nSwitch 0x%016" PRIx64
+					"\nLID    : Out Port(s)\n",
+					sw->guid);
 			hdr = true;
 			fprintf(o.fp, "0x%04X :", mlid);
 			for (unsigned p = 0; p <= sw->nports && p < 256; p++)
@@ -365,8 +386,7 @@ static int lfts_entry(struct ib_node *sw, const char *s)
 	return 0;
 }
 
-int dump_read_lfts(const char *path, struct fabric *f, char *err,
-		   size_t errlen)
+int dump_read_lfts(const char *path, struct fabric *f, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
 	struct ib_node *sw = NULL;
@@ -389,8 +409,10 @@ int dump_read_lfts(const char *path, struct fabric *f, char *err,
 		if (lfts_header(line, &g) == 0) {
 			sw = fabric_node_by_guid(f, g);
 			if (!sw || !node_is_switch(sw)) {
-				snprintf(err, errlen, "%s:%u: no switch with "
-					 "GUID 0x%016" PRIx64, path, ln, g);
+				snprintf(err, errlen,
+					 "%s:%u: no switch with "
+					 "GUID 0x%016" PRIx64,
+					 path, ln, g);
 				rc = -EINVAL;
 			}
 		} else if (strncmp(line, "0x", 2) == 0) {

@@ -26,14 +26,13 @@ typedef uint8_t (*dump_hops_fn)(void *ctx, const struct ib_node *sw,
 int dump_write_subnet_lst(const char *dir, const struct fabric *f);
 int dump_write_lfts(const char *dir, const struct fabric *f);
 /* hops may be NULL: then the Hops column is 0 and Optimal "yes". */
-int dump_write_fdbs(const char *dir, const struct fabric *f,
-		    dump_hops_fn hops, void *ctx);
+int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
+		    void *ctx);
 /* dir/guid2lid from the fabric's current LIDs. */
 int dump_write_guid2lid(const char *dir, const struct fabric *f);
 /* Same format at an exact path (the daemon's state file). */
 int dump_write_guid2lid_path(const char *path, const struct fabric *f);
-int dump_write_roots(const char *dir, struct ib_node *const *roots,
-		     uint32_t n);
+int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n);
 
 /* Multicast forwarding tables, generic over the engine's storage: for
  * switch sw, entry(ctx, sw, i, &mlid, mask) fills the i-th (mlid, port

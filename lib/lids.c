@@ -58,8 +58,7 @@ static bool visit(struct port_index *pi, struct port_order *o,
 
 /* Visits the LID-owning port behind link end r; queues new switches. */
 static void visit_remote(struct port_index *pi, struct port_order *o,
-			 struct ib_node **q, uint32_t *tail,
-			 struct ib_port *r)
+			 struct ib_node **q, uint32_t *tail, struct ib_port *r)
 {
 	if (node_is_switch(r->node)) {
 		if (visit(pi, o, &r->node->ports[0]))
@@ -71,7 +70,7 @@ static void visit_remote(struct port_index *pi, struct port_order *o,
 
 static int bfs_order(const struct fabric *f, struct port_order *o)
 {
-	struct port_index pi = { 0 };
+	struct port_index pi = {0};
 	struct ib_node *sm = f->sm_node, **q = NULL;
 	uint32_t head = 0, tail = 0;
 	int rc = pidx_init(f, &pi);
@@ -129,9 +128,14 @@ static void claim(struct claims *c, uint32_t i, uint32_t lid, uint32_t w)
 	c->lid[i] = (uint16_t)lid;
 }
 
+/* LIDs reserved for a port: 2^lmc for every port, switches included,
+ * although a switch (base port 0) answers only its first LID.  OpenSM
+ * reserves the same way, and ibdmchk -l maps 2^lmc LIDs to every port of
+ * subnet.lst, so ranges must not overlap a switch's either. */
 static uint32_t port_width(const struct ib_port *p, uint8_t lmc)
 {
-	return node_is_switch(p->node) ? 1 : 1u << lmc;
+	(void)p;
+	return 1u << lmc;
 }
 
 static uint64_t port_key(const struct ib_port *p)
@@ -148,8 +152,7 @@ static int cmp_entry(const void *a, const void *b)
 
 /* Pass 2: LIDs recorded in the map, looked up in a sorted copy. */
 static int claim_from_map(const struct port_order *o, struct claims *c,
-			  const struct guid2lid *prev, uint8_t lmc,
-			  uint32_t *n)
+			  const struct guid2lid *prev, uint8_t lmc, uint32_t *n)
 {
 	struct guid2lid_entry *s;
 
@@ -161,7 +164,7 @@ static int claim_from_map(const struct port_order *o, struct claims *c,
 	memcpy(s, prev->v, prev->n * sizeof(*s));
 	qsort(s, prev->n, sizeof(*s), cmp_entry);
 	for (uint32_t i = 0; i < o->n; i++) {
-		struct guid2lid_entry key = { .guid = port_key(o->v[i]) }, *e;
+		struct guid2lid_entry key = {.guid = port_key(o->v[i])}, *e;
 		uint32_t w = port_width(o->v[i], lmc);
 		if (c->lid[i] || !key.guid)
 			continue;
@@ -235,8 +238,8 @@ static uint32_t count_unreachable(const struct fabric *f,
 int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
 		struct lids_stats *st)
 {
-	struct port_order o = { 0 };
-	struct claims c = { 0 };
+	struct port_order o = {0};
+	struct claims c = {0};
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -291,7 +294,7 @@ int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
 		m->v = nv;
 		m->cap = nc;
 	}
-	m->v[m->n++] = (struct guid2lid_entry){ guid, lo, hi };
+	m->v[m->n++] = (struct guid2lid_entry){guid, lo, hi};
 	return 0;
 }
 
@@ -309,7 +312,7 @@ static int g2l_append(struct guid2lid *m, uint64_t guid, uint16_t lo,
 		m->v = nv;
 		m->cap = nc;
 	}
-	m->v[m->n++] = (struct guid2lid_entry){ guid, lo, hi };
+	m->v[m->n++] = (struct guid2lid_entry){guid, lo, hi};
 	return 0;
 }
 
@@ -366,8 +369,9 @@ static int check_dup(struct guid2lid *m, uint32_t first, char *err,
 	qsort(s, n, sizeof(*s), cmp_entry);
 	for (uint32_t i = 1; i < n; i++)
 		if (s[i].guid == s[i - 1].guid) {
-			snprintf(err, errlen, "%s: GUID 0x%016" PRIx64
-				 " appears twice", path, s[i].guid);
+			snprintf(err, errlen,
+				 "%s: GUID 0x%016" PRIx64 " appears twice",
+				 path, s[i].guid);
 			free(s);
 			return -EINVAL;
 		}
@@ -427,9 +431,9 @@ int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m)
 			uint64_t g = port_key(pp);
 			if (!pp->lid || !g)
 				continue;
-			int rc = g2l_append(m, g, pp->lid,
-					    (uint16_t)(pp->lid +
-						       (1u << pp->lmc) - 1));
+			int rc = g2l_append(
+			    m, g, pp->lid,
+			    (uint16_t)(pp->lid + (1u << pp->lmc) - 1));
 			if (rc < 0)
 				return rc;
 		}

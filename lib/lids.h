@@ -25,19 +25,21 @@ struct lids_stats {
 	uint32_t from_map; /* took their LID from the guid2lid map */
 	uint32_t fresh;	   /* got a new LID */
 	uint32_t dropped;  /* had a LID that was invalid or clashed */
-	uint32_t unreachable; /* nodes not reachable from the SM: LIDs cleared */
+	uint32_t
+	    unreachable; /* nodes not reachable from the SM: LIDs cleared */
 };
 
 /* Assigns LIDs to every port reachable from f->sm_node (port f->sm_port
  * when it is a CA), in three passes over the same breadth-first order
  * (from the SM node, switch ports in increasing number):
  *   1. keep a port's existing LID when it is non-zero, in the unicast
- *      range, aligned to 2^lmc (CA ports) and not claimed earlier in the
+ *      range, aligned to 2^lmc and not claimed earlier in the
  *      order;
  *   2. else take the LID the guid2lid map (prev, may be NULL) records,
  *      under the same conditions;
  *   3. else the lowest free aligned LID.
- * Switches get one LID (port 0, LMC 0); CA/router ports 2^lmc LIDs.
+ * CA/router ports get 2^lmc LIDs; a switch (port 0, LMC 0) uses one but
+ * an aligned range of 2^lmc is reserved for it, as OpenSM does.
  * Ports of nodes not reachable from the SM lose their LIDs.  Pure function
  * of (topology, existing LIDs, map, lmc).  0, -EINVAL (no SM node, lmc > 7),
  * -ENOSPC (unicast LID space exhausted) or -ENOMEM. */

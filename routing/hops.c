@@ -100,8 +100,8 @@ int hops_compute(const struct fabric *f, struct hops *h, struct pool *pool)
 {
 	uint32_t n = f->n_switches;
 	unsigned nw = pool_threads(pool);
-	struct csr g = { 0 };
-	struct bfs_job j = { .h = h, .g = &g };
+	struct csr g = {0};
+	struct bfs_job j = {.h = h, .g = &g};
 	int rc = 0;
 
 	free(h->d);
@@ -146,8 +146,8 @@ uint8_t hops_to_node(const struct fabric *f, const struct hops *h,
 		struct ib_port *r = dst->ports[p].remote;
 		if (!r || r->node->type != IB_NODE_SWITCH)
 			continue;
-		uint8_t d = hops_sw(h, (uint32_t)sw->sw_idx,
-				    (uint32_t)r->node->sw_idx);
+		uint8_t d =
+		    hops_sw(h, (uint32_t)sw->sw_idx, (uint32_t)r->node->sw_idx);
 		if (d != HOPS_INF && d + 1 < best)
 			best = d + 1;
 	}

@@ -13,8 +13,8 @@
 #define HOPS_INF 0xFF
 
 struct hops {
-	uint32_t n;  /* number of switches (fabric.n_switches at compute time) */
-	uint8_t *d;  /* n * n, d[a * n + b] = hops from switch a to switch b */
+	uint32_t n; /* number of switches (fabric.n_switches at compute time) */
+	uint8_t *d; /* n * n, d[a * n + b] = hops from switch a to switch b */
 };
 
 /* Computes the table for f's switches; pool may be NULL.  0 or -ENOMEM. */

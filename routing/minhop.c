@@ -10,15 +10,17 @@
  *   3. the port number, for determinism.
  * Every LID counts, including switch (port 0) LIDs and each LID of an LMC
  * range.  Destinations are taken grouped by their switch (the switch's own
- * LID, then the LIDs of the CA ports on it in port order), switches in
- * index order: consecutive hosts of one leaf then fan out over all up
- * links, which is what balances a fat tree. */
+ * LID, then the base LIDs of the CA ports on it in port order, then with
+ * LMC the second LIDs, ...), switches in LID order: consecutive hosts of
+ * one leaf then fan out over all up links, which is what balances a fat
+ * tree. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "lib/log.h"
 #include "routing/minhop.h"
 #include "routing/ucast.h"
 #include "routing/verify_lft.h"
@@ -27,6 +29,7 @@
  * for switch t, entries first[t]..first[t+1]-1; port[] is the port of t
  * that reaches the LID (0 for t's own LID). */
 struct dest_table {
+	uint32_t *order; /* switch indexes by LID (then GUID) */
 	uint32_t *first;
 	uint16_t *dlid;
 	uint8_t *port;
@@ -56,8 +59,32 @@ static int dest_count(const struct fabric *f, uint32_t *n)
 	return 0;
 }
 
+static int cmp_sw(const void *a, const void *b, void *arg)
+{
+	const struct fabric *f = arg;
+	const struct ib_node *x = f->switches[*(const uint32_t *)a];
+	const struct ib_node *y = f->switches[*(const uint32_t *)b];
+
+	if (x->ports[0].lid != y->ports[0].lid)
+		return x->ports[0].lid < y->ports[0].lid ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* Destination switches are taken in LID order, not in the order nodes
+ * happen to sit in the fabric model, so that the daemon (nodes in
+ * discovery order) and ibsmroute (nodes in file order) compute the same
+ * tables: LIDs come from the same BFS in both. */
+static void dest_order(const struct fabric *f, struct dest_table *dt)
+{
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		dt->order[s] = s;
+	qsort_r(dt->order, f->n_switches, sizeof(*dt->order), cmp_sw,
+		(void *)f);
+}
+
 static void dest_free(struct dest_table *dt)
 {
+	free(dt->order);
 	free(dt->first);
 	free(dt->dlid);
 	free(dt->port);
@@ -69,10 +96,12 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 
 	dest_count(f, &n);
 	dt->first = malloc((f->n_switches + 1) * sizeof(*dt->first));
+	dt->order = malloc((f->n_switches + 1) * sizeof(*dt->order));
 	dt->dlid = malloc((n + 1) * sizeof(*dt->dlid));
 	dt->port = malloc(n + 1);
-	if (!dt->first || !dt->dlid || !dt->port)
+	if (!dt->first || !dt->dlid || !dt->port || !dt->order)
 		return -ENOMEM;
+	dest_order(f, dt);
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		struct ib_node *sw = f->switches[s];
 		dt->first[s] = k;
@@ -80,14 +109,22 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 			dt->dlid[k] = sw->ports[0].lid;
 			dt->port[k++] = 0;
 		}
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			struct ib_port *r = sw->ports[p].remote;
-			if (!r || node_is_switch(r->node) || !r->lid)
-				continue;
-			for (uint32_t l = 0; l < 1u << r->lmc; l++) {
+		/* With LMC, first every port's base LID, then every port's
+		 * base + 1, ...: base LIDs (what most traffic uses) then fan
+		 * out over the links like the LIDs of an LMC 0 fabric. */
+		for (uint32_t l = 0; l < 128; l++) {
+			bool more = false;
+			for (unsigned p = 1; p <= sw->nports; p++) {
+				struct ib_port *r = sw->ports[p].remote;
+				if (!r || node_is_switch(r->node) || !r->lid ||
+				    l >= 1u << r->lmc)
+					continue;
 				dt->dlid[k] = (uint16_t)(r->lid + l);
 				dt->port[k++] = (uint8_t)p;
+				more |= l + 1 < 1u << r->lmc;
 			}
+			if (!more)
+				break;
 		}
 	}
 	dt->first[f->n_switches] = k;
@@ -97,17 +134,17 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 
 /* Per-switch state while routing it. */
 struct sw_load {
-	uint32_t port[256];  /* routes per output port */
-	uint32_t nb[256];    /* routes per neighbour slot */
-	uint8_t slot[256];   /* port -> neighbour slot */
+	uint32_t port[256];	 /* routes per output port */
+	uint32_t nb[256];	 /* routes per neighbour slot */
+	uint8_t slot[256];	 /* port -> neighbour slot */
 	uint8_t slot_ports[256]; /* ports per neighbour slot */
-	uint32_t peer[256];  /* port -> neighbour switch index, or UINT32_MAX */
+	uint32_t peer[256]; /* port -> neighbour switch index, or UINT32_MAX */
 	/* The switch-to-switch ports in increasing order, with the hop row
 	 * of the neighbour behind each, for the candidate scan. */
 	uint8_t swport[256];
 	const uint8_t *row[256];
 	unsigned nsw;
-	bool parallel;	     /* some neighbour has several links */
+	bool parallel; /* some neighbour has several links */
 };
 
 static void load_init(const struct ib_node *sw, const struct hops *h,
@@ -150,8 +187,8 @@ static void load_init(const struct ib_node *sw, const struct hops *h,
 
 static uint64_t key(const struct sw_load *ld, uint8_t p)
 {
-	return (uint64_t)ld->port[p] << 40 | (uint64_t)ld->nb[ld->slot[p]] << 8 |
-	       p;
+	return (uint64_t)ld->port[p] << 40 |
+	       (uint64_t)ld->nb[ld->slot[p]] << 8 | p;
 }
 
 static void take(struct sw_load *ld, uint8_t p)
@@ -241,8 +278,9 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 
 	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
-	for (uint32_t t = 0; t < j->f->n_switches; t++) {
-		uint32_t a = dt->first[t], b = dt->first[t + 1];
+	for (uint32_t i = 0; i < j->f->n_switches; i++) {
+		uint32_t t = dt->order[i], a = dt->first[t],
+			 b = dt->first[t + 1];
 		uint8_t d = hops_sw(j->h, (uint32_t)s, t);
 		unsigned n;
 		if (a == b || d == HOPS_INF)
@@ -256,7 +294,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 			continue;
 		}
 		n = candidates(&ld, t, d, c);
-		if (n)	/* 0 cannot happen with a consistent table */
+		if (n) /* 0 cannot happen with a consistent table */
 			assign(sw, &ld, c, n, dt->dlid, a, b);
 	}
 }
@@ -268,16 +306,17 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int minhop_fill_lfts(struct fabric *f, const struct hops *h,
-		     struct pool *pool, char *err, size_t errlen)
+int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
+		     char *err, size_t errlen)
 {
-	struct dest_table dt = { 0 };
-	struct mh_job j = { .f = f, .h = h, .dt = &dt };
+	struct dest_table dt = {0};
+	struct mh_job j = {.f = f, .h = h, .dt = &dt};
 	int rc;
 
 	if (h->n != f->n_switches) {
-		snprintf(err, errlen, "hop table is for %u switches, fabric has %u",
-			 h->n, f->n_switches);
+		snprintf(err, errlen,
+			 "hop table is for %u switches, fabric has %u", h->n,
+			 f->n_switches);
 		return -EINVAL;
 	}
 	rc = dest_build(f, &dt);
@@ -291,8 +330,10 @@ int minhop_fill_lfts(struct fabric *f, const struct hops *h,
 	if (rc == 0)
 		pool_for(pool, f->n_switches, route_switch, &j);
 	else
-		snprintf(err, errlen, "out of memory for LFTs (%u switches, "
-			 "max LID %u)", f->n_switches, f->max_lid);
+		snprintf(err, errlen,
+			 "out of memory for LFTs (%u switches, "
+			 "max LID %u)",
+			 f->n_switches, f->max_lid);
 	free(j.scratch);
 	dest_free(&dt);
 	return rc;
@@ -319,7 +360,20 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 	}
 	verify_lft_to_result(&chk, res);
 	res->verify_seconds = now_s() - t0;
+	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
+		log_warn("minhop: %llu CA pairs unreachable (%llu in loops), "
+			 "%llu CA-to-switch pairs; first: %s; the fabric is "
+			 "partitioned or the hop table is stale",
+			 (unsigned long long)chk.unreachable_pairs,
+			 (unsigned long long)chk.loop_pairs,
+			 (unsigned long long)chk.sw_unreachable,
+			 chk.first_error);
+	if (!chk.cdg_acyclic)
+		log_info("minhop: routes have a %s (minhop does not avoid "
+			 "credit loops; use updown where that matters)",
+			 chk.cdg_why);
 	return 0;
 }
 
-const struct ucast_engine ucast_minhop = { .name = "minhop", .route = minhop_route };
+const struct ucast_engine ucast_minhop = {.name = "minhop",
+					  .route = minhop_route};

@@ -11,7 +11,7 @@
 
 /* Fills every switch's LFT (LIDs 0..f->max_lid) with min-hop ports, least
  * loaded first (see minhop.c).  0, or negative errno with err set. */
-int minhop_fill_lfts(struct fabric *f, const struct hops *h,
-		     struct pool *pool, char *err, size_t errlen);
+int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
+		     char *err, size_t errlen);
 
 #endif

@@ -14,15 +14,21 @@
 
 #define NXT_NONE UINT32_MAX
 
-enum { ST_UNK = 0xFF, ST_BUSY = 0xFE, ST_DROP = 0xFD, ST_LOOP = 0xFC,
-       ST_MAXD = 0xFB };
+enum {
+	ST_UNK = 0xFF,
+	ST_BUSY = 0xFE,
+	ST_DROP = 0xFD,
+	ST_LOOP = 0xFC,
+	ST_MAXD = 0xFB
+};
 
 struct dest {
 	uint16_t lid;
-	bool is_sw, base;	   /* switch LID; first LID of its range */
+	bool is_sw, base; /* switch LID; first LID of its range */
 	const struct ib_port *owner;
-	int32_t t;		   /* switch that delivers it, -1 if none */
-	uint8_t tport;		   /* t's port to it (0: t's own LID) */
+	int32_t t;	     /* switch that delivers it, -1 if none */
+	uint8_t tport;	     /* t's port to it (0: t's own LID) */
+	const uint8_t *prow; /* every switch's LFT entry for lid */
 };
 
 struct vacc {
@@ -38,20 +44,22 @@ struct vworker {
 	uint32_t *stack, *visited, *flow, *order;
 	uint32_t nvis;
 	uint64_t *links; /* CA-to-CA routes per switch port, by poff */
+	uint64_t *dep;	 /* by poff: 256-bit mask of the next link's port */
+	uint8_t *tp;	 /* LFT entries of one LID block, LID-major */
 	struct vacc acc;
 };
 
 struct vjob {
 	const struct fabric *f;
 	const struct hops *h;
-	uint32_t *nsrc;	 /* CA ports linked to each switch */
-	uint32_t *poff;	 /* first port index of each switch */
+	uint32_t *nsrc; /* CA ports linked to each switch */
+	uint32_t *poff; /* first port index of each switch */
 	/* Flat copies of what a forwarding step reads, so a step is two
 	 * array loads rather than a chain of pointers. */
 	const uint8_t **lft;
 	uint32_t *lft_size;
 	uint8_t *nports;
-	uint32_t *nxt;	 /* by poff + port: next switch, or NXT_NONE */
+	uint32_t *nxt; /* by poff + port: next switch, or NXT_NONE */
 	uint64_t all_src;
 	struct vworker *w;
 };
@@ -84,9 +92,7 @@ static uint8_t step(const struct vjob *j, const struct dest *d, uint32_t x,
 	uint8_t p;
 	uint32_t n;
 
-	if (d->lid >= j->lft_size[x])
-		return ST_DROP;
-	p = j->lft[x][d->lid];
+	p = d->prow[x];
 	if (p > j->nports[x])
 		return ST_DROP;
 	if ((int32_t)x == d->t && p == d->tport)
@@ -102,8 +108,8 @@ static bool is_dist(uint8_t s)
 	return s <= ST_MAXD;
 }
 
-static void walk(const struct vjob *j, const struct dest *d,
-		 struct vworker *w, uint32_t x)
+static void walk(const struct vjob *j, const struct dest *d, struct vworker *w,
+		 uint32_t x)
 {
 	uint32_t top = 0, cur = x, nx = 0;
 	uint8_t base;
@@ -142,8 +148,8 @@ static void note_error(struct vacc *a, const struct dest *d, uint32_t x,
 }
 
 /* Counts the sources on switch x for destination d. */
-static void count_at(const struct vjob *j, const struct dest *d,
-		     struct vacc *a, uint32_t x, uint64_t cnt, uint8_t st)
+static void count_at(const struct vjob *j, const struct dest *d, struct vacc *a,
+		     uint32_t x, uint64_t cnt, uint8_t st)
 {
 	if (!is_dist(st)) {
 		if (d->is_sw) {
@@ -180,7 +186,7 @@ static void count_at(const struct vjob *j, const struct dest *d,
 static void count_links(const struct vjob *j, const struct dest *d,
 			struct vworker *w)
 {
-	uint32_t bucket[257] = { 0 }, n = 0;
+	uint32_t bucket[257] = {0}, n = 0;
 
 	for (uint32_t i = 0; i < w->nvis; i++) {
 		uint8_t st = w->state[w->visited[i]];
@@ -199,23 +205,30 @@ static void count_links(const struct vjob *j, const struct dest *d,
 			w->order[bucket[st]++] = x;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t x = w->order[i], nx = 0;
+		uint32_t x = w->order[i], nx = 0, in;
 		if (!w->flow[x])
 			continue;
 		step(j, d, x, &nx);
 		w->flow[nx] += w->flow[x];
-		w->links[j->poff[x] + j->lft[x][d->lid]] += w->flow[x];
+		in = j->poff[x] + d->prow[x];
+		if (d->base)
+			w->links[in] += w->flow[x];
+		/* channel dependency: link x->nx then nx's next link */
+		if (w->state[nx] >= 2 && is_dist(w->state[nx])) {
+			uint8_t q = d->prow[nx];
+			w->dep[(size_t)in * 4 + q / 64] |= 1ULL << (q % 64);
+		}
 	}
 }
 
-static void check_lid(void *arg, size_t i, unsigned worker)
+static void check_lid(struct vjob *j, struct vworker *w, uint16_t lid,
+		      const uint8_t *prow)
 {
-	struct vjob *j = arg;
-	struct vworker *w = &j->w[worker];
 	const struct fabric *f = j->f;
 	struct dest d;
 
-	dest_of(f, (uint16_t)(i + 1), &d);
+	dest_of(f, lid, &d);
+	d.prow = prow;
 	if (!d.owner || (d.owner->node->type != IB_NODE_SWITCH &&
 			 d.owner->remote == NULL && d.t < 0))
 		return;
@@ -243,6 +256,32 @@ static void check_lid(void *arg, size_t i, unsigned worker)
 	}
 }
 
+/* LIDs are checked in blocks of LID_BLOCK: the block's LFT entries are
+ * first copied LID-major (one cache line read per switch per block), so
+ * the walks, which jump between switches for one LID, stay in a few
+ * kilobytes instead of touching one line of every switch's LFT per LID. */
+#define LID_BLOCK 64
+
+static void check_block(void *arg, size_t b, unsigned worker)
+{
+	struct vjob *j = arg;
+	struct vworker *w = &j->w[worker];
+	uint32_t n = j->f->n_switches, first = (uint32_t)b * LID_BLOCK + 1;
+	uint32_t cnt = j->f->max_lid + 1 - first;
+
+	if (cnt > LID_BLOCK)
+		cnt = LID_BLOCK;
+	for (uint32_t x = 0; x < n; x++) {
+		const uint8_t *l = j->lft[x];
+		for (uint32_t k = 0; k < cnt; k++)
+			w->tp[(size_t)k * n + x] = first + k < j->lft_size[x]
+						       ? l[first + k]
+						       : LFT_NO_PORT;
+	}
+	for (uint32_t k = 0; k < cnt; k++)
+		check_lid(j, w, (uint16_t)(first + k), w->tp + (size_t)k * n);
+}
+
 static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 {
 	uint32_t n = j->f->n_switches + 1;
@@ -258,8 +297,10 @@ static int workers_init(struct vjob *j, unsigned nw, uint32_t nports)
 		w->order = malloc(n * sizeof(uint32_t));
 		w->flow = calloc(n, sizeof(uint32_t));
 		w->links = calloc(nports + 1, sizeof(uint64_t));
+		w->dep = calloc(4 * ((size_t)nports + 1), sizeof(uint64_t));
+		w->tp = malloc((size_t)LID_BLOCK * n);
 		if (!w->state || !w->stack || !w->visited || !w->order ||
-		    !w->flow || !w->links)
+		    !w->flow || !w->links || !w->dep || !w->tp)
 			return -ENOMEM;
 		memset(w->state, ST_UNK, n);
 	}
@@ -277,6 +318,8 @@ static void workers_free(struct vjob *j, unsigned nw)
 		free(j->w[i].order);
 		free(j->w[i].flow);
 		free(j->w[i].links);
+		free(j->w[i].dep);
+		free(j->w[i].tp);
 	}
 	free(j->w);
 }
@@ -294,7 +337,8 @@ static void fill_next(struct vjob *j)
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			const struct ib_port *r = sw->ports[p].remote;
 			j->nxt[j->poff[s] + p] = r && node_is_switch(r->node)
-				? (uint32_t)r->node->sw_idx : NXT_NONE;
+						     ? (uint32_t)r->node->sw_idx
+						     : NXT_NONE;
 		}
 	}
 }
@@ -333,10 +377,67 @@ static void describe_error(const struct fabric *f, const struct vacc *a,
 					 : "dropped (no route)");
 }
 
+/* Depth-first search for a cycle in the channel-dependency graph whose
+ * vertices are directed switch-to-switch links (by poff) and whose edges
+ * are the dependencies collected in dep.  1 acyclic, 0 cycle (why set),
+ * -ENOMEM. */
+static int cdg_acyclic(const struct vjob *j, const uint64_t *dep,
+		       uint32_t nports, struct lft_check *out)
+{
+	uint8_t *color = calloc(nports + 1, 1); /* 0 new, 1 open, 2 done */
+	uint32_t *stk = malloc((nports + 1) * sizeof(*stk));
+	uint16_t *cur = malloc((nports + 1) * sizeof(*cur));
+	int rc = 1;
+
+	if (!color || !stk || !cur) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t r = 0; r < nports && rc == 1; r++) {
+		uint32_t top = 0;
+		if (color[r] || j->nxt[r] == NXT_NONE)
+			continue;
+		stk[top++] = r;
+		cur[r] = 0;
+		color[r] = 1;
+		while (top && rc == 1) {
+			uint32_t v = stk[top - 1], y = j->nxt[v], q = cur[v];
+			const uint64_t *m = dep + (size_t)v * 4;
+			while (q < 256 && !(m[q / 64] >> (q % 64) & 1))
+				q++;
+			if (q == 256) {
+				color[v] = 2;
+				top--;
+				continue;
+			}
+			cur[v] = (uint16_t)(q + 1);
+			uint32_t u = j->poff[y] + q;
+			if (color[u] == 1) {
+				const struct ib_node *sw = j->f->switches[y];
+				snprintf(
+				    out->cdg_why, sizeof(out->cdg_why),
+				    "credit loop through switch 0x%016" PRIx64
+				    " '%s' port %u",
+				    sw->guid, sw->desc, q);
+				rc = 0;
+			} else if (!color[u]) {
+				color[u] = 1;
+				cur[u] = 0;
+				stk[top++] = u;
+			}
+		}
+	}
+out:
+	free(color);
+	free(stk);
+	free(cur);
+	return rc;
+}
+
 static void merge(struct vjob *j, unsigned nw, uint32_t nports,
 		  struct lft_check *out)
 {
-	struct vacc t = { 0 };
+	struct vacc t = {0};
 	uint64_t sum_hops = 0;
 
 	for (unsigned i = 0; i < nw; i++) {
@@ -373,15 +474,16 @@ static void merge(struct vjob *j, unsigned nw, uint32_t nports,
 	out->sw_unreachable = t.sw_unreach;
 	out->lmc_unreachable = t.lmc_unreach;
 	if (t.ca_pairs > t.unreach)
-		out->avg_hops = (double)sum_hops / (double)(t.ca_pairs - t.unreach);
+		out->avg_hops =
+		    (double)sum_hops / (double)(t.ca_pairs - t.unreach);
 	if (t.err_lid)
 		describe_error(j->f, &t, out);
 }
 
-int verify_lft(const struct fabric *f, const struct hops *h,
-	       struct pool *pool, struct lft_check *out)
+int verify_lft(const struct fabric *f, const struct hops *h, struct pool *pool,
+	       struct lft_check *out)
 {
-	struct vjob j = { .f = f, .h = h };
+	struct vjob j = {.f = f, .h = h};
 	unsigned nw = pool_threads(pool);
 	uint32_t nports;
 	int rc = -ENOMEM;
@@ -405,9 +507,17 @@ int verify_lft(const struct fabric *f, const struct hops *h,
 	fill_next(&j);
 	if (workers_init(&j, nw, nports) < 0)
 		goto out;
-	pool_for(pool, f->max_lid, check_lid, &j);
+	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK - 1) / LID_BLOCK,
+		 check_block, &j);
 	merge(&j, nw, nports, out);
-	rc = 0;
+	for (unsigned i = 1; i < nw; i++)
+		for (size_t k = 0; k < 4 * (size_t)nports; k++)
+			j.w[0].dep[k] |= j.w[i].dep[k];
+	rc = cdg_acyclic(&j, j.w[0].dep, nports, out);
+	if (rc >= 0) {
+		out->cdg_acyclic = rc;
+		rc = 0;
+	}
 out:
 	workers_free(&j, nw);
 	free(j.nsrc);
@@ -422,11 +532,12 @@ out:
 void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r)
 {
 	r->unreachable_pairs = c->unreachable_pairs > UINT32_MAX
-				       ? UINT32_MAX
-				       : (uint32_t)c->unreachable_pairs;
+				   ? UINT32_MAX
+				   : (uint32_t)c->unreachable_pairs;
 	r->max_hops = c->max_hops;
+	r->cdg_acyclic = c->cdg_acyclic;
 	r->avg_hops = c->avg_hops;
 	r->max_link_routes = c->max_link_routes > UINT32_MAX
-				     ? UINT32_MAX
-				     : (uint32_t)c->max_link_routes;
+				 ? UINT32_MAX
+				 : (uint32_t)c->max_link_routes;
 }

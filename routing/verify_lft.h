@@ -29,6 +29,11 @@ struct lft_check {
 	 * they always carry N-1.  Same definition as routing/cdg.h. */
 	uint64_t max_link_routes;
 	char first_error[256]; /* the lowest failing LID, "" if none */
+	/* Channel dependencies of the CA-to-CA routes (ibdmchk's credit-loop
+	 * check; routes from switches are left out, as ibdmchk does): 1 no
+	 * cycle, 0 a cycle, described in cdg_why. */
+	int cdg_acyclic;
+	char cdg_why[160];
 };
 
 /* Walks the LFTs of f.  h may be NULL (no shortest-path check).  Each
@@ -36,10 +41,10 @@ struct lft_check {
  * hops-to-destination per switch, so the cost is O(LIDs x switches), not
  * O(CA pairs): pairs are counted by multiplying with the number of CA
  * ports on each switch.  0 or -ENOMEM. */
-int verify_lft(const struct fabric *f, const struct hops *h,
-	       struct pool *pool, struct lft_check *out);
+int verify_lft(const struct fabric *f, const struct hops *h, struct pool *pool,
+	       struct lft_check *out);
 
-/* Copies the metrics that struct ucast_result carries. */
+/* Copies the metrics that struct ucast_result carries (cdg_acyclic too). */
 void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r);
 
 #endif

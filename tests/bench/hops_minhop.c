@@ -24,7 +24,7 @@ static double clk(clockid_t id)
 int main(int argc, char **argv)
 {
 	struct fabric f;
-	struct hops h = { 0 };
+	struct hops h = {0};
 	struct lids_stats st;
 	struct lft_check k;
 	struct rusage ru;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# ibsmroute on every bundled fabric (tests/data/*.net), then the dumps are
+# ibsmroute (minhop and updown) on every bundled fabric (tests/data/*.net),
+# then the dumps are
 # checked by a program that does not share our code: ibdmchk (ibutils)
 # must parse every link and LFT entry, find no error and scan every
 # CA-to-CA path; the JSON report must say 0 unreachable pairs and agree
@@ -39,20 +40,27 @@ EOF
 	nets=$T/twosw.net
 fi
 
+for engine in ${ENGINES:-minhop updown}; do
 for net in $nets; do
-	name=$(basename "$net" .net)
+	name=$(basename "$net" .net)-$engine
 	d=$T/$name
-	"$O/ibsmroute" "$net" --dump-dir "$d" --json "$d.json" ||
+	"$O/ibsmroute" "$net" --routing "$engine" --dump-dir "$d" --json "$d.json" ||
 		fail "$name: ibsmroute exited $?"
 	for f in subnet.lst lfts.dump fdbs guid2lid mfts.dump; do
 		[ -s "$d/$f" ] || [ "$f" = mfts.dump -a -f "$d/$f" ] ||
 			fail "$name: $f missing or empty"
 	done
-	read -r sw hosts links unreach <<<"$(python3 -c '
+	if [ "$engine" = updown ]; then
+		[ -s "$d/updn-roots.dump" ] || fail "$name: no updn-roots.dump"
+		grep -vqE '^0x[0-9a-f]{16}$' "$d/updn-roots.dump" &&
+			fail "$name: bad line in updn-roots.dump: $(grep -vE '^0x[0-9a-f]{16}$' "$d/updn-roots.dump" | head -1)"
+	fi
+	read -r sw hosts links unreach acyclic <<<"$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 t, u = r["topology"], r["unicast"]
-print(t["switches"], t["hosts"], t["links"], u["unreachable_pairs"])
+print(t["switches"], t["hosts"], t["links"], u["unreachable_pairs"],
+      str(u["cdg_acyclic"]).lower())
 ' "$d.json")" || fail "$name: JSON report does not parse"
 	[ "$unreach" = 0 ] || fail "$name: $unreach unreachable pairs"
 	# Count what the file says, independently of our parser.
@@ -75,13 +83,19 @@ print(t["switches"], t["hosts"], t["links"], u["unreachable_pairs"])
 	want=$((nca * (nca - 1)))
 	grep -q "Scanned:$want CA to CA paths" "$d/ibdmchk.out" ||
 		fail "$name: ibdmchk did not scan $want paths: $(grep Scanned "$d/ibdmchk.out")"
-	loops=$(grep -q 'no credit loops found' "$d/ibdmchk.out" && echo no || echo has)
+	# Our credit-loop verdict must be ibdmchk's.
+	if grep -q 'no credit loops found' "$d/ibdmchk.out"; then
+		loops=no; [ "$acyclic" = true ] || fail "$name: JSON cdg_acyclic=$acyclic, ibdmchk finds no credit loop"
+	else
+		loops=has; [ "$acyclic" = false ] || fail "$name: JSON cdg_acyclic=$acyclic, ibdmchk finds a credit loop"
+	fi
 	echo "ok $name: $sw switches, $hosts hosts, $links links, $want paths; $loops credit loops"
+done
 done
 
 # A broken table must be caught, or the checks above prove nothing.
 first=$(echo $nets | awk '{print $1}')
-d=$T/$(basename "$first" .net)
+d=$T/$(basename "$first" .net)-minhop
 awk '/^0x/ && !done && $3 != "000" { $3 = "000"; done = 1 } { print }' \
 	"$d/fdbs" >"$d/fdbs.bad"
 (cd "$d" && ibdmchk -s subnet.lst -f fdbs.bad -m mfts.dump >bad.out 2>&1) 2>/dev/null

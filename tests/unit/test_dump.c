@@ -26,20 +26,23 @@ struct fx {
 
 static void build(struct fx *x)
 {
-	static const char *hn[4] = { "Hca1", "Hca2", "Hca3", "Hca4" };
-	/* OpenSM's LIDs: Switch1 1, Hca1 2, Switch2 3, Hca2 4, Hca3 5, Hca4 6 */
-	static const uint16_t hlid[4] = { 2, 4, 5, 6 };
+	static const char *hn[4] = {"Hca1", "Hca2", "Hca3", "Hca4"};
+	/* OpenSM's LIDs: Switch1 1, Hca1 2, Switch2 3, Hca2 4, Hca3 5, Hca4 6
+	 */
+	static const uint16_t hlid[4] = {2, 4, 5, 6};
 	/* OpenSM's routes, LIDs 1..6 */
-	static const uint8_t lft[2][7] = { { 255, 0, 1, 3, 3, 2, 5 },
-					   { 255, 3, 3, 0, 1, 5, 2 } };
+	static const uint8_t lft[2][7] = {{255, 0, 1, 3, 3, 2, 5},
+					  {255, 3, 3, 0, 1, 5, 2}};
 
 	fabric_init(&x->f);
 	memset(&x->hp, 0, sizeof(x->hp));
-	x->sw[0] = fabric_add_node(&x->f, IB_NODE_SWITCH, 0x200000, 8, "Switch1");
-	x->sw[1] = fabric_add_node(&x->f, IB_NODE_SWITCH, 0x200001, 8, "Switch2");
+	x->sw[0] =
+	    fabric_add_node(&x->f, IB_NODE_SWITCH, 0x200000, 8, "Switch1");
+	x->sw[1] =
+	    fabric_add_node(&x->f, IB_NODE_SWITCH, 0x200001, 8, "Switch2");
 	for (int i = 0; i < 4; i++) {
-		x->h[i] = fabric_add_node(&x->f, IB_NODE_CA, 0x100000 + 3 * i, 2,
-					  hn[i]);
+		x->h[i] = fabric_add_node(&x->f, IB_NODE_CA, 0x100000 + 3 * i,
+					  2, hn[i]);
 		fabric_set_port_guid(&x->f, &x->h[i]->ports[1],
 				     0x100001 + 3 * i);
 		fabric_link(&x->f, x->sw[i % 2], 1 + i / 2, x->h[i], 1);
@@ -95,35 +98,35 @@ static void test_fdbs_and_lfts(void **state)
 	c.h = &x.hp;
 	assert_int_equal(dump_write_fdbs(x.dir, &x.f, hops_fdbs_cb, &c), 0);
 	s = slurp(x.dir, "fdbs");
-	assert_string_equal(s,
-		"dump_ucast_routes: Switch 0x0000000000200000\n"
-		"LID    : Port : Hops : Optimal\n"
-		"0x0001 : 000  : 00   : yes\n"
-		"0x0002 : 001  : 01   : yes\n"
-		"0x0003 : 003  : 01   : yes\n"
-		"0x0004 : 003  : 02   : yes\n"
-		"0x0005 : 002  : 01   : yes\n"
-		"0x0006 : 005  : 02   : yes\n"
-		"dump_ucast_routes: Switch 0x0000000000200001\n"
-		"LID    : Port : Hops : Optimal\n"
-		"0x0001 : 003  : 01   : yes\n"
-		"0x0002 : 003  : 02   : yes\n"
-		"0x0003 : 000  : 00   : yes\n"
-		"0x0004 : 001  : 01   : yes\n"
-		"0x0005 : 005  : 02   : yes\n"
-		"0x0006 : 002  : 01   : yes\n");
+	assert_string_equal(s, "dump_ucast_routes: Switch 0x0000000000200000\n"
+			       "LID    : Port : Hops : Optimal\n"
+			       "0x0001 : 000  : 00   : yes\n"
+			       "0x0002 : 001  : 01   : yes\n"
+			       "0x0003 : 003  : 01   : yes\n"
+			       "0x0004 : 003  : 02   : yes\n"
+			       "0x0005 : 002  : 01   : yes\n"
+			       "0x0006 : 005  : 02   : yes\n"
+			       "dump_ucast_routes: Switch 0x0000000000200001\n"
+			       "LID    : Port : Hops : Optimal\n"
+			       "0x0001 : 003  : 01   : yes\n"
+			       "0x0002 : 003  : 02   : yes\n"
+			       "0x0003 : 000  : 00   : yes\n"
+			       "0x0004 : 001  : 01   : yes\n"
+			       "0x0005 : 005  : 02   : yes\n"
+			       "0x0006 : 002  : 01   : yes\n");
 	free(s);
 	assert_int_equal(dump_write_lfts(x.dir, &x.f), 0);
 	s = slurp(x.dir, "lfts.dump");
 	const char *sw1 =
-		"Unicast lids [0-6] of switch Lid 1 guid 0x0000000000200000 ('Switch1'):\n"
-		"0x0001 000 # Switch portguid 0x0000000000200000: 'Switch1'\n"
-		"0x0002 001 # Channel Adapter portguid 0x0000000000100001: 'Hca1'\n"
-		"0x0003 003 # Switch portguid 0x0000000000200001: 'Switch2'\n"
-		"0x0004 003 # Channel Adapter portguid 0x0000000000100004: 'Hca2'\n"
-		"0x0005 002 # Channel Adapter portguid 0x0000000000100007: 'Hca3'\n"
-		"0x0006 005 # Channel Adapter portguid 0x000000000010000a: 'Hca4'\n"
-		"6 lids dumped\n";
+	    "Unicast lids [0-6] of switch Lid 1 guid 0x0000000000200000 "
+	    "('Switch1'):\n"
+	    "0x0001 000 # Switch portguid 0x0000000000200000: 'Switch1'\n"
+	    "0x0002 001 # Channel Adapter portguid 0x0000000000100001: 'Hca1'\n"
+	    "0x0003 003 # Switch portguid 0x0000000000200001: 'Switch2'\n"
+	    "0x0004 003 # Channel Adapter portguid 0x0000000000100004: 'Hca2'\n"
+	    "0x0005 002 # Channel Adapter portguid 0x0000000000100007: 'Hca3'\n"
+	    "0x0006 005 # Channel Adapter portguid 0x000000000010000a: 'Hca4'\n"
+	    "6 lids dumped\n";
 	assert_memory_equal(s, sw1, strlen(sw1));
 	free(s);
 	/* Read back into a cleared fabric: same tables. */
@@ -152,17 +155,21 @@ static void test_subnet_lst(void **state)
 	/* OpenSM's line for Switch2 port 3 (it marks its own node SW-SM;
 	 * ibdmchk only reads the first two letters). */
 	const char *want =
-		"{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 "
-		"PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:00000000 "
-		"{Switch2} LID:0003 PN:03 } { SW Ports:08 SystemGUID:0000000000200000 "
-		"NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:00000000 "
-		"DevID:0000 Rev:00000000 {Switch1} LID:0001 PN:03 } PHY=4x LOG=ACT "
-		"SPD=2.5\n";
+	    "{ SW Ports:08 SystemGUID:0000000000200001 "
+	    "NodeGUID:0000000000200001 "
+	    "PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:00000000 "
+	    "{Switch2} LID:0003 PN:03 } { SW Ports:08 "
+	    "SystemGUID:0000000000200000 "
+	    "NodeGUID:0000000000200000 PortGUID:0000000000200000 "
+	    "VenID:00000000 "
+	    "DevID:0000 Rev:00000000 {Switch1} LID:0001 PN:03 } PHY=4x LOG=ACT "
+	    "SPD=2.5\n";
 	assert_non_null(strstr(s, want));
-	assert_non_null(strstr(s, "{ CA Ports:02 SystemGUID:0000000000100009 "
-				  "NodeGUID:0000000000100009 PortGUID:000000000010000a "
-				  "VenID:000000 DevID:0000 Rev:00000000 {Hca4} LID:0006 "
-				  "PN:01 } { SW Ports:08"));
+	assert_non_null(
+	    strstr(s, "{ CA Ports:02 SystemGUID:0000000000100009 "
+		      "NodeGUID:0000000000100009 PortGUID:000000000010000a "
+		      "VenID:000000 DevID:0000 Rev:00000000 {Hca4} LID:0006 "
+		      "PN:01 } { SW Ports:08"));
 	int lines = 0;
 	for (char *p = s; *p; p++)
 		lines += *p == '\n';
@@ -174,7 +181,7 @@ static void test_subnet_lst(void **state)
 static void test_guid2lid_roots(void **state)
 {
 	struct fx x;
-	struct guid2lid m = { 0 };
+	struct guid2lid m = {0};
 	char path[128], err[128], *s;
 
 	(void)state;
@@ -223,8 +230,9 @@ static void test_mfts(void **state)
 	build(&x);
 	assert_int_equal(dump_write_mfts(x.dir, &x.f, mft_entry, NULL), 0);
 	s = slurp(x.dir, "mfts.dump");
-	assert_string_equal(s, "\nSwitch 0x0000000000200000\nLID    : Out Port(s)\n"
-			       "0xC000 : 0x001  0x003 \n");
+	assert_string_equal(
+	    s, "\nSwitch 0x0000000000200000\nLID    : Out Port(s)\n"
+	       "0xC000 : 0x001  0x003 \n");
 	free(s);
 	cleanup(&x);
 }
@@ -242,11 +250,11 @@ static void test_bad_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fdbs_and_lfts),
-		cmocka_unit_test(test_subnet_lst),
-		cmocka_unit_test(test_guid2lid_roots),
-		cmocka_unit_test(test_mfts),
-		cmocka_unit_test(test_bad_dir),
+	    cmocka_unit_test(test_fdbs_and_lfts),
+	    cmocka_unit_test(test_subnet_lst),
+	    cmocka_unit_test(test_guid2lid_roots),
+	    cmocka_unit_test(test_mfts),
+	    cmocka_unit_test(test_bad_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

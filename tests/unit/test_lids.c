@@ -27,13 +27,14 @@ static void build(struct line *l)
 	for (int i = 0; i < 3; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "S%d", i);
-		l->sw[i] = fabric_add_node(&l->f, IB_NODE_SWITCH, 0x100 + i, 8,
-					   name);
+		l->sw[i] =
+		    fabric_add_node(&l->f, IB_NODE_SWITCH, 0x100 + i, 8, name);
 		snprintf(name, sizeof(name), "H%d", i);
 		l->h[i] = fabric_add_node(&l->f, IB_NODE_CA, 0x200 + 0x10 * i,
 					  2, name);
 		assert_int_equal(fabric_set_port_guid(&l->f, &l->h[i]->ports[1],
-						      0x201 + 0x10 * i), 0);
+						      0x201 + 0x10 * i),
+				 0);
 	}
 	l->z = fabric_add_node(&l->f, IB_NODE_SWITCH, 0x999, 4, "Z");
 	assert_int_equal(fabric_link(&l->f, l->sw[0], 1, l->sw[1], 1), 0);
@@ -45,8 +46,14 @@ static void build(struct line *l)
 	l->f.sm_port = 1;
 }
 
-static uint16_t hl(struct line *l, int i) { return l->h[i]->ports[1].lid; }
-static uint16_t sl(struct line *l, int i) { return l->sw[i]->ports[0].lid; }
+static uint16_t hl(struct line *l, int i)
+{
+	return l->h[i]->ports[1].lid;
+}
+static uint16_t sl(struct line *l, int i)
+{
+	return l->sw[i]->ports[0].lid;
+}
 
 static void test_bfs_order(void **state)
 {
@@ -87,9 +94,9 @@ static void test_keep_and_fix(void **state)
 	build(&l);
 	fabric_set_lid(&l.f, &l.h[1]->ports[1], 100, 0);
 	fabric_set_lid(&l.f, &l.sw[2]->ports[0], 7, 0);
-	fabric_set_lid(&l.f, &l.h[2]->ports[1], 7, 0);	   /* clash: S2 wins */
-	fabric_set_lid(&l.f, &l.z->ports[0], 50, 0);	   /* unreachable */
-	l.sw[0]->ports[0].lid = 0xC005;			   /* multicast */
+	fabric_set_lid(&l.f, &l.h[2]->ports[1], 7, 0); /* clash: S2 wins */
+	fabric_set_lid(&l.f, &l.z->ports[0], 50, 0);   /* unreachable */
+	l.sw[0]->ports[0].lid = 0xC005;		       /* multicast */
 	assert_int_equal(lids_assign(&l.f, NULL, 0, &st), 0);
 	assert_int_equal(hl(&l, 1), 100);
 	assert_int_equal(sl(&l, 2), 7);
@@ -122,8 +129,9 @@ static void test_lmc(void **state)
 		assert_int_equal(hl(&l, i) % 4, 0);
 		assert_int_equal(l.h[i]->ports[1].lmc, 2);
 		for (int k = 0; k < 4; k++)
-			assert_ptr_equal(fabric_port_by_lid(&l.f, hl(&l, i) + k),
-					 &l.h[i]->ports[1]);
+			assert_ptr_equal(
+			    fabric_port_by_lid(&l.f, hl(&l, i) + k),
+			    &l.h[i]->ports[1]);
 	}
 	/* Fresh LIDs go forward from one cursor: H0 is first in BFS order
 	 * and takes the first aligned range, 4..7. */
@@ -141,7 +149,7 @@ static void test_guid2lid_reuse(void **state)
 {
 	struct line l;
 	struct lids_stats st;
-	struct guid2lid m = { 0 };
+	struct guid2lid m = {0};
 	char path[] = "/tmp/test_lids.XXXXXX", err[256];
 	int fd = mkstemp(path);
 	FILE *fp;
@@ -201,11 +209,11 @@ static void test_sm_on_switch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bfs_order),
-		cmocka_unit_test(test_keep_and_fix),
-		cmocka_unit_test(test_lmc),
-		cmocka_unit_test(test_guid2lid_reuse),
-		cmocka_unit_test(test_sm_on_switch),
+	    cmocka_unit_test(test_bfs_order),
+	    cmocka_unit_test(test_keep_and_fix),
+	    cmocka_unit_test(test_lmc),
+	    cmocka_unit_test(test_guid2lid_reuse),
+	    cmocka_unit_test(test_sm_on_switch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

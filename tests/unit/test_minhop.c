@@ -25,8 +25,8 @@ static struct ib_node *sw_add(struct fabric *f, uint64_t g, int np,
 	return n;
 }
 
-static struct ib_node *host_add(struct fabric *f, uint64_t g, struct ib_node *sw,
-				int port)
+static struct ib_node *host_add(struct fabric *f, uint64_t g,
+				struct ib_node *sw, int port)
 {
 	char name[32];
 	struct ib_node *n;
@@ -49,7 +49,7 @@ static void route_and_check(struct fabric *f, struct pool *pool,
 			    struct ucast_result *res)
 {
 	struct lids_stats st;
-	struct hops h = { 0 };
+	struct hops h = {0};
 	const struct ucast_engine *e = ucast_engine_find("minhop");
 
 	assert_int_equal(lids_assign(f, NULL, 0, &st), 0);
@@ -61,7 +61,8 @@ static void route_and_check(struct fabric *f, struct pool *pool,
 		struct ib_node *sw = f->switches[s];
 		assert_true(sw->lft_size > f->max_lid);
 		for (unsigned l = 1; l <= f->max_lid; l++) {
-			struct ib_port *dst = fabric_port_by_lid(f, (uint16_t)l);
+			struct ib_port *dst =
+			    fabric_port_by_lid(f, (uint16_t)l);
 			uint8_t p = sw->lft[l], best = HOPS_INF;
 			if (!dst)
 				continue;
@@ -75,7 +76,8 @@ static void route_and_check(struct fabric *f, struct pool *pool,
 					best = d;
 			}
 			assert_true(p >= 1 && p <= sw->nports);
-			assert_int_equal(hops_via_port(f, &h, sw, p, dst), best);
+			assert_int_equal(hops_via_port(f, &h, sw, p, dst),
+					 best);
 		}
 	}
 	hops_free(&h);
@@ -104,8 +106,8 @@ static void test_parallel_links(void **state)
 	/* Switch2's LID and its two hosts: 3 routes over 2 links. */
 	for (unsigned l = 1; l <= f.max_lid; l++) {
 		struct ib_port *d = fabric_port_by_lid(&f, (uint16_t)l);
-		struct ib_node *home = node_is_switch(d->node) ? d->node
-							       : d->remote->node;
+		struct ib_node *home =
+		    node_is_switch(d->node) ? d->node : d->remote->node;
 		if (home != s2)
 			continue;
 		on3 += s1->lft[l] == 3;
@@ -124,7 +126,7 @@ static void test_neighbour_balance(void **state)
 	struct fabric f;
 	struct ib_node *s[4];
 	struct ucast_result res;
-	unsigned per_port[5] = { 0 };
+	unsigned per_port[5] = {0};
 
 	(void)state;
 	fabric_init(&f);
@@ -147,8 +149,8 @@ static void test_neighbour_balance(void **state)
 	 * then fill ports 2 and 4 before reusing 1 and 3: one each. */
 	for (unsigned l = 1; l <= f.max_lid; l++) {
 		struct ib_port *d = fabric_port_by_lid(&f, (uint16_t)l);
-		struct ib_node *home = node_is_switch(d->node) ? d->node
-							       : d->remote->node;
+		struct ib_node *home =
+		    node_is_switch(d->node) ? d->node : d->remote->node;
 		if (home == s[3])
 			per_port[s[0]->lft[l]]++;
 	}
@@ -169,16 +171,69 @@ static void build_fat_tree(struct fabric *f, struct ib_node **leaf,
 		snprintf(n, sizeof(n), "L%d", i);
 		leaf[i] = sw_add(f, 0x10 + i, 8, n);
 		for (int k = 0; k < 3; k++)
-			host_add(f, 0x1000 + 0x10 * (i * 3 + k), leaf[i], 1 + k);
+			host_add(f, 0x1000 + 0x10 * (i * 3 + k), leaf[i],
+				 1 + k);
 	}
 	for (int j = 0; j < 3; j++) {
 		char n[16];
 		snprintf(n, sizeof(n), "T%d", j);
 		spine[j] = sw_add(f, 0x20 + j, 8, n);
 		for (int i = 0; i < 4; i++)
-			assert_int_equal(fabric_link(f, leaf[i], 5 + j, spine[j],
-						     1 + i), 0);
+			assert_int_equal(
+			    fabric_link(f, leaf[i], 5 + j, spine[j], 1 + i), 0);
 	}
+}
+
+/* The same fat tree with its nodes added spines first and leaves in
+ * reverse: same GUIDs, ports and SM node, so the same LIDs; the tables
+ * must not depend on where nodes sit in the model. */
+static void build_fat_tree_reversed(struct fabric *f)
+{
+	struct ib_node *leaf[4], *spine[3];
+
+	fabric_init(f);
+	for (int j = 2; j >= 0; j--) {
+		char n[16];
+		snprintf(n, sizeof(n), "T%d", j);
+		spine[j] = sw_add(f, 0x20 + j, 8, n);
+	}
+	for (int i = 3; i >= 0; i--) {
+		char n[16];
+		snprintf(n, sizeof(n), "L%d", i);
+		leaf[i] = sw_add(f, 0x10 + i, 8, n);
+	}
+	for (int i = 3; i >= 0; i--)
+		for (int k = 2; k >= 0; k--)
+			host_add(f, 0x1000 + 0x10 * (i * 3 + k), leaf[i],
+				 1 + k);
+	for (int j = 0; j < 3; j++)
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(
+			    fabric_link(f, leaf[i], 5 + j, spine[j], 1 + i), 0);
+	f->sm_node = fabric_node_by_guid(f, 0x1000);
+	f->sm_port = 1;
+}
+
+static void test_node_order(void **state)
+{
+	struct fabric f, g;
+	struct ib_node *leaf[4], *spine[3];
+	struct ucast_result res;
+
+	(void)state;
+	build_fat_tree(&f, leaf, spine);
+	build_fat_tree_reversed(&g);
+	route_and_check(&f, NULL, &res);
+	route_and_check(&g, NULL, &res);
+	assert_int_equal(f.max_lid, g.max_lid);
+	for (uint32_t s = 0; s < f.n_switches; s++) {
+		struct ib_node *a = f.switches[s];
+		struct ib_node *b = fabric_node_by_guid(&g, a->guid);
+		assert_int_equal(a->ports[0].lid, b->ports[0].lid);
+		assert_memory_equal(a->lft, b->lft, f.max_lid + 1);
+	}
+	fabric_free(&f);
+	fabric_free(&g);
 }
 
 static void test_fat_tree_balance(void **state)
@@ -194,7 +249,7 @@ static void test_fat_tree_balance(void **state)
 	/* Every up port of a leaf carries an equal share of the routes,
 	 * give or take one. */
 	for (int i = 0; i < 4; i++) {
-		unsigned up[3] = { 0 };
+		unsigned up[3] = {0};
 		for (unsigned l = 1; l <= f.max_lid; l++) {
 			uint8_t p = leaf[i]->lft[l];
 			if (p >= 5 && p <= 7)
@@ -237,11 +292,47 @@ static void test_fat_tree_balance(void **state)
 	pool_destroy(pool);
 }
 
+/* LMC 1: both LIDs of a remote host are routed, over different links. */
+static void test_lmc(void **state)
+{
+	struct fabric f;
+	struct ib_node *s1, *s2, *h2;
+	struct hops h = {0};
+	struct lids_stats st;
+	struct lft_check c;
+	char err[128];
+
+	(void)state;
+	fabric_init(&f);
+	s1 = sw_add(&f, 0x20, 8, "Switch1");
+	s2 = sw_add(&f, 0x21, 8, "Switch2");
+	host_add(&f, 0x100, s1, 1);
+	h2 = host_add(&f, 0x120, s2, 1);
+	assert_int_equal(fabric_link(&f, s1, 3, s2, 3), 0);
+	assert_int_equal(fabric_link(&f, s1, 5, s2, 5), 0);
+	assert_int_equal(lids_assign(&f, NULL, 1, &st), 0);
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	assert_int_equal(minhop_fill_lfts(&f, &h, NULL, err, sizeof(err)), 0);
+	uint16_t l = h2->ports[1].lid;
+	assert_int_equal(l % 2, 0);
+	assert_true(s1->lft[l] == 3 || s1->lft[l] == 5);
+	assert_true(s1->lft[l + 1] == 3 || s1->lft[l + 1] == 5);
+	assert_int_not_equal(s1->lft[l], s1->lft[l + 1]);
+	assert_int_equal(s2->lft[l], 1);
+	assert_int_equal(s2->lft[l + 1], 1);
+	assert_int_equal(verify_lft(&f, &h, NULL, &c), 0);
+	assert_int_equal(c.unreachable_pairs, 0);
+	assert_int_equal(c.lmc_unreachable, 0);
+	assert_int_equal(c.ca_pairs, 2);
+	hops_free(&h);
+	fabric_free(&f);
+}
+
 static void test_unreachable_half(void **state)
 {
 	struct fabric f;
 	struct ib_node *s1, *s2;
-	struct hops h = { 0 };
+	struct hops h = {0};
 	struct lids_stats st;
 	char err[128];
 	struct lft_check c;
@@ -270,10 +361,12 @@ static void test_unreachable_half(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parallel_links),
-		cmocka_unit_test(test_neighbour_balance),
-		cmocka_unit_test(test_fat_tree_balance),
-		cmocka_unit_test(test_unreachable_half),
+	    cmocka_unit_test(test_parallel_links),
+	    cmocka_unit_test(test_neighbour_balance),
+	    cmocka_unit_test(test_fat_tree_balance),
+	    cmocka_unit_test(test_lmc),
+	    cmocka_unit_test(test_node_order),
+	    cmocka_unit_test(test_unreachable_half),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,8 @@ static void build(struct ring *r)
 	for (int i = 0; i < 3; i++) {
 		char n[16];
 		snprintf(n, sizeof(n), "S%d", i);
-		r->s[i] = fabric_add_node(&r->f, IB_NODE_SWITCH, 0x10 + i, 6, n);
+		r->s[i] =
+		    fabric_add_node(&r->f, IB_NODE_SWITCH, 0x10 + i, 6, n);
 		snprintf(n, sizeof(n), "H%d", i);
 		r->h[i] = fabric_add_node(&r->f, IB_NODE_CA, 0x20 + i, 1, n);
 		fabric_set_port_guid(&r->f, &r->h[i]->ports[1], 0x30 + i);
@@ -46,7 +47,7 @@ static void build(struct ring *r)
 }
 
 /* Port of switch i towards neighbour switch k (k != i). */
-static const uint8_t nb_port[3][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 2, 1, 0 } };
+static const uint8_t nb_port[3][3] = {{0, 1, 2}, {1, 0, 2}, {2, 1, 0}};
 
 /* Shortest paths: own LID on port 0, own host on 5, the rest direct. */
 static void program_shortest(struct ring *r)
@@ -122,6 +123,31 @@ static void test_loop(void **state)
 	pool_destroy(p);
 }
 
+/* Everything two switches away sent clockwise: S0->S1->S2, S1->S2->S0,
+ * S2->S0->S1 close a channel-dependency cycle; one detour alone does not. */
+static void test_credit_loop(void **state)
+{
+	struct ring r;
+	struct lft_check c;
+
+	(void)state;
+	build(&r);
+	program_shortest(&r);
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.cdg_acyclic, 1);
+	r.s[0]->lft[12] = nb_port[0][1]; /* A -> C via S1 */
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.cdg_acyclic, 1);
+	r.s[1]->lft[10] = nb_port[1][2]; /* B -> A via S2 */
+	r.s[2]->lft[11] = nb_port[2][0]; /* C -> B via S0 */
+	assert_int_equal(verify_lft(&r.f, &r.hp, NULL, &c), 0);
+	assert_int_equal(c.unreachable_pairs, 0);
+	assert_int_equal(c.cdg_acyclic, 0);
+	assert_non_null(strstr(c.cdg_why, "credit loop"));
+	hops_free(&r.hp);
+	fabric_free(&r.f);
+}
+
 static void test_drops(void **state)
 {
 	struct ring r;
@@ -147,10 +173,9 @@ static void test_drops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_good),
-		cmocka_unit_test(test_detour),
-		cmocka_unit_test(test_loop),
-		cmocka_unit_test(test_drops),
+	    cmocka_unit_test(test_all_good),	cmocka_unit_test(test_detour),
+	    cmocka_unit_test(test_loop),	cmocka_unit_test(test_drops),
+	    cmocka_unit_test(test_credit_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

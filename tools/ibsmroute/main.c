@@ -14,6 +14,7 @@
 
 #include "lib/dump.h"
 #include "lib/fabric.h"
+#include "lib/json.h"
 #include "lib/lids.h"
 #include "lib/log.h"
 #include "lib/topo.h"
@@ -63,8 +64,10 @@ static int load(struct run *r)
 	}
 	r->progress = isatty(STDERR_FILENO) || r->f.n_nodes > 5000;
 	if (r->o.sm_node && topo_set_sm_node(&r->f, r->o.sm_node) < 0) {
-		fprintf(stderr, "ibsmroute: --sm-node %s: no such node (give a "
-			"NodeDescription or a node/port GUID)\n", r->o.sm_node);
+		fprintf(stderr,
+			"ibsmroute: --sm-node %s: no such node (give a "
+			"NodeDescription or a node/port GUID)\n",
+			r->o.sm_node);
 		return 2;
 	}
 	if (!r->f.sm_node) {
@@ -72,16 +75,17 @@ static int load(struct run *r)
 			r->o.topology);
 		return 2;
 	}
-	rc = lids_assign(&r->f, NULL, 0, &st);
+	rc = lids_assign(&r->f, NULL, r->c.lmc, &st);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: LID assignment failed: %s\n",
 			strerror(-rc));
 		return 2;
 	}
 	if (st.unreachable)
-		fprintf(stderr, "ibsmroute: warning: %u nodes are not reachable "
-			"from the SM node '%s' and get no LID\n", st.unreachable,
-			r->f.sm_node->desc);
+		fprintf(stderr,
+			"ibsmroute: warning: %u nodes are not reachable "
+			"from the SM node '%s' and get no LID\n",
+			st.unreachable, r->f.sm_node->desc);
 	return 0;
 }
 
@@ -89,9 +93,9 @@ static int route(struct run *r)
 {
 	const struct ucast_engine *e = ucast_engine_find(r->o.routing);
 	struct ucast_params prm = {
-		.updown_roots = r->c.n_roots ? r->c.roots : NULL,
-		.n_updown_roots = r->c.n_roots,
-		.updown_direction = r->c.direction,
+	    .updown_roots = r->c.n_roots ? r->c.roots : NULL,
+	    .n_updown_roots = r->c.n_roots,
+	    .updown_direction = r->c.direction,
 	};
 	double t0 = now_s(), t1;
 	int rc;
@@ -117,22 +121,42 @@ static int route(struct run *r)
 	return 0;
 }
 
-/* The walk is ours for every engine, so the JSON metrics of two engines
- * are counted the same way. */
+/* The walk (routing/verify_lft) is the same for every engine, so the JSON
+ * metrics of two engines are counted the same way. */
 static int check(struct run *r)
 {
 	double t0 = now_s();
-	int rc = verify_lft(&r->f, &r->h, r->pool, &r->chk);
+	int engine_cdg = r->res.cdg_acyclic;
+	int rc;
 
+	/* An engine that reports verify_seconds filled the metrics with this
+	 * same walk (and logged what was wrong): do not walk twice. */
+	if (r->res.verify_seconds > 0) {
+		if (r->res.cdg_acyclic == 0)
+			fprintf(stderr,
+				"ibsmroute: note: %s routes have "
+				"credit loops\n",
+				r->o.routing);
+		return 0;
+	}
+	rc = verify_lft(&r->f, &r->h, r->pool, &r->chk);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: LFT walk: %s\n", strerror(-rc));
 		return 1;
 	}
 	verify_lft_to_result(&r->chk, &r->res);
+	/* An engine's own check may include routes from switches (updown's
+	 * does); a cycle found by either check counts. */
+	if (engine_cdg == 0)
+		r->res.cdg_acyclic = 0;
+	if (!r->chk.cdg_acyclic)
+		fprintf(stderr, "ibsmroute: note: %s routes have a %s\n",
+			r->o.routing, r->chk.cdg_why);
 	progress(r, "LFT walk", now_s() - t0);
 	if (r->chk.unreachable_pairs || r->chk.sw_unreachable ||
 	    r->chk.lmc_unreachable)
-		fprintf(stderr, "ibsmroute: warning: %llu CA pairs unreachable "
+		fprintf(stderr,
+			"ibsmroute: warning: %llu CA pairs unreachable "
 			"(%llu in loops), %llu CA-to-switch; first: %s\n",
 			(unsigned long long)r->chk.unreachable_pairs,
 			(unsigned long long)r->chk.loop_pairs,
@@ -151,7 +175,7 @@ static int no_mft(void *ctx, const struct ib_node *sw, uint32_t i,
 static int write_dumps(struct run *r)
 {
 	const char *d = r->o.dump_dir;
-	struct hops_fdbs_ctx hc = { .f = &r->f, .h = &r->h };
+	struct hops_fdbs_ctx hc = {.f = &r->f, .h = &r->h};
 	const char *what = "subnet.lst";
 	double t0 = now_s();
 	int rc;
@@ -183,20 +207,40 @@ static int write_dumps(struct run *r)
 	return 0;
 }
 
-static void json_unicast(const struct run *r, FILE *j)
+/* The top-level object is opened and closed here by hand because the
+ * multicast driver appends its member as text; each member's value goes
+ * through lib/json (escaping, no NaN). */
+static int json_unicast(const struct run *r, FILE *out)
 {
 	const struct ucast_result *u = &r->res;
+	struct json j;
+	int rc;
 
-	fprintf(j, "{\"topology\": {\"switches\": %u, \"hosts\": %u, "
-		"\"links\": %u},\n", r->f.n_switches, fabric_count_hosts(&r->f),
-		fabric_count_links(&r->f));
-	fprintf(j, " \"unicast\": {\"engine\": \"%s\", \"seconds\": %.6f, "
-		"\"unreachable_pairs\": %u, \"max_hops\": %u, "
-		"\"avg_hops\": %.4f, \"cdg_acyclic\": %s, "
-		"\"max_link_routes\": %u}", r->o.routing, r->seconds,
-		u->unreachable_pairs, u->max_hops, u->avg_hops,
-		u->cdg_acyclic < 0 ? "null" : u->cdg_acyclic ? "true" : "false",
-		u->max_link_routes);
+	fputs("{\"topology\": ", out);
+	json_init(&j, out, false);
+	json_begin_object(&j);
+	json_kv_uint(&j, "switches", r->f.n_switches);
+	json_kv_uint(&j, "hosts", fabric_count_hosts(&r->f));
+	json_kv_uint(&j, "links", fabric_count_links(&r->f));
+	json_end_object(&j);
+	if ((rc = json_finish(&j)) < 0)
+		return rc;
+	fputs(", \"unicast\": ", out);
+	json_init(&j, out, false);
+	json_begin_object(&j);
+	json_kv_string(&j, "engine", r->o.routing);
+	json_kv_double(&j, "seconds", r->seconds);
+	json_kv_uint(&j, "unreachable_pairs", u->unreachable_pairs);
+	json_kv_uint(&j, "max_hops", u->max_hops);
+	json_kv_double(&j, "avg_hops", u->avg_hops);
+	json_key(&j, "cdg_acyclic");
+	if (u->cdg_acyclic < 0)
+		json_null(&j);
+	else
+		json_bool(&j, u->cdg_acyclic);
+	json_kv_uint(&j, "max_link_routes", u->max_link_routes);
+	json_end_object(&j);
+	return json_finish(&j);
 }
 
 static int write_json(const struct run *r, const char *mcast, size_t mlen)
@@ -211,9 +255,11 @@ static int write_json(const struct run *r, const char *mcast, size_t mlen)
 			return 1;
 		}
 	}
-	json_unicast(r, j);
+	if (json_unicast(r, j) < 0)
+		fprintf(stderr, "ibsmroute: JSON writer error\n");
+	/* json_finish ended the unicast value with a newline */
 	if (mlen)
-		fprintf(j, ",\n %s", mcast);
+		fprintf(j, ", %s", mcast);
 	fputs("}\n", j);
 	if ((j == stdout ? fflush(j) : fclose(j)) != 0) {
 		fprintf(stderr, "ibsmroute: writing the JSON report failed\n");
@@ -234,7 +280,7 @@ static int run_mcast(struct run *r, char **buf, size_t *len)
 	rc = ibsmroute_mcast(&r->o, &r->f, &r->h, r->pool,
 			     r->o.json_path ? m : NULL);
 	fclose(m);
-	return rc < 0 ? 1 : 0;
+	return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0; /* -EINVAL: bad --groups */
 }
 
 static int run(struct run *r)
@@ -269,13 +315,15 @@ int main(int argc, char **argv)
 
 	log_set_ident("ibsmroute");
 	memset(&r, 0, sizeof(r));
-	if (ibsmroute_parse(argc, argv, &r.o, &r.c) < 0)
+	if (ibsmroute_parse(argc, argv, &r.o, &r.c) < 0) {
+		ibsmroute_opts_free(&r.o, &r.c);
 		return 2;
+	}
 	rc = run(&r);
 	ucast_result_free(&r.res);
 	hops_free(&r.h);
 	pool_destroy(r.pool);
 	fabric_free(&r.f);
-	free(r.o.overrides);
+	ibsmroute_opts_free(&r.o, &r.c);
 	return rc;
 }
