@@ -33,7 +33,15 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
 	const struct ucast_engine *eng = ucast_engine_find(config_enum_name("routing.unicast", sm->cfg.routing_unicast));
-	struct ucast_params prm = { 0 };
+	struct ucast_params prm = {
+		.updown_roots =
+			(const char *const *)sm->cfg.routing_updown_roots.v,
+		.n_updown_roots = sm->cfg.routing_updown_roots.n,
+		.updown_direction = sm->cfg.routing_updown_direction ==
+						    CFG_UPDN_DFS
+					    ? "dfs"
+					    : "bfs",
+	};
 	struct ucast_result res = { 0 };
 	int64_t t0;
 	int rc;
@@ -64,6 +72,11 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 		 "pairs, max hops %u, %.1f ms", eng->name, f->n_switches,
 		 f->max_lid, res.unreachable_pairs, res.max_hops,
 		 (txn_now_us() - t0) / 1000.0);
+	/* updn-roots.dump (DESIGN 4.4): the roots the routes were built on */
+	if (res.n_roots &&
+	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)
+		log_warn("cannot write %s/updn-roots.dump; ibdmchk -u needs it",
+			 sm->cfg.state_dir);
 	ucast_result_free(&res);
 	return 0;
 }

@@ -18,17 +18,18 @@
 #define DIST_INF 0xFFFFFFFFu
 /* LIDs walked together: their LFT columns are copied once per switch, so
  * the walk reads a small cache-resident block, not n scattered LFTs. */
-#define LID_BLOCK 64
+#define LID_BLOCK 128
 
 struct walk_scratch {
 	uint32_t *next, *dist, *stack, *bucket, *sorted;
-	uint8_t *state;
+	uint32_t *stamp, gen;	/* see resolve() */
 	uint8_t *blk;		/* [LID_BLOCK][n] LFT columns of a LID block */
 	const uint8_t *outp;	/* [n] out-port of each switch for one LID */
 	uint64_t *dep;		/* this worker's dependencies, merged later */
 	uint32_t maxd;		/* largest finite distance for this LID */
 	uint64_t *acc, *load;
-	uint64_t pairs, unreach, hop_sum, illegal;
+	uint64_t pairs, unreach, hop_sum, illegal, sw_unreach;
+	uint32_t sw_bad_lid, sw_bad_sw;	/* first undelivered switch LID */
 	uint32_t max_hops;
 	uint32_t bad_lid, bad_sw;	/* first undelivered (lowest LID) */
 	uint32_t turn_lid, turn_sw;	/* first illegal turn */
@@ -43,6 +44,8 @@ struct cdg_job {
 	uint8_t *peer_port;	/* [port_base[n]] its port number */
 	uint32_t *hosts;	/* linked CA ports per switch */
 	uint8_t *nports;	/* per switch */
+	const uint8_t **lft;	/* per switch, LFT_NO_PORT beyond lft_size */
+	uint32_t *lft_size;
 	uint64_t *dep;		/* [port_base[n]][W]: (t, in-port) -> out-ports */
 	struct walk_scratch *ws;
 };
@@ -66,23 +69,29 @@ static inline uint32_t next_hop(const struct cdg_job *j, uint32_t s,
 	return j->peer[j->port_base[s] + p];
 }
 
-static void resolve(struct walk_scratch *w, uint32_t s)
+/* Distance from s to the destination, following (and computing on first
+ * touch) next hops; stamp[] tells unknown (< gen), in progress (gen) and
+ * done (gen + 1) apart without clearing arrays per LID. */
+static void resolve(const struct cdg_job *j, struct walk_scratch *w,
+		    uint32_t s, uint32_t dsw, uint8_t dport)
 {
-	uint32_t cur = s, sp = 0, v;
+	uint32_t cur = s, sp = 0, v, gen = w->gen;
 
-	while (w->state[cur] == 0) {
-		w->state[cur] = 1;
+	while (w->stamp[cur] < gen) {
+		uint32_t nx = next_hop(j, cur, w->outp[cur], cur == dsw, dport);
+		w->stamp[cur] = gen;
+		w->next[cur] = nx;
 		w->stack[sp++] = cur;
-		if (w->next[cur] >= NEXT_SELF)
+		if (nx >= NEXT_SELF)
 			break;
-		cur = w->next[cur];
+		cur = nx;
 	}
 	if (sp && w->next[w->stack[sp - 1]] >= NEXT_SELF) {
 		uint32_t top = w->stack[--sp];
 		v = w->next[top] == NEXT_SELF ? 0 : DIST_INF;
 		w->dist[top] = v;
-		w->state[top] = 2;
-	} else if (w->state[cur] == 1) {
+		w->stamp[top] = gen + 1;
+	} else if (w->stamp[cur] == gen) {
 		v = DIST_INF; /* a forwarding loop */
 	} else {
 		v = w->dist[cur];
@@ -91,7 +100,7 @@ static void resolve(struct walk_scratch *w, uint32_t s)
 		uint32_t x = w->stack[--sp];
 		v = v == DIST_INF ? DIST_INF : v + 1;
 		w->dist[x] = v;
-		w->state[x] = 2;
+		w->stamp[x] = gen + 1;
 	}
 }
 
@@ -187,21 +196,27 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
 	w->outp = w->blk + (size_t)col * j->n;
-	for (uint32_t s = 0; s < j->n; s++) {
-		w->next[s] = next_hop(j, s, w->outp[s], s == dsw, dport);
-		w->state[s] = 0;
-	}
+	w->gen += 2;
 	w->maxd = 0;
 	for (uint32_t s = 0; s < j->n; s++) {
+		resolve(j, w, s, dsw, dport);
 		if (w->next[s] < NEXT_SELF)
 			note_dep(j, w, s, w->next[s], lid);
-		resolve(w, s);
 		if (w->dist[s] != DIST_INF && w->dist[s] > w->maxd)
 			w->maxd = w->dist[s];
 	}
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
 		count_loads(j, w, dsw);
+	} else if (!ca) {
+		for (uint32_t s = 0; s < j->n; s++)
+			if (w->dist[s] == DIST_INF && j->hosts[s]) {
+				if (!w->sw_unreach || lid < w->sw_bad_lid) {
+					w->sw_bad_lid = lid;
+					w->sw_bad_sw = s;
+				}
+				w->sw_unreach += j->hosts[s];
+			}
 	}
 }
 
@@ -214,11 +229,14 @@ static void walk_block(void *arg, size_t bi, unsigned worker)
 	if (l1 > (uint32_t)j->f->max_lid + 1)
 		l1 = (uint32_t)j->f->max_lid + 1;
 	for (uint32_t s = 0; s < j->n; s++) {
-		const struct ib_node *sw = j->f->switches[s];
-		for (uint32_t l = l0; l < l1; l++)
-			w->blk[(size_t)(l - l0) * j->n + s] =
-				sw->lft && l < sw->lft_size ? sw->lft[l]
-							    : LFT_NO_PORT;
+		const uint8_t *lft = j->lft[s];
+		uint32_t top = j->lft_size[s] < l1 ? j->lft_size[s] : l1;
+		uint8_t *out = w->blk + s;
+		uint32_t l = l0;
+		for (; l < top; l++, out += j->n)
+			*out = lft[l];
+		for (; l < l1; l++, out += j->n)
+			*out = LFT_NO_PORT;
 	}
 	for (uint32_t l = l0; l < l1; l++)
 		walk_lid(j, w, (uint16_t)l, l - l0);
@@ -232,8 +250,11 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 	j->port_base = malloc((n + 1) * sizeof(*j->port_base));
 	j->hosts = calloc(n + 1, sizeof(*j->hosts));
 	j->nports = calloc(n + 1, 1);
+	j->lft = calloc(n + 1, sizeof(*j->lft));
+	j->lft_size = calloc(n + 1, sizeof(*j->lft_size));
 	j->ws = calloc(nw, sizeof(*j->ws));
-	if (!j->port_base || !j->hosts || !j->nports || !j->ws)
+	if (!j->port_base || !j->hosts || !j->nports || !j->lft ||
+	    !j->lft_size || !j->ws)
 		return -ENOMEM;
 	j->port_base[0] = 0;
 	for (uint32_t s = 0; s < n; s++) {
@@ -241,6 +262,8 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		j->port_base[s + 1] = j->port_base[s] + sw->nports + 1;
 		maxp = sw->nports > maxp ? sw->nports : maxp;
 		j->nports[s] = sw->nports;
+		j->lft[s] = sw->lft;
+		j->lft_size[s] = sw->lft ? sw->lft_size : 0;
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			struct ib_port *r = sw->ports[p].remote;
 			if (r && !node_is_switch(r->node))
@@ -272,14 +295,14 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		w->stack = malloc((n + 2) * sizeof(uint32_t));
 		w->bucket = malloc((n + 2) * sizeof(uint32_t));
 		w->sorted = malloc((n + 2) * sizeof(uint32_t));
-		w->state = malloc(n + 2);
+		w->stamp = calloc(n + 2, sizeof(uint32_t));
 		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
 		w->dep = calloc((size_t)j->port_base[n] * j->W + 1,
 				sizeof(*w->dep));
 		w->acc = malloc((n + 2) * sizeof(uint64_t));
 		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
 		if (!w->next || !w->dist || !w->stack || !w->bucket ||
-		    !w->sorted || !w->state || !w->blk || !w->dep ||
+		    !w->sorted || !w->stamp || !w->blk || !w->dep ||
 		    !w->acc || !w->load)
 			return -ENOMEM;
 	}
@@ -295,7 +318,7 @@ static void free_job(struct cdg_job *j, unsigned nw)
 		free(w->stack);
 		free(w->bucket);
 		free(w->sorted);
-		free(w->state);
+		free(w->stamp);
 		free(w->blk);
 		free(w->dep);
 		free(w->acc);
@@ -307,6 +330,8 @@ static void free_job(struct cdg_job *j, unsigned nw)
 	free(j->peer_port);
 	free(j->hosts);
 	free(j->nports);
+	free(j->lft);
+	free(j->lft_size);
 	free(j->dep);
 }
 
@@ -443,25 +468,33 @@ out:
 	return rc;
 }
 
+/* lid_sw[0..2]: first undelivered CA LID, illegal turn, undelivered
+ * switch LID; lid_sw[3..5] the switches where each was seen. */
 static void merge_workers(const struct cdg_job *j, unsigned nw,
-			  struct cdg_report *r, uint32_t *bad_lid,
-			  uint32_t *bad_sw, uint32_t *turn_lid,
-			  uint32_t *turn_sw)
+			  struct cdg_report *r, uint32_t *lid_sw)
 {
+	uint32_t *bad_lid = &lid_sw[0], *turn_lid = &lid_sw[1];
+	uint32_t *sw_bad_lid = &lid_sw[2], *bad_sw = &lid_sw[3];
+	uint32_t *turn_sw = &lid_sw[4], *sw_bad_sw = &lid_sw[5];
 	uint64_t hop_sum = 0;
 
-	*bad_lid = *turn_lid = UINT32_MAX;
+	*bad_lid = *turn_lid = *sw_bad_lid = UINT32_MAX;
 	for (unsigned i = 0; i < nw; i++) {
 		struct walk_scratch *w = &j->ws[i];
 		r->pairs += w->pairs;
 		r->unreachable_pairs += w->unreach;
 		r->illegal_turns += w->illegal;
+		r->sw_unreachable_pairs += w->sw_unreach;
 		hop_sum += w->hop_sum;
 		r->max_hops = w->max_hops > r->max_hops ? w->max_hops
 							: r->max_hops;
 		if (w->unreach && w->bad_lid < *bad_lid) {
 			*bad_lid = w->bad_lid;
 			*bad_sw = w->bad_sw;
+		}
+		if (w->sw_unreach && w->sw_bad_lid < *sw_bad_lid) {
+			*sw_bad_lid = w->sw_bad_lid;
+			*sw_bad_sw = w->sw_bad_sw;
 		}
 		if (w->illegal && w->turn_lid < *turn_lid) {
 			*turn_lid = w->turn_lid;
@@ -485,7 +518,7 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 {
 	struct cdg_job j = { .f = f, .order = order, .n = f->n_switches };
 	unsigned nw = pool_threads(pool);
-	uint32_t bad_lid, bad_sw = 0, turn_lid, turn_sw = 0;
+	uint32_t ls[6] = { 0 };
 	char b1[24];
 	int rc;
 
@@ -495,10 +528,11 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 	if (rc < 0)
 		goto out;
 	for (unsigned i = 0; i < nw; i++)
-		j.ws[i].bad_lid = j.ws[i].turn_lid = UINT32_MAX;
+		j.ws[i].bad_lid = j.ws[i].turn_lid = j.ws[i].sw_bad_lid =
+			UINT32_MAX;
 	pool_for(pool, ((size_t)f->max_lid + LID_BLOCK) / LID_BLOCK, walk_block,
 		 &j);
-	merge_workers(&j, nw, r, &bad_lid, &bad_sw, &turn_lid, &turn_sw);
+	merge_workers(&j, nw, r, ls);
 	for (unsigned i = 0; i < nw; i++)
 		for (size_t v = 0; v < (size_t)j.port_base[j.n] * j.W; v++)
 			j.dep[v] |= j.ws[i].dep[v];
@@ -514,14 +548,19 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 			 "%" PRIu64 " down->up turns, first at switch %s "
 			 "for LID %u",
 			 r->illegal_turns,
-			 sw_name(f->switches[turn_sw], b1, sizeof(b1)),
-			 turn_lid);
+			 sw_name(f->switches[ls[4]], b1, sizeof(b1)), ls[1]);
 	else if (r->unreachable_pairs)
 		snprintf(r->why, sizeof(r->why),
 			 "%" PRIu64 " CA pairs not delivered, first: LID %u "
 			 "from switch %s",
-			 r->unreachable_pairs, bad_lid,
-			 sw_name(f->switches[bad_sw], b1, sizeof(b1)));
+			 r->unreachable_pairs, ls[0],
+			 sw_name(f->switches[ls[3]], b1, sizeof(b1)));
+	else if (r->sw_unreachable_pairs)
+		snprintf(r->why, sizeof(r->why),
+			 "%" PRIu64 " CA-to-switch pairs not delivered, first: "
+			 "switch LID %u from switch %s",
+			 r->sw_unreachable_pairs, ls[2],
+			 sw_name(f->switches[ls[5]], b1, sizeof(b1)));
 out:
 	free_job(&j, nw);
 	return rc;

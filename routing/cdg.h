@@ -16,6 +16,8 @@ struct cdg_report {
 	uint64_t pairs;		    /* CA port -> CA port LID pairs checked */
 	uint64_t unreachable_pairs; /* of which not delivered (drop, loop,
 				       wrong port) */
+	/* CA port -> switch LID pairs not delivered */
+	uint64_t sw_unreachable_pairs;
 	uint32_t max_hops;	    /* links from source CA to dest CA */
 	double avg_hops;
 	/* CA-to-CA routes over the busiest directed switch-to-switch link */

@@ -102,8 +102,9 @@ static int check_tables(const struct fabric *f, const struct sw_graph *g,
 	res->avg_hops = r.avg_hops;
 	res->max_link_routes = (uint32_t)r.max_link_routes;
 	res->cdg_acyclic = r.acyclic;
-	if (!r.acyclic || r.illegal_turns ||
-	    r.unreachable_pairs > disconnected_pairs(g, h)) {
+	uint64_t apart = disconnected_pairs(g, h);
+	if (!r.acyclic || r.illegal_turns || r.unreachable_pairs > apart ||
+	    (!apart && r.sw_unreachable_pairs)) {
 		/* r.why is as long as res->error: keep its head */
 		snprintf(res->error, sizeof(res->error),
 			 "updown tables rejected: %.200s", r.why);
@@ -116,9 +117,11 @@ static int check_tables(const struct fabric *f, const struct sw_graph *g,
 	return 0;
 }
 
+/* rank is filled for BFS; for DFS it is freed and set to NULL. */
 static int make_order(const struct fabric *f, const struct sw_graph *g,
 		      const struct hops *h, const struct ucast_params *prm,
-		      struct ucast_result *res, uint32_t *order)
+		      struct ucast_result *res, uint32_t *order,
+		      uint32_t **rank)
 {
 	const char *dir = prm && prm->updown_direction ? prm->updown_direction
 						       : "bfs";
@@ -126,8 +129,20 @@ static int make_order(const struct fabric *f, const struct sw_graph *g,
 
 	if (strcmp(dir, "bfs") == 0) {
 		rc = updown_order_bfs(f, g, res->roots, res->n_roots, order,
-				      NULL);
+				      *rank);
 	} else if (strcmp(dir, "dfs") == 0) {
+		free(*rank);
+		*rank = NULL;
+		/* One DFS tree: with several pre-labelled roots a root's LID
+		 * is only reachable from below its own subtree (nothing is up
+		 * of a root), so DFS keeps the first root only. */
+		if (res->n_roots > 1) {
+			log_notice("updown: dfs direction uses one root, "
+				   "0x%016" PRIx64 " (%s), of the %u chosen",
+				   res->roots[0]->guid, res->roots[0]->desc,
+				   res->n_roots);
+			res->n_roots = 1;
+		}
 		rc = updown_order_dfs(f, g, h, res->roots, res->n_roots, order);
 	} else {
 		snprintf(res->error, sizeof(res->error),
@@ -147,7 +162,7 @@ static int updown_route(struct fabric *f, const struct hops *h,
 			struct ucast_result *res)
 {
 	struct sw_graph g;
-	uint32_t *order = NULL;
+	uint32_t *order = NULL, *rank = NULL;
 	int rc;
 
 	res->cdg_acyclic = -1;
@@ -165,16 +180,17 @@ static int updown_route(struct fabric *f, const struct hops *h,
 	if (rc < 0)
 		goto out;
 	order = malloc((g.n + 1) * sizeof(*order));
-	if (!order) {
+	rank = malloc((g.n + 1) * sizeof(*rank));
+	if (!order || !rank) {
 		rc = -ENOMEM;
 		goto nomem;
 	}
-	rc = make_order(f, &g, h, prm, res, order);
+	rc = make_order(f, &g, h, prm, res, order, &rank);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc < 0)
 		goto out;
-	rc = updown_fill_lfts(f, &g, pool, order);
+	rc = updown_fill_lfts(f, &g, pool, order, rank);
 	if (rc < 0)
 		goto nomem;
 	rc = check_tables(f, &g, h, pool, order, res);
@@ -186,6 +202,7 @@ nomem:
 		 "updown: out of memory routing %u switches", f->n_switches);
 out:
 	free(order);
+	free(rank);
 	sw_graph_free(&g);
 	return rc;
 }

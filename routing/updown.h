@@ -58,9 +58,14 @@ static inline bool updown_is_up(const uint32_t *order, uint32_t from,
 }
 
 /* Fills every switch's LFT (LIDs 0..max_lid) with shortest legal
- * up/down next hops, least loaded among equals.  0 or -ENOMEM. */
+ * up/down next hops, least loaded among equals.  With rank (BFS ranks,
+ * may be NULL), a link between switches of the same rank is only used
+ * going down: that is the rule ibdmchk -u checks (it calls any move that
+ * does not lower the rank "down"), so its verdict and ours agree.
+ * 0 or -ENOMEM. */
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
-		     struct pool *pool, const uint32_t *order);
+		     struct pool *pool, const uint32_t *order,
+		     const uint32_t *rank);
 
 /* updn-roots.dump: one root GUID per line, "0x%016llx". */
 int updown_roots_write(FILE *fp, struct ib_node *const *roots,

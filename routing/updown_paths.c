@@ -14,6 +14,11 @@
  *   down-only path, preferring ones that lose nothing by being forced into
  *   down mode (already forced, or no shorter legal path); they are forced;
  * - up mode: next hops are up neighbours whose final path is shortest.
+ * With BFS ranks, "up mode" has two kinds: U climbs to a lower rank, M only
+ * crosses same-rank links (lower GUID) before going down.  A same-rank link
+ * is taken only into an M or D switch, so no packet climbs after crossing
+ * one: the paths then also pass ibdmchk -u, which treats any move that
+ * does not lower the rank as a move down.
  * On fat trees with the spines as roots this gives min-hop paths. */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +27,11 @@
 #include "routing/updown.h"
 
 #define INF16 0xFFFFu
+/* What a switch does for one destination: climbs to a lower rank (U),
+ * only crosses same-rank links or goes down (M), only goes down (D). */
+#define MODE_U 0
+#define MODE_M 1
+#define MODE_D 2
 
 struct lgraph;
 
@@ -30,6 +40,7 @@ struct path_scratch {
 	uint16_t *dist_legal;	/* shortest legal path, any mode */
 	uint16_t *len;		/* length of the path the tables will give */
 	uint8_t *forced;
+	uint8_t *mode;		/* MODE_U, MODE_M or MODE_D per label */
 	uint32_t *q;
 };
 
@@ -65,34 +76,47 @@ static inline void mask_set(uint64_t *m, unsigned p)
  * over arrays indexed by label. */
 struct lgraph {
 	uint32_t *ustart, *dstart;	/* [n + 1] */
+	uint32_t *usend;		/* [n] end of the strict up links */
 	uint32_t *uadj, *dadj;		/* peer label */
 	uint8_t *uport, *dport;		/* local port */
 };
 
 static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
-			const uint32_t *order, const uint32_t *by_order)
+			const uint32_t *order, const uint32_t *by_order,
+			const uint32_t *rank)
 {
 	uint32_t n = g->n, m = g->start[n], nu = 0, nd = 0;
 
 	lg->ustart = malloc((n + 1) * sizeof(uint32_t));
+	lg->usend = malloc((n + 1) * sizeof(uint32_t));
 	lg->dstart = malloc((n + 1) * sizeof(uint32_t));
 	lg->uadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->dadj = malloc((m + 1) * sizeof(uint32_t));
 	lg->uport = malloc(m + 1);
 	lg->dport = malloc(m + 1);
-	if (!lg->ustart || !lg->dstart || !lg->uadj || !lg->dadj ||
-	    !lg->uport || !lg->dport)
+	if (!lg->ustart || !lg->usend || !lg->dstart || !lg->uadj ||
+	    !lg->dadj || !lg->uport || !lg->dport)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = by_order[i];
 		lg->ustart[i] = nu;
 		lg->dstart[i] = nd;
-		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
-			uint32_t pl = order[g->peer[k]];
-			if (pl < i) {
+		/* up links to a lower rank first, then same-rank ones */
+		for (int strict = 1; strict >= 0; strict--) {
+			for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+				uint32_t t = g->peer[k], pl = order[t];
+				int lower = rank ? rank[t] < rank[s] : 1;
+				if (pl > i || lower != strict)
+					continue;
 				lg->uadj[nu] = pl;
 				lg->uport[nu++] = g->port[k];
-			} else {
+			}
+			if (strict)
+				lg->usend[i] = nu;
+		}
+		for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			uint32_t pl = order[g->peer[k]];
+			if (pl > i) {
 				lg->dadj[nd] = pl;
 				lg->dport[nd++] = g->port[k];
 			}
@@ -106,6 +130,7 @@ static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
 static void lgraph_free(struct lgraph *lg)
 {
 	free(lg->ustart);
+	free(lg->usend);
 	free(lg->dstart);
 	free(lg->uadj);
 	free(lg->dadj);
@@ -138,7 +163,7 @@ static void down_bfs(const struct path_job *j, struct path_scratch *w,
 	/* legal = up* down*: up neighbours have lower labels, done first */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = w->dist_down[i];
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+		for (uint32_t k = lg->ustart[i]; k < lg->usend[i]; k++) {
 			uint32_t u = lg->uadj[k];
 			if (w->dist_legal[u] + 1u < v)
 				v = w->dist_legal[u] + 1u;
@@ -170,6 +195,17 @@ static void pick_down(const struct path_job *j, struct path_scratch *w,
 	w->len[i] = w->dist_down[i];
 }
 
+/* Up link k of label i usable now?  A link to a lower rank always; a
+ * same-rank link only into a switch that never climbs to a lower rank
+ * for this destination (mode M or D), because a packet that crossed a
+ * same-rank link must not go up any more (ibdmchk -u's rule). */
+static inline bool up_usable(const struct lgraph *lg,
+			     const struct path_scratch *w, uint32_t i,
+			     uint32_t k)
+{
+	return k < lg->usend[i] || w->mode[lg->uadj[k]] != MODE_U;
+}
+
 static void plan_dest(void *arg, size_t b, unsigned worker)
 {
 	const struct path_job *j = arg;
@@ -185,12 +221,13 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 		uint32_t up = INF16;
 		for (uint32_t wd = 0; wd < j->W; wd++)
 			m[wd] = 0;
+		w->mode[i] = MODE_D;
 		if (i == dl) {
 			w->len[i] = 0;
 			continue;
 		}
 		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u < up)
+			if (w->len[lg->uadj[k]] + 1u < up && up_usable(lg, w, i, k))
 				up = w->len[lg->uadj[k]] + 1u;
 		if (w->dist_down[i] != INF16 &&
 		    (w->forced[i] || w->dist_down[i] <= up)) {
@@ -198,11 +235,16 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 			continue;
 		}
 		w->len[i] = (uint16_t)up;
+		w->mode[i] = MODE_M;
 		if (up == INF16)
 			continue;
 		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u == up)
+			if (w->len[lg->uadj[k]] + 1u == up &&
+			    up_usable(lg, w, i, k)) {
 				mask_set(m, lg->uport[k]);
+				if (k < lg->usend[i])
+					w->mode[i] = MODE_U;
+			}
 	}
 }
 
@@ -306,7 +348,21 @@ static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 	struct cand h[256];
 	unsigned n;
 
-	if (end - first > 2 && build_heap(j, base, m, h, &n)) {
+	unsigned cands = 0;
+	for (uint32_t wd = 0; wd < j->W && cands < 4; wd++)
+		for (uint64_t bits = m[wd]; bits && cands < 4; bits &= bits - 1)
+			cands++;
+	if (!cands)
+		return;
+	if (cands == 1) {
+		unsigned p = pick_port(j, s, m);
+		for (uint32_t i = first; i < end; i++) {
+			lft[j->lids[i]] = (uint8_t)p;
+			count_route(j, base, p, j->lids[i]);
+		}
+		return;
+	}
+	if (end - first >= 4 && cands >= 4 && build_heap(j, base, m, h, &n)) {
 		for (uint32_t i = first; n && i < end; i++) {
 			uint16_t lid = j->lids[i];
 			lft[lid] = (uint8_t)h[0].p;
@@ -439,8 +495,10 @@ static int alloc_scratch(struct path_job *j, unsigned nw)
 		s->dist_legal = malloc(n * sizeof(uint16_t));
 		s->len = malloc(n * sizeof(uint16_t));
 		s->forced = malloc(n);
+		s->mode = malloc(n);
 		s->q = malloc(n * sizeof(uint32_t));
 		if (!s->dist_down || !s->dist_legal || !s->len || !s->forced ||
+		    !s->mode ||
 		    !s->q)
 			return -ENOMEM;
 	}
@@ -454,6 +512,7 @@ static void free_job(struct path_job *j, unsigned nw)
 		free(j->ws[w].dist_legal);
 		free(j->ws[w].len);
 		free(j->ws[w].forced);
+		free(j->ws[w].mode);
 		free(j->ws[w].q);
 	}
 	free(j->ws);
@@ -485,7 +544,8 @@ static int reset_lfts(struct fabric *f)
 }
 
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
-		     struct pool *pool, const uint32_t *order)
+		     struct pool *pool, const uint32_t *order,
+		     const uint32_t *rank)
 {
 	struct path_job j = { .f = f, .g = g, .order = order };
 	struct lgraph lg = { 0 };
@@ -499,7 +559,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		goto out;
 	for (uint32_t s = 0; s < n; s++)
 		by_order[order[s]] = s;
-	if (lgraph_build(&lg, g, order, by_order) < 0)
+	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
 		goto out;
 	j.lg = &lg;
 	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);

@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 	       prm.updown_direction, res.max_hops, res.avg_hops,
 	       res.max_link_routes, res.cdg_acyclic, res.unreachable_pairs);
 	print_roots(&res);
+	printf(" verify_s=%.3f", res.verify_seconds);
 	printf(" hops_s=%.3f route_s=%.3f route_cpu_s=%.3f "
 	       "peak_rss_mb=%ld lft_sum=%016llx\n",
 	       t1 - t0, t2 - t1, c2 - c1, peak_rss_mb(),
