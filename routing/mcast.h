@@ -112,6 +112,7 @@ struct mc_stats {
 	double median_ms;  /* median time of one group add */
 	/* engine counters */
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
+	uint64_t absorbs;	/* merges that pulled in the trees on a temporary tree */
 };
 
 struct mc_ctx;
@@ -301,6 +302,12 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t);
 int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
 		       struct ib_port *const *m, uint32_t n,
 		       struct mc_tree *t);
+/* The same, preferring on each step the next hops usable in G_color
+ * (color, mark), then those whose tree of that color is smallest (used
+ * for the temporary tree of a merge, so it pulls in few groups). */
+int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
+			  uint32_t mark, struct ib_port *const *m, uint32_t n,
+			  struct mc_tree *t);
 
 /* Adds to t the chain of scratch parent links (parent[], up_port[],
  * dport[]) from sw up to the first switch already in t.  chain is

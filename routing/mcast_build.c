@@ -109,19 +109,25 @@ int mc_materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
 }
 
 /* Next hop of cur towards root: the neighbour one hop nearer the root whose
- * link carries the least EFI; first such port on a tie. */
+ * link carries the least EFI; first such port on a tie.  With a color,
+ * neighbours usable in G_color (free, or held by a tree marked `mark`) go
+ * first, then neighbours whose tree of that color carries fewer groups. */
 static uint32_t next_hop(struct mc_ctx *c, uint32_t cur, uint32_t root,
-			 uint8_t *port, uint8_t *rport)
+			 uint32_t color, uint32_t mark, uint8_t *port,
+			 uint8_t *rport)
 {
 	const uint8_t *rrow = c->h->d + (size_t)root * c->n_sw;
 	uint8_t want = (uint8_t)(rrow[cur] - 1);
-	uint32_t best = MC_NONE, bload = UINT32_MAX;
+	uint32_t best = MC_NONE;
+	uint64_t bload = UINT64_MAX;
 
 	for (uint32_t e = c->adj.off[cur]; e < c->adj.off[cur + 1]; e++) {
 		uint32_t v = c->adj.peer[e];
 		if (rrow[v] != want)
 			continue;
-		uint32_t load = c->efi[c->port_base[cur] + c->adj.port[e]];
+		uint64_t load = c->efi[c->port_base[cur] + c->adj.port[e]];
+		if (color != MC_NONE && !mc_gc_usable(c, color, mark, v))
+			load += (uint64_t)(1 + c->trees[mc_color_owner(c, v, color)].n_groups) << 32;
 		if (load < bload) {
 			bload = load;
 			best = e;
@@ -137,6 +143,13 @@ static uint32_t next_hop(struct mc_ctx *c, uint32_t cur, uint32_t root,
 int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
 		       struct ib_port *const *m, uint32_t n, struct mc_tree *t)
 {
+	return mc_build_bottom_up_in(c, root, MC_NONE, 0, m, n, t);
+}
+
+int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
+			  uint32_t mark, struct ib_port *const *m, uint32_t n,
+			  struct mc_tree *t)
+{
 	struct mc_scratch *s = mc_scratch_get(c, 0);
 	int rc;
 
@@ -150,7 +163,7 @@ int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
 		uint32_t first = cur;
 		while (!mc_seen(s, cur)) {
 			uint8_t p, rp;
-			uint32_t nx = next_hop(c, cur, root, &p, &rp);
+			uint32_t nx = next_hop(c, cur, root, color, mark, &p, &rp);
 			if (nx == MC_NONE)
 				return -EHOSTUNREACH;
 			mc_mark(s, cur);

@@ -73,13 +73,46 @@ static int refresh_switches(struct mc_ctx *c, struct vmcg *v)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups a temporary tree would pull in: distinct foreign trees of the
+ * color on its switches, weighted by their groups. */
+static uint64_t blocker_cost(const struct mc_ctx *c, const struct mc_tree *tmp,
+			     uint32_t color, uint32_t *ids)
+{
+	uint32_t n = 0;
+	uint64_t cost = 0;
+
+	for (uint32_t k = 0; k < tmp->n_nodes; k++) {
+		uint32_t o = mc_color_owner(c, tmp->nodes[k].sw, color);
+		if (o != MC_NONE && c->trees[o].mark != c->mark_gen)
+			ids[n++] = o;
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (uint32_t k = 0; k < n; k++)
+		if (!k || ids[k] != ids[k - 1])
+			cost += c->trees[ids[k]].n_groups;
+	return cost;
+}
+
 /* Steps 5-9: a temporary bottom-up tree of the vMcg in G; every tree of
  * the color on its switches joins the vMcg, which makes the vMcg connected
- * in G_color (the temporary tree itself runs inside it). */
+ * in G_color (the temporary tree itself runs inside it).
+ * Reading: the paper leaves the temporary root open ("choose a root");
+ * we try the MC_TMP_ROOTS least-loaded optimal roots, build each tree
+ * preferring next hops free of the color (or already in the vMcg), and
+ * keep the one that pulls in the fewest groups, so merges stay small. */
+#define MC_TMP_ROOTS 8
 static int absorb_blockers(struct mc_ctx *c, struct vmcg *v, uint32_t color)
 {
 	struct mc_tree tmp = { .root = MC_NONE, .color = MC_NONE };
-	uint32_t *roots = malloc(c->n_sw * sizeof(uint32_t)), nr;
+	uint32_t *roots = malloc(c->n_sw * sizeof(uint32_t)), nr, best = MC_NONE;
+	uint32_t *ids = NULL;
+	uint64_t bcost = UINT64_MAX;
 	int rc = 0;
 
 	if (!roots)
@@ -89,15 +122,32 @@ static int absorb_blockers(struct mc_ctx *c, struct vmcg *v, uint32_t color)
 		rc = -EHOSTUNREACH;
 		goto out;
 	}
-	if ((rc = mc_build_bottom_up(c, roots[0], v->m, v->nm, &tmp)) < 0)
-		goto out;
+	for (uint32_t i = 0; i < nr && i < MC_TMP_ROOTS && bcost; i++) {
+		mc_tree_reset(&tmp);
+		rc = mc_build_bottom_up_in(c, roots[i], color, c->mark_gen,
+					   v->m, v->nm, &tmp);
+		if (rc < 0)
+			goto out;
+		if (!ids && !(ids = malloc((tmp.cap_nodes + c->n_sw) * sizeof(*ids)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		uint64_t cost = blocker_cost(c, &tmp, color, ids);
+		if (cost < bcost) {
+			bcost = cost;
+			best = roots[i];
+		}
+	}
+	mc_tree_reset(&tmp);
+	rc = mc_build_bottom_up_in(c, best, color, c->mark_gen, v->m, v->nm, &tmp);
 	for (uint32_t k = 0; k < tmp.n_nodes && rc == 0; k++) {
 		uint32_t o = mc_color_owner(c, tmp.nodes[k].sw, color);
 		if (o != MC_NONE)
 			rc = take_tree(c, v, o);
 	}
-	c->st.pessimistic++;
+	c->st.absorbs++;
 out:
+	free(ids);
 	free(tmp.nodes);
 	free(tmp.slot);
 	free(roots);
@@ -197,8 +247,6 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 	}
 	if (rc == 0)
 		rc = install(c, &v, &built, color, newg);
-	if (rc == 0 && v.nt > 1)
-		c->st.merges++;
 out:
 	free(built.nodes);
 	free(built.slot);

@@ -34,6 +34,8 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 {
 	mcast_params_default(p);
 	p->mft_size = o->mft_size_set ? o->mft_size : 0;
+	if (getenv("IBSM_MC_PESSIMISTIC_TREES"))
+		p->pessimistic_trees = (unsigned)strtoul(getenv("IBSM_MC_PESSIMISTIC_TREES"), NULL, 0);
 	for (unsigned i = 0; i < o->n_overrides; i++) {
 		const char *kv = o->overrides[i];
 		if (!strncmp(kv, "multicast.merge=", 16)) {
@@ -198,12 +200,14 @@ static void write_json(FILE *j, const char *engine, unsigned mft,
 		"\"seconds\": %.6f, \"ms_per_group\": %.6f, "
 		"\"median_ms_per_group\": %.6f, \"verified\": %s, "
 		"\"fbtc_failures\": %" PRIu64 ", \"fctb_successes\": %" PRIu64 ", "
-		"\"merges\": %" PRIu64 ", \"max_rss_mb\": %.1f}",
+		"\"merges\": %" PRIu64 ", \"absorbing_merges\": %" PRIu64 ", "
+		"\"pessimistic_merges\": %" PRIu64 ", \"max_rss_mb\": %.1f}",
 		engine, mft, st->groups, st->trees, st->colors_used,
 		st->merged_groups, st->max_efi, st->avg_efi, st->max_tfi,
 		st->avg_tfi, st->max_height_excess, st->seconds,
 		st->ms_per_group, st->median_ms, verified ? "true" : "false",
-		st->fbtc_fail, st->fctb_ok, st->merges + st->pessimistic,
+		st->fbtc_fail, st->fctb_ok, st->merges, st->absorbs,
+		st->pessimistic,
 		ru.ru_maxrss / 1024.0);
 }
 
