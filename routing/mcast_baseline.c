@@ -8,6 +8,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/log.h"
 
@@ -19,11 +23,11 @@ int mcb_init(struct mc_ctx *c)
 	if (!p)
 		return -ENOMEM;
 	c->engine_priv = p;
-	p->roots = malloc(n * sizeof(*p->roots));
 	p->chain = malloc(n * sizeof(*p->chain));
 	p->path = malloc(n * sizeof(*p->path));
 	p->down = malloc(n);
-	if (!p->roots || !p->chain || !p->path || !p->down)
+	p->worst = malloc(n + 16);
+	if (!p->chain || !p->path || !p->down || !p->worst)
 		return -ENOMEM; /* mcast_create calls fini on failure */
 	return 0;
 }
@@ -34,11 +38,11 @@ void mcb_fini(struct mc_ctx *c)
 
 	if (!p)
 		return;
-	free(p->roots);
 	free(p->msw);
 	free(p->chain);
 	free(p->path);
 	free(p->down);
+	free(p->worst);
 	free(p);
 	c->engine_priv = NULL;
 }
@@ -50,19 +54,60 @@ const char *mcb_mgid_str(const struct mc_group *g, char *buf, size_t len)
 	return buf;
 }
 
-static uint32_t lowest_guid(const struct mc_ctx *c, const uint32_t *roots,
-			    uint32_t n)
+/* worst[s] = max over the member switches of hops(s, m).  Hop rows are
+ * symmetric, so row m is every switch's distance to m: a byte-wise max over
+ * contiguous rows, 16 bytes at a time where SSE2 exists (x86-64 always);
+ * GCC does not vectorise the plain loop at -O2.  Returns the minimum. */
+static uint8_t worst_hops(const struct mc_ctx *c, const uint32_t *msw,
+			  uint32_t nm, uint8_t *worst)
 {
-	uint32_t best = roots[0];
+	uint32_t n = c->n_sw, s = 0;
+	uint8_t best = HOPS_INF;
 
-	for (uint32_t i = 1; i < n; i++)
-		if (c->f->switches[roots[i]]->guid < c->f->switches[best]->guid)
-			best = roots[i];
+	memcpy(worst, c->h->d + (size_t)msw[0] * n, n);
+	for (uint32_t i = 1; i < nm; i++) {
+		const uint8_t *row = c->h->d + (size_t)msw[i] * n;
+
+		s = 0;
+#ifdef __SSE2__
+		for (; s + 16 <= n; s += 16) {
+			__m128i a =
+			    _mm_loadu_si128((const __m128i *)(worst + s));
+			__m128i b = _mm_loadu_si128((const __m128i *)(row + s));
+			_mm_storeu_si128((__m128i *)(worst + s),
+					 _mm_max_epu8(a, b));
+		}
+#endif
+		for (; s < n; s++)
+			worst[s] = worst[s] > row[s] ? worst[s] : row[s];
+	}
+	for (s = 0; s < n; s++)
+		best = worst[s] < best ? worst[s] : best;
 	return best;
 }
 
-uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
-		       bool rotate, const char *engine)
+/* Among the switches whose worst case equals best: rotate = least sw_load,
+ * then lowest index (the order mc_optimal_roots sorts by); else the lowest
+ * node GUID.  One pass, no sort: only the first candidate is ever used. */
+static uint32_t choose_root(const struct mc_ctx *c, const uint8_t *worst,
+			    uint8_t best, bool rotate)
+{
+	uint32_t pick = MC_NONE;
+
+	for (uint32_t s = 0; s < c->n_sw; s++) {
+		if (worst[s] != best)
+			continue;
+		if (pick == MC_NONE ||
+		    (rotate ? c->sw_load[s] < c->sw_load[pick]
+			    : c->f->switches[s]->guid <
+				  c->f->switches[pick]->guid))
+			pick = s;
+	}
+	return pick;
+}
+
+uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g, bool rotate,
+		       const char *engine)
 {
 	struct mcb_priv *p = c->engine_priv;
 	char buf[64];
@@ -75,15 +120,16 @@ uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
 		p->cap_msw = g->n_members;
 	}
 	uint32_t nm = mc_member_switches(c, g->members, g->n_members, p->msw);
-	uint32_t nr = mc_optimal_roots(c, p->msw, nm, p->roots, NULL);
+	uint8_t best = nm ? worst_hops(c, p->msw, nm, p->worst) : HOPS_INF;
 
-	if (!nr) {
+	if (best == HOPS_INF) {
 		log_err("%s: group %s: no switch reaches all %u members; group "
-			"not routed", engine, mcb_mgid_str(g, buf, sizeof(buf)),
+			"not routed",
+			engine, mcb_mgid_str(g, buf, sizeof(buf)),
 			g->n_members);
 		return MC_NONE;
 	}
-	return rotate ? p->roots[0] : lowest_guid(c, p->roots, nr);
+	return choose_root(c, p->worst, best, rotate);
 }
 
 int mcb_add_chain(struct mc_tree *t, uint32_t sw, const uint32_t *parent,
@@ -116,12 +162,13 @@ int mcb_color_commit(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g,
 	int rc;
 
 	if (col == MC_NONE) {
-		log_err("%s: group %s: all %u colors (MFT entries) are taken on "
-			"some switch of its %u-switch tree rooted at 0x%016" PRIx64
-			"; group not routed (baseline engines do not merge "
-			"groups, use mr4lms or a larger multicast.mft_size)",
-			engine, mcb_mgid_str(g, buf, sizeof(buf)), c->color_limit,
-			t->n_nodes, c->f->switches[t->root]->guid);
+		log_err(
+		    "%s: group %s: all %u colors (MFT entries) are taken on "
+		    "some switch of its %u-switch tree rooted at 0x%016" PRIx64
+		    "; group not routed (baseline engines do not merge "
+		    "groups, use mr4lms or a larger multicast.mft_size)",
+		    engine, mcb_mgid_str(g, buf, sizeof(buf)), c->color_limit,
+		    t->n_nodes, c->f->switches[t->root]->guid);
 		mc_tree_free(c, t);
 		return -ENOSPC;
 	}

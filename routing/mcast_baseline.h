@@ -7,13 +7,14 @@
 #include "routing/mcast.h"
 
 /* Root of g among the switches with the least worst-case hop count to its
- * members: with rotate, the least loaded (sw_load, then index, as
- * mc_optimal_roots sorts); without, the one with the lowest node GUID, the
- * first OpenSM's mcast_mgr_find_optimal_switch meets in its GUID-ordered
- * switch table.  MC_NONE (and an error logged) if members are unreachable
- * from every switch. */
-uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g,
-		       bool rotate, const char *engine);
+ * members (the same set as mc_optimal_roots, computed here in one
+ * vectorised pass without sorting): with rotate, the least loaded (sw_load,
+ * then index, as mc_optimal_roots orders them); without, the one with the
+ * lowest node GUID, the first one OpenSM's mcast_mgr_find_optimal_switch
+ * meets in its GUID-ordered switch table.  MC_NONE (and an error logged) if
+ * members are unreachable from every switch. */
+uint32_t mcb_pick_root(struct mc_ctx *c, const struct mc_group *g, bool rotate,
+		       const char *engine);
 
 /* Adds the chain from switch sw up to the first switch already in t,
  * following parent[] / up_port[] (child's port) and down[] (parent's port),
@@ -33,12 +34,12 @@ const char *mcb_mgid_str(const struct mc_group *g, char *buf, size_t len);
 /* Engine-private buffers (c->engine_priv), shared init/fini of the three
  * baselines. */
 struct mcb_priv {
-	uint32_t *roots;	/* [n_sw] optimal roots */
-	uint32_t *msw;		/* member switches, grown as needed */
+	uint32_t *msw; /* member switches, grown as needed */
 	uint32_t cap_msw;
-	uint32_t *chain;	/* [n_sw] chain scratch */
-	uint32_t *path;		/* [n_sw] path scratch (MINIHOP top-down) */
-	uint8_t *down;		/* [n_sw] parent's port towards the switch */
+	uint32_t *chain; /* [n_sw] chain scratch */
+	uint32_t *path;	 /* [n_sw] path scratch (MINIHOP top-down) */
+	uint8_t *down;	 /* [n_sw] parent's port towards the switch */
+	uint8_t *worst;	 /* [n_sw] worst-case hops to the members */
 };
 
 int mcb_init(struct mc_ctx *c);

@@ -30,8 +30,8 @@ static int fulb_route(struct mc_ctx *c, struct mc_group *g)
 }
 
 const struct mc_engine mcast_engine_fulb = {
-	.name = "fulb",
-	.init = mcb_init,
-	.fini = mcb_fini,
-	.route = fulb_route,
+    .name = "fulb",
+    .init = mcb_init,
+    .fini = mcb_fini,
+    .route = fulb_route,
 };

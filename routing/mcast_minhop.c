@@ -97,8 +97,8 @@ static int minhop_route(struct mc_ctx *c, struct mc_group *g)
 }
 
 const struct mc_engine mcast_engine_minhop = {
-	.name = "minhop",
-	.init = mcb_init,
-	.fini = mcb_fini,
-	.route = minhop_route,
+    .name = "minhop",
+    .init = mcb_init,
+    .fini = mcb_fini,
+    .route = minhop_route,
 };

@@ -79,7 +79,7 @@ static uint32_t heap_pop(struct heap *h)
 static void dijkstra(struct mc_ctx *c, struct mc_scratch *s, uint32_t root,
 		     uint8_t *down)
 {
-	struct heap h = { s, 0 };
+	struct heap h = {s, 0};
 
 	s->key[root] = 0;
 	s->parent[root] = MC_NONE;
@@ -92,7 +92,8 @@ static void dijkstra(struct mc_ctx *c, struct mc_scratch *s, uint32_t root,
 
 		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
 			uint32_t v = c->adj.peer[e];
-			uint64_t k = s->key[u] + SSSP_HOP + c->efi[base + c->adj.port[e]];
+			uint64_t k = s->key[u] + SSSP_HOP +
+				     c->efi[base + c->adj.port[e]];
 
 			if (!mc_seen(s, v)) {
 				mc_mark(s, v);
@@ -131,9 +132,10 @@ static int sssp_route(struct mc_ctx *c, struct mc_group *g)
 	for (uint32_t i = 0; !rc && i < g->n_members; i++) {
 		uint32_t sw = mc_member_sw(g->members[i]);
 
-		rc = sw == MC_NONE || !mc_seen(s, sw) ? -EHOSTUNREACH
-			: mcb_add_chain(t, sw, s->parent, s->up_port, p->down,
-					p->chain);
+		rc = sw == MC_NONE || !mc_seen(s, sw)
+			 ? -EHOSTUNREACH
+			 : mcb_add_chain(t, sw, s->parent, s->up_port, p->down,
+					 p->chain);
 		if (!rc)
 			rc = mc_tree_add_member(t, g->members[i]);
 	}
@@ -145,8 +147,8 @@ static int sssp_route(struct mc_ctx *c, struct mc_group *g)
 }
 
 const struct mc_engine mcast_engine_sssp = {
-	.name = "sssp",
-	.init = mcb_init,
-	.fini = mcb_fini,
-	.route = sssp_route,
+    .name = "sssp",
+    .init = mcb_init,
+    .fini = mcb_fini,
+    .route = sssp_route,
 };

@@ -108,7 +108,7 @@ def cell(agg, topo, pat, eng, mft, field, nd=0):
     if not r:
         return "n/r"
     if not r["ok"]:
-        return "failed"
+        return r["status"] if r["status"] != "ok" else "unverified"
     return fmt(r[field], nd)
 
 
@@ -138,23 +138,24 @@ def section(out, agg, topo, label, rec, info):
                 ratios.append("–")
         out.append(f"| {p} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
     out.append(f"\nMR4LMS with MFT size {rec} (merging when colors run out) beside no limit:\n")
-    out.append("| pattern | colors | merged groups | trees | max EFI (no limit) | max TFI | mean TFI | s total | ms/group |")
+    out.append("| pattern | colors | merged groups | trees | max EFI (no limit) | max TFI | mean TFI | s total | median ms/group |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for p in pats:
         out.append(f"| {p} | {cell(agg, topo, p, 'mr4lms', rec, 'colors')} | "
                    f"{cell(agg, topo, p, 'mr4lms', rec, 'merged')} | {cell(agg, topo, p, 'mr4lms', rec, 'trees')} | "
                    f"{cell(agg, topo, p, 'mr4lms', rec, 'max_efi')} ({cell(agg, topo, p, 'mr4lms', '0', 'max_efi')}) | "
                    f"{cell(agg, topo, p, 'mr4lms', rec, 'max_tfi')} | {cell(agg, topo, p, 'mr4lms', rec, 'avg_tfi', 2)} | "
-                   f"{cell(agg, topo, p, 'mr4lms', rec, 'seconds', 3)} | {cell(agg, topo, p, 'mr4lms', rec, 'ms_group', 3)} |")
-    out.append("\nRouting time, seconds total (ms per group), no limit; median of the runs made; "
-               "peak RSS of the whole ibsmroute process (topology, hop table, unicast included):\n")
+                   f"{cell(agg, topo, p, 'mr4lms', rec, 'seconds', 3)} | {cell(agg, topo, p, 'mr4lms', rec, 'med_ms', 3)} |")
+    out.append("\nRouting time, no limit: seconds in total (median of the runs made) and, in brackets, "
+               "the median ms per group ibsmroute measured; peak RSS of the whole ibsmroute process "
+               "(topology, hop table, unicast routing included):\n")
     out.append("| pattern | " + " | ".join(ENGINES) + " | peak RSS MB (max) |")
     out.append("|---|" + "---:|" * (len(ENGINES) + 1))
     for p in pats:
         cells = []
         rss = 0
         for e in ENGINES:
-            cells.append(f"{cell(agg, topo, p, e, '0', 'seconds', 3)} ({cell(agg, topo, p, e, '0', 'ms_group', 3)})")
+            cells.append(f"{cell(agg, topo, p, e, '0', 'seconds', 3)} ({cell(agg, topo, p, e, '0', 'med_ms', 3)})")
             r = agg.get((topo, p, e, "0"))
             if r and r["rss_kb"]:
                 rss = max(rss, r["rss_kb"])
@@ -181,7 +182,9 @@ def targets(out, agg, topos):
                 r = agg.get((topo, p, "fulb", "0"))
                 if r and r["seconds"] is not None:
                     lim = FULB_PAPER_S[topo] / 4
+                    est = (num(r["groups"]) or 0) * (r["med_ms"] or 0) / 1e3
                     out.append(f"| FULB total time ≤ ¼ paper | {topo} {p} | {r['seconds']:.3f} s "
+                               f"(groups × median: {est:.3f} s) "
                                f"| ≤ {lim:.3f} s | {'yes' if r['seconds'] <= lim else 'no'} |")
             for m in ("0", rec):
                 r = agg.get((topo, p, "mr4lms", m))
@@ -197,6 +200,31 @@ def targets(out, agg, topos):
     if r1 and r1["seconds"] is not None:
         out.append(f"| MR4LMS total, 128x32x40 (4/host), MFT 128 | th40960 | {r1['seconds']:.2f} s "
                    f"| < 10 s (paper up to 191.5 s) | {'yes' if r1['seconds'] < 10 else 'no'} |")
+
+
+def notes(out, agg, topos):
+    ids = [t[0] for t in topos]
+    out.append("\n## Reading the results\n")
+    out.append("- On the standard fat tree a leaf has one path to each top switch, so an engine is "
+               "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
+               "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
+               "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
+    out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
+               "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
+               "every group its own MLID.")
+    if "th40960" in ids:
+        r = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "0"))
+        got = f" (ours: {fmt(r['colors'])} colors, max EFI {fmt(r['max_efi'])})" if r else ""
+        out.append("- th40960 is `ibsmgen pruned`'s model of TaihuLight: 1,280 leaf switches with 32 "
+                   "hosts and 2 uplinks, pods of 32 leaves sharing 2 middle switches, 64 top switches. "
+                   "In 128x32x40 with 4 processes per host, leaf (y, z) holds exactly the 128 "
+                   "processes of one x-line, so its hosts belong to 1 local and 256 cross-leaf groups "
+                   "(128 y-lines, 128 z-lines) that its 2 uplinks must carry: max EFI >= 128 for any "
+                   "routing. A pod holds one z plane: 128 y-lines and 32 x 128 = 4,096 z-lines each "
+                   "need one of the pod's 2 middle switches, so one of them holds >= 2,112 trees and "
+                   "any routing needs >= 2,112 colors" + got + ". The paper's 269 colors and max EFI "
+                   "37 were measured on the real machine, whose leaves (super nodes) are far larger; "
+                   "this model cannot reach them, and with 128 colors it forces heavy merging.")
 
 
 def plot_data(agg, topos, work):
@@ -226,6 +254,11 @@ def plot_data(agg, topos, work):
 
 def main():
     results, topos_tsv, docs, work, wall, full = sys.argv[1:7]
+    try:
+        with open(os.path.join(work, "load.txt")) as f:
+            load_avg = f.read().split()
+    except OSError:
+        load_avg = []
     agg = load(results)
     topos = []
     with open(topos_tsv) as f:
@@ -245,7 +278,9 @@ def main():
     out = ["# Multicast benchmarks", "",
            "Generated by `tests/bench/mcast.sh" + (" --full" if full == "1" else "") +
            f"` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs ({cpu}), "
-           f"{platform.system()} {platform.release()}; wall time of the whole benchmark {int(wall)} s.",
+           f"{platform.system()} {platform.release()}; wall time of the whole benchmark {int(wall)} s; "
+           f"1-minute load average {' -> '.join(load_avg) or '?'} (start -> end). On a shared machine "
+           "total times grow with the load; the per-group medians are much less sensitive.",
            "",
            "Every number comes from the JSON report of `ibsmroute TOPO --mcast-engine E --mft-size N "
            "--groups FILE --json F` (DESIGN §6): `seconds` is multicast routing time only (no parsing, "
@@ -274,6 +309,7 @@ def main():
     out.append("\n## Results per topology")
     for topo, gen, rec, label in topos:
         section(out, agg, topo, label, rec, infos[topo])
+    notes(out, agg, topos)
     targets(out, agg, topos)
     out.append("\n## The papers' figures (for comparison; from the paper texts, their tables and plots were lost)\n")
     out.append("| source | case | figure |")

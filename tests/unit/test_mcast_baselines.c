@@ -103,7 +103,7 @@ static struct mc_ctx *ctx_new(struct fabric *f, struct hops *h,
 static uint32_t add_group(struct mc_ctx *c, uint8_t id,
 			  struct ib_port *const *m, uint32_t n, int want)
 {
-	uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b, [15] = 0 };
+	uint8_t mgid[16] = {0xff, 0x12, 0x60, 0x1b, [15] = 0};
 	uint32_t gid = MC_NONE;
 
 	mgid[15] = id;
@@ -120,15 +120,15 @@ static bool tree_has(const struct mc_tree *t, const struct ib_node *sw)
  * (two switch hops plus the host link), a0's and b0's ports marked. */
 static void test_shape_all_engines(void **state)
 {
-	static const char *const engines[] = { "minhop", "minhop-rr", "sssp",
-					       "sssp-rr", "fulb" };
+	static const char *const engines[] = {"minhop", "minhop-rr", "sssp",
+					      "sssp-rr", "fulb"};
 	struct diamond d;
 
 	(void)state;
 	diamond_build(&d);
 	for (unsigned e = 0; e < sizeof(engines) / sizeof(*engines); e++) {
 		struct mc_ctx *c = ctx_new(&d.f, &d.h, engines[e], 0);
-		struct ib_port *m[] = { d.a[0], d.b[0] };
+		struct ib_port *m[] = {d.a[0], d.b[0]};
 		uint32_t gid = add_group(c, 1, m, 2, 0);
 		const struct mc_tree *t = mcast_group_tree(c, gid);
 
@@ -138,7 +138,8 @@ static void test_shape_all_engines(void **state)
 		assert_int_equal(t->height, 3);
 		assert_int_equal(t->color, 0);
 		assert_int_equal(mcast_group_mlid(c, gid), 0xC000);
-		const struct mc_tnode *na = mc_tree_node(t, (uint32_t)d.A->sw_idx);
+		const struct mc_tnode *na =
+		    mc_tree_node(t, (uint32_t)d.A->sw_idx);
 		assert_non_null(na);
 		assert_true(mc_mask_test(na->members, 10));
 		assert_false(mc_mask_test(na->members, 11));
@@ -155,16 +156,18 @@ static void test_link_balance(void **state)
 	static const struct {
 		const char *engine;
 		bool spread;
-	} cases[] = { { "minhop", false }, { "minhop-rr", false },
-		      { "fulb", true },	   { "sssp", true },
-		      { "sssp-rr", true } };
+	} cases[] = {{"minhop", false},
+		     {"minhop-rr", false},
+		     {"fulb", true},
+		     {"sssp", true},
+		     {"sssp-rr", true}};
 	struct diamond d;
 
 	(void)state;
 	diamond_build(&d);
 	for (unsigned k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
 		struct mc_ctx *c = ctx_new(&d.f, &d.h, cases[k].engine, 0);
-		struct ib_port *m[] = { d.a[0], d.a[1], d.b[0], d.b[1] };
+		struct ib_port *m[] = {d.a[0], d.a[1], d.b[0], d.b[1]};
 
 		for (uint8_t g = 0; g < 3; g++) {
 			uint32_t gid = add_group(c, g + 1, m, 4, 0);
@@ -203,8 +206,10 @@ static void twolevel_build(struct twolevel *t)
 	for (int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "L%d", i);
 		t->L[i] = add_sw(&t->f, 0x60 + i, name);
-		assert_int_equal(fabric_link(&t->f, t->L[i], 1, t->S[0], i + 1), 0);
-		assert_int_equal(fabric_link(&t->f, t->L[i], 2, t->S[1], i + 1), 0);
+		assert_int_equal(fabric_link(&t->f, t->L[i], 1, t->S[0], i + 1),
+				 0);
+		assert_int_equal(fabric_link(&t->f, t->L[i], 2, t->S[1], i + 1),
+				 0);
 		snprintf(name, sizeof(name), "x%d", i);
 		t->x[i] = add_host(&t->f, t->L[i], 5, 0x300 + 2 * i, name);
 	}
@@ -219,9 +224,11 @@ static void test_root_choice(void **state)
 	static const struct {
 		const char *engine;
 		int roots[3]; /* spine index per group */
-	} cases[] = { { "minhop", { 1, 1, 1 } },    { "sssp", { 1, 1, 1 } },
-		      { "minhop-rr", { 0, 1, 0 } }, { "sssp-rr", { 0, 1, 0 } },
-		      { "fulb", { 0, 1, 0 } } };
+	} cases[] = {{"minhop", {1, 1, 1}},
+		     {"sssp", {1, 1, 1}},
+		     {"minhop-rr", {0, 1, 0}},
+		     {"sssp-rr", {0, 1, 0}},
+		     {"fulb", {0, 1, 0}}};
 	struct twolevel tl;
 
 	(void)state;
@@ -230,7 +237,7 @@ static void test_root_choice(void **state)
 		struct mc_ctx *c = ctx_new(&tl.f, &tl.h, cases[k].engine, 0);
 
 		for (uint8_t g = 0; g < 3; g++) {
-			struct ib_port *m[] = { tl.x[g], tl.x[(g + 1) % 3] };
+			struct ib_port *m[] = {tl.x[g], tl.x[(g + 1) % 3]};
 			uint32_t gid = add_group(c, g + 1, m, 2, 0);
 			const struct mc_tree *t = mcast_group_tree(c, gid);
 
@@ -260,7 +267,7 @@ static void test_fulb_reuse(void **state)
 	hops_free(&d.h);
 	assert_int_equal(hops_compute(&d.f, &d.h, NULL), 0);
 	struct mc_ctx *c = ctx_new(&d.f, &d.h, "fulb", 0);
-	struct ib_port *m[] = { d.a[0], d.a[1], d.b[0], hm1 };
+	struct ib_port *m[] = {d.a[0], d.a[1], d.b[0], hm1};
 	uint32_t gid = add_group(c, 1, m, 4, 0);
 	const struct mc_tree *t = mcast_group_tree(c, gid);
 
@@ -268,14 +275,15 @@ static void test_fulb_reuse(void **state)
 	assert_int_equal(t->n_nodes, 6); /* R M0 A M1 M2 B */
 	const struct mc_tnode *na = mc_tree_node(t, (uint32_t)d.A->sw_idx);
 	assert_int_equal(t->nodes[na->parent].sw, d.M[0]->sw_idx);
-	assert_int_equal(t->nodes[mc_tree_node(t, (uint32_t)d.M[0]->sw_idx)
-					  ->parent].sw, d.R->sw_idx);
+	assert_int_equal(
+	    t->nodes[mc_tree_node(t, (uint32_t)d.M[0]->sw_idx)->parent].sw,
+	    d.R->sw_idx);
 	mcast_destroy(c);
 
 	/* Load A-M0 first: the 4-member group must then leave A through M1
 	 * and share M1's path to R (M1 has two downstream entries). */
 	c = ctx_new(&d.f, &d.h, "fulb", 0);
-	struct ib_port *pre[] = { d.a[0], d.b[0] };
+	struct ib_port *pre[] = {d.a[0], d.b[0]};
 	(void)add_group(c, 2, pre, 2, 0); /* takes A-M0, B-M2 */
 	gid = add_group(c, 3, m, 4, 0);
 	t = mcast_group_tree(c, gid);
@@ -293,7 +301,7 @@ static void test_fulb_reuse(void **state)
  * (baselines never merge) and the group does not exist. */
 static void test_colors_no_merge(void **state)
 {
-	static const char *const engines[] = { "minhop", "sssp", "fulb" };
+	static const char *const engines[] = {"minhop", "sssp", "fulb"};
 	struct diamond d;
 
 	(void)state;
@@ -301,9 +309,9 @@ static void test_colors_no_merge(void **state)
 	for (unsigned e = 0; e < 3; e++) {
 		for (unsigned mft = 0; mft <= 1; mft++) {
 			struct mc_ctx *c = ctx_new(&d.f, &d.h, engines[e], mft);
-			struct ib_port *ga[] = { d.a[0], d.a[1] };
-			struct ib_port *gb[] = { d.b[0], d.b[1] };
-			struct ib_port *gx[] = { d.a[0], d.b[1] };
+			struct ib_port *ga[] = {d.a[0], d.a[1]};
+			struct ib_port *gb[] = {d.b[0], d.b[1]};
+			struct ib_port *gx[] = {d.a[0], d.b[1]};
 			uint32_t g1 = add_group(c, 1, ga, 2, 0);
 			uint32_t g2 = add_group(c, 2, gb, 2, 0);
 
@@ -311,17 +319,21 @@ static void test_colors_no_merge(void **state)
 			assert_int_equal(mcast_group_mlid(c, g1), 0xC000);
 			assert_int_equal(mcast_group_mlid(c, g2), 0xC000);
 			if (mft == 1) {
-				uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b,
-						     [15] = 3 };
-				/* the expected error is logged; keep it quiet */
-				log_set_level((enum log_level)(LOG_LVL_ERR - 1));
+				uint8_t mgid[16] = {0xff, 0x12, 0x60,
+						    0x1b, [15] = 3};
+				/* the expected error is logged; keep it quiet
+				 */
+				log_set_level(
+				    (enum log_level)(LOG_LVL_ERR - 1));
 				add_group(c, 3, gx, 2, -ENOSPC);
 				log_set_level(LOG_LVL_NOTICE);
-				assert_int_equal(mcast_group_find(c, mgid), MC_NONE);
+				assert_int_equal(mcast_group_find(c, mgid),
+						 MC_NONE);
 				assert_int_equal(c->live_trees, 2);
 			} else {
 				uint32_t g3 = add_group(c, 3, gx, 2, 0);
-				assert_int_equal(mcast_group_mlid(c, g3), 0xC001);
+				assert_int_equal(mcast_group_mlid(c, g3),
+						 0xC001);
 				assert_int_equal(mcast_colors_top(c), 2);
 			}
 			mcast_destroy(c);
@@ -333,11 +345,11 @@ static void test_colors_no_merge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shape_all_engines),
-		cmocka_unit_test(test_link_balance),
-		cmocka_unit_test(test_root_choice),
-		cmocka_unit_test(test_fulb_reuse),
-		cmocka_unit_test(test_colors_no_merge),
+	    cmocka_unit_test(test_shape_all_engines),
+	    cmocka_unit_test(test_link_balance),
+	    cmocka_unit_test(test_root_choice),
+	    cmocka_unit_test(test_fulb_reuse),
+	    cmocka_unit_test(test_colors_no_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

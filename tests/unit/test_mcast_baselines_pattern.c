@@ -76,9 +76,9 @@ static unsigned line_members(const char *line, bool *dup)
 
 static void test_grid_counts(void **state)
 {
-	struct pat_grid g3 = { { 128, 32, 40 }, 3, 4, false, 0 };
-	struct pat_grid g2 = { { 256, 34, 0 }, 2, 1, false, 0 };
-	struct pat_grid g1 = { { 30, 1, 5 }, 3, 1, false, 0 };
+	struct pat_grid g3 = {{128, 32, 40}, 3, 4, false, 0};
+	struct pat_grid g2 = {{256, 34, 0}, 2, 1, false, 0};
+	struct pat_grid g1 = {{30, 1, 5}, 3, 1, false, 0};
 
 	(void)state;
 	assert_int_equal(pat_grid_count(&g3), 10496); /* the paper's count */
@@ -90,7 +90,7 @@ static void test_grid_counts(void **state)
  * 0-3 -> hosts 0,1; the first column holds ranks 0,4,8 -> hosts 0,2,4. */
 static void test_grid_aware(void **state)
 {
-	struct pat_grid g = { { 4, 3, 0 }, 2, 2, false, 0 };
+	struct pat_grid g = {{4, 3, 0}, 2, 2, false, 0};
 	struct run r;
 
 	(void)state;
@@ -108,7 +108,7 @@ static void test_grid_aware(void **state)
 
 static void test_grid_too_big(void **state)
 {
-	struct pat_grid g = { { 4, 4, 0 }, 2, 1, false, 0 };
+	struct pat_grid g = {{4, 4, 0}, 2, 1, false, 0};
 	struct run r;
 
 	(void)state;
@@ -122,7 +122,7 @@ static void test_grid_too_big(void **state)
  * group has distinct members and the right size bound. */
 static void test_grid_shuffle(void **state)
 {
-	struct pat_grid g = { { 8, 4, 4 }, 3, 1, true, 7 };
+	struct pat_grid g = {{8, 4, 4}, 3, 1, true, 7};
 	struct run a, b, c;
 
 	(void)state;
@@ -154,7 +154,7 @@ static void test_grid_shuffle(void **state)
 
 static void test_random(void **state)
 {
-	struct pat_random p = { .count = 50, .min = 3, .max = 9, .seed = 5 };
+	struct pat_random p = {.count = 50, .min = 3, .max = 9, .seed = 5};
 	struct run r;
 
 	(void)state;
@@ -176,8 +176,12 @@ static void test_random(void **state)
  * never more than `live` exist at once. */
 static void test_churn(void **state)
 {
-	struct pat_random p = { .count = 300, .min = 2, .max = 5, .seed = 9,
-				.live = 10, .del_pct = 40 };
+	struct pat_random p = {.count = 300,
+			       .min = 2,
+			       .max = 5,
+			       .seed = 9,
+			       .live = 10,
+			       .del_pct = 40};
 	static int state_of[400]; /* 0 unseen, 1 live, 2 deleted */
 	unsigned live = 0, max_live = 0;
 	struct run r;
@@ -212,12 +216,12 @@ static void test_churn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grid_counts),
-		cmocka_unit_test(test_grid_aware),
-		cmocka_unit_test(test_grid_too_big),
-		cmocka_unit_test(test_grid_shuffle),
-		cmocka_unit_test(test_random),
-		cmocka_unit_test(test_churn),
+	    cmocka_unit_test(test_grid_counts),
+	    cmocka_unit_test(test_grid_aware),
+	    cmocka_unit_test(test_grid_too_big),
+	    cmocka_unit_test(test_grid_shuffle),
+	    cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_churn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,8 +20,8 @@
 #include "routing/hops.h"
 #include "routing/mcast.h"
 
-static const char *const engines[] = { "minhop", "minhop-rr", "sssp",
-				       "sssp-rr", "fulb" };
+static const char *const engines[] = {"minhop", "minhop-rr", "sssp", "sssp-rr",
+				      "fulb"};
 #define N_ENGINES (sizeof(engines) / sizeof(*engines))
 
 struct net {
@@ -43,8 +43,8 @@ static struct ib_node *sw_new(struct net *n, uint32_t i, unsigned ports)
 	char name[16];
 
 	snprintf(name, sizeof(name), "S%u", i);
-	struct ib_node *s = fabric_add_node(&n->f, IB_NODE_SWITCH,
-					    0x10000 + i, (uint8_t)ports, name);
+	struct ib_node *s = fabric_add_node(&n->f, IB_NODE_SWITCH, 0x10000 + i,
+					    (uint8_t)ports, name);
 	assert_non_null(s);
 	return s;
 }
@@ -57,7 +57,8 @@ static void host_new(struct net *n, struct ib_node *sw, uint8_t port)
 	snprintf(name, sizeof(name), "H%u", n->n_hosts);
 	struct ib_node *h = fabric_add_node(&n->f, IB_NODE_CA, guid, 1, name);
 	assert_non_null(h);
-	assert_int_equal(fabric_set_port_guid(&n->f, &h->ports[1], guid + 1), 0);
+	assert_int_equal(fabric_set_port_guid(&n->f, &h->ports[1], guid + 1),
+			 0);
 	assert_int_equal(fabric_link(&n->f, sw, port, h, 1), 0);
 	n->hosts = realloc(n->hosts, (n->n_hosts + 1) * sizeof(*n->hosts));
 	assert_non_null(n->hosts);
@@ -88,9 +89,11 @@ static void build_fattree(struct net *n, unsigned k)
 	for (unsigned p = 0; p < k; p++)
 		for (unsigned i = 0; i < h; i++) {
 			for (unsigned j = 0; j < h; j++) {
-				fabric_link(&n->f, edge[p][i], (uint8_t)(h + 1 + j),
-					    agg[p][j], (uint8_t)(1 + i));
-				fabric_link(&n->f, agg[p][i], (uint8_t)(h + 1 + j),
+				fabric_link(&n->f, edge[p][i],
+					    (uint8_t)(h + 1 + j), agg[p][j],
+					    (uint8_t)(1 + i));
+				fabric_link(&n->f, agg[p][i],
+					    (uint8_t)(h + 1 + j),
 					    core[i * h + j], (uint8_t)(1 + p));
 			}
 			for (unsigned j = 0; j < h; j++)
@@ -111,7 +114,8 @@ static void build_torus(struct net *n, unsigned w, unsigned hh)
 		for (unsigned x = 0; x < w; x++) {
 			unsigned i = y * w + x;
 			fabric_link(&n->f, s[i], 1, s[y * w + (x + 1) % w], 2);
-			fabric_link(&n->f, s[i], 3, s[((y + 1) % hh) * w + x], 4);
+			fabric_link(&n->f, s[i], 3, s[((y + 1) % hh) * w + x],
+				    4);
 			host_new(n, s[i], 5);
 			host_new(n, s[i], 6);
 		}
@@ -154,8 +158,9 @@ static void net_free(struct net *n)
 
 /* Sends from member `src` along the MFT entries of color col and counts
  * deliveries per CA node; fails on a loop, a drop or a missing ingress. */
-static void walk(const struct mc_ctx *c, uint32_t col, const struct ib_port *src,
-		 uint32_t *delivered, uint32_t *seen, uint32_t stamp)
+static void walk(const struct mc_ctx *c, uint32_t col,
+		 const struct ib_port *src, uint32_t *delivered, uint32_t *seen,
+		 uint32_t stamp)
 {
 	uint32_t q_sw[256], q_in[256], head = 0, tail = 0;
 	uint64_t mask[MC_MASK_WORDS];
@@ -169,7 +174,8 @@ static void walk(const struct mc_ctx *c, uint32_t col, const struct ib_port *src
 		assert_int_not_equal(seen[s], stamp); /* loop or duplicate */
 		seen[s] = stamp;
 		assert_true(mcast_mft_get(c, s, col, mask)); /* no drop */
-		assert_true(mc_mask_test(mask, in)); /* ingress is a tree link */
+		assert_true(
+		    mc_mask_test(mask, in)); /* ingress is a tree link */
 		for (unsigned p = 1; p <= sw->nports; p++) {
 			if (p == in || !mc_mask_test(mask, p))
 				continue;
@@ -221,7 +227,8 @@ static void check_height(const struct mc_ctx *c, const struct net *n,
 	for (uint32_t s = 0; s < n->f.n_switches; s++) {
 		unsigned worst = 0;
 		for (uint32_t i = 0; i < g->n_members; i++) {
-			unsigned d = hops_sw(&n->h, s, mc_member_sw(g->members[i]));
+			unsigned d =
+			    hops_sw(&n->h, s, mc_member_sw(g->members[i]));
 			worst = d > worst ? d : worst;
 		}
 		best = worst < best ? worst : best;
@@ -240,7 +247,7 @@ static uint32_t add_random_group(struct mc_ctx *c, const struct net *n,
 {
 	struct ib_port *m[16];
 	uint32_t size = 2 + rnd(11), gid = MC_NONE, k = 0;
-	uint8_t mgid[16] = { 0xff, 0x12, 0x60, 0x1b };
+	uint8_t mgid[16] = {0xff, 0x12, 0x60, 0x1b};
 
 	while (k < size) {
 		struct ib_port *p = n->hosts[rnd(n->n_hosts)];
@@ -298,7 +305,8 @@ static void run_engines(struct net *n)
 		uint32_t gids[256], ng = 0, next_id = 1;
 
 		mcast_params_default(&prm);
-		assert_int_equal(mcast_create(&c, &n->f, &n->h, NULL, engines[e], &prm), 0);
+		assert_int_equal(
+		    mcast_create(&c, &n->f, &n->h, NULL, engines[e], &prm), 0);
 		for (int i = 0; i < 60; i++) {
 			int rc;
 			gids[ng++] = add_random_group(c, n, next_id++, &rc);
@@ -320,10 +328,12 @@ static void run_engines(struct net *n)
 			int rc;
 			if (ng && rnd(2)) {
 				uint32_t k = rnd(ng);
-				assert_int_equal(mcast_group_remove(c, gids[k]), 0);
+				assert_int_equal(mcast_group_remove(c, gids[k]),
+						 0);
 				gids[k] = gids[--ng];
 			} else {
-				gids[ng++] = add_random_group(c, n, next_id++, &rc);
+				gids[ng++] =
+				    add_random_group(c, n, next_id++, &rc);
 				assert_int_equal(rc, 0);
 			}
 		}
@@ -341,7 +351,7 @@ static void run_engines(struct net *n)
 
 static void test_fattree(void **state)
 {
-	struct net n = { 0 };
+	struct net n = {0};
 
 	(void)state;
 	rng_state = 1;
@@ -352,7 +362,7 @@ static void test_fattree(void **state)
 
 static void test_torus(void **state)
 {
-	struct net n = { 0 };
+	struct net n = {0};
 
 	(void)state;
 	rng_state = 2;
@@ -363,7 +373,7 @@ static void test_torus(void **state)
 
 static void test_random(void **state)
 {
-	struct net n = { 0 };
+	struct net n = {0};
 
 	(void)state;
 	rng_state = 3;
@@ -376,7 +386,7 @@ static void test_random(void **state)
  * with -ENOSPC (never merged, never another error). */
 static void test_limited_mft(void **state)
 {
-	struct net n = { 0 };
+	struct net n = {0};
 
 	(void)state;
 	rng_state = 4;
@@ -389,7 +399,8 @@ static void test_limited_mft(void **state)
 
 		mcast_params_default(&prm);
 		prm.mft_size = 3;
-		assert_int_equal(mcast_create(&c, &n.f, &n.h, NULL, engines[e], &prm), 0);
+		assert_int_equal(
+		    mcast_create(&c, &n.f, &n.h, NULL, engines[e], &prm), 0);
 		for (uint32_t i = 1; i <= 40; i++) {
 			int rc;
 			uint32_t gid = add_random_group(c, &n, i, &rc);
@@ -417,10 +428,10 @@ static void test_limited_mft(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fattree),
-		cmocka_unit_test(test_torus),
-		cmocka_unit_test(test_random),
-		cmocka_unit_test(test_limited_mft),
+	    cmocka_unit_test(test_fattree),
+	    cmocka_unit_test(test_torus),
+	    cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_limited_mft),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

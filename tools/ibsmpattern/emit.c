@@ -40,7 +40,7 @@ void pat_shuffle(struct pat_rng *r, uint32_t *v, uint32_t n)
 
 void pat_mgid(uint64_t id, char *buf, size_t len)
 {
-	uint8_t raw[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff };
+	uint8_t raw[16] = {0xff, 0x12, 0x60, 0x1b, 0xff, 0xff};
 
 	for (int i = 0; i < 8; i++)
 		raw[8 + i] = (uint8_t)(id >> (56 - 8 * i));

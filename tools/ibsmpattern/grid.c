@@ -37,9 +37,9 @@ uint64_t pat_grid_count(const struct pat_grid *g)
 struct grid_ctx {
 	struct pat_out *o;
 	const struct pat_grid *g;
-	const uint32_t *slot;  /* rank -> slot (host = slot / ppn) */
-	uint32_t *members;     /* scratch, one line's hosts */
-	uint32_t *mark;	       /* host -> last line id that took it, + 1 */
+	const uint32_t *slot; /* rank -> slot (host = slot / ppn) */
+	uint32_t *members;    /* scratch, one line's hosts */
+	uint32_t *mark;	      /* host -> last line id that took it, + 1 */
 	uint64_t line;
 };
 
@@ -66,14 +66,17 @@ static int emit_line(struct grid_ctx *c, uint64_t start, uint64_t stride,
 static int emit_axis(struct grid_ctx *c, unsigned ax)
 {
 	const uint32_t *d = c->g->dim;
-	uint32_t ext[3] = { d[0], d[1], c->g->ndim == 3 ? d[2] : 1 };
-	uint64_t stride = ax == 0 ? 1 : ax == 1 ? ext[0] : (uint64_t)ext[0] * ext[1];
+	uint32_t ext[3] = {d[0], d[1], c->g->ndim == 3 ? d[2] : 1};
+	uint64_t stride = ax == 0   ? 1
+			  : ax == 1 ? ext[0]
+				    : (uint64_t)ext[0] * ext[1];
 
 	/* Walk every rank whose coordinate on `ax` is 0, in rank order. */
 	for (uint32_t z = 0; z < (ax == 2 ? 1 : ext[2]); z++)
 		for (uint32_t y = 0; y < (ax == 1 ? 1 : ext[1]); y++)
 			for (uint32_t x = 0; x < (ax == 0 ? 1 : ext[0]); x++) {
-				uint64_t r = x + (uint64_t)ext[0] * (y + (uint64_t)ext[1] * z);
+				uint64_t r = x + (uint64_t)ext[0] *
+						     (y + (uint64_t)ext[1] * z);
 				int ret = emit_line(c, r, stride, ext[ax]);
 
 				if (ret < 0)
@@ -91,7 +94,7 @@ static uint32_t *make_slots(const struct pat_grid *g, uint64_t nslots)
 	for (uint64_t i = 0; i < nslots; i++)
 		slot[i] = (uint32_t)i;
 	if (g->shuffle) {
-		struct pat_rng rng = { g->seed };
+		struct pat_rng rng = {g->seed};
 
 		pat_shuffle(&rng, slot, (uint32_t)nslots);
 	}
@@ -107,12 +110,13 @@ int pat_grid_write(struct pat_out *o, const struct pat_grid *g)
 		nranks *= g->dim[a];
 	if (!g->ppn || nranks > nslots || nslots > UINT32_MAX) {
 		fprintf(stderr,
-			"ibsmpattern: grid of %" PRIu64 " processes does not fit "
+			"ibsmpattern: grid of %" PRIu64
+			" processes does not fit "
 			"%u hosts x %u processes per host\n",
 			nranks, o->n_hosts, g->ppn);
 		return -EINVAL;
 	}
-	struct grid_ctx c = { .o = o, .g = g };
+	struct grid_ctx c = {.o = o, .g = g};
 	uint32_t maxlen = 0;
 
 	for (unsigned a = 0; a < g->ndim; a++)

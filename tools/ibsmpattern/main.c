@@ -12,28 +12,31 @@
 #include "tools/ibsmpattern/pattern.h"
 
 static const char usage[] =
-"usage: ibsmpattern TOPOLOGY grid XxY[xZ] [--ppn N] [--shuffle SEED]\n"
-"       ibsmpattern TOPOLOGY random --count N --size MIN[-MAX] [--seed S]\n"
-"       ibsmpattern TOPOLOGY churn --count N --size MIN[-MAX] [--live L]\n"
-"                   [--delete-pct P] [--seed S]\n"
-"common options: [--members auto|desc|guid] [-o FILE] [--count-only]\n"
-"\n"
-"Writes one event per line: '+ MGID MEMBER...' creates a group, '- MGID'\n"
-"deletes it.  MGIDs are ff12:601b:ffff:0:<counter>, counter from 1, in\n"
-"inet_ntop form (ff12:601b:ffff::1).  Members are host NodeDescriptions\n"
-"(--members desc) or 0x port GUIDs (guid); auto uses descriptions when\n"
-"every host has a unique one without blanks.  Hosts are the linked CA\n"
-"ports in topology-file order (a CA's first linked port).\n"
-"\n"
-"grid: processes X*Y(*Z), rank = x + X*(y + Y*z); one group per line along\n"
-"  each axis (2-D: rows and columns; 3-D: lines along x, y and z).  Rank r\n"
-"  runs on slot r (host r / ppn) in topology order, or on a seeded random\n"
-"  slot with --shuffle SEED (topology-unaware).  Members of a group are\n"
-"  the distinct hosts of its processes.\n"
-"random: N groups, size uniform in [MIN, MAX], distinct random hosts.\n"
-"churn: N creates of random groups mixed with deletes (probability P%,\n"
-"  default 40; never more than L live, default 64); all deleted at the end.\n"
-"--count-only prints the number of groups a grid makes and exits.\n";
+    "usage: ibsmpattern TOPOLOGY grid XxY[xZ] [--ppn N] [--shuffle SEED]\n"
+    "       ibsmpattern TOPOLOGY random --count N --size MIN[-MAX] [--seed S]\n"
+    "       ibsmpattern TOPOLOGY churn --count N --size MIN[-MAX] [--live L]\n"
+    "                   [--delete-pct P] [--seed S]\n"
+    "common options: [--members auto|desc|guid] [-o FILE] [--count-only]\n"
+    "\n"
+    "Writes one event per line: '+ MGID MEMBER...' creates a group, '- MGID'\n"
+    "deletes it.  MGIDs are ff12:601b:ffff:0:<counter>, counter from 1, in\n"
+    "inet_ntop form (ff12:601b:ffff::1).  Members are host NodeDescriptions\n"
+    "(--members desc) or 0x port GUIDs (guid); auto uses descriptions when\n"
+    "every host has a unique one without blanks.  Hosts are the linked CA\n"
+    "ports in topology-file order (a CA's first linked port).\n"
+    "\n"
+    "grid: processes X*Y(*Z), rank = x + X*(y + Y*z); one group per line "
+    "along\n"
+    "  each axis (2-D: rows and columns; 3-D: lines along x, y and z).  Rank "
+    "r\n"
+    "  runs on slot r (host r / ppn) in topology order, or on a seeded random\n"
+    "  slot with --shuffle SEED (topology-unaware).  Members of a group are\n"
+    "  the distinct hosts of its processes.\n"
+    "random: N groups, size uniform in [MIN, MAX], distinct random hosts.\n"
+    "churn: N creates of random groups mixed with deletes (probability P%,\n"
+    "  default 40; never more than L live, default 64); all deleted at the "
+    "end.\n"
+    "--count-only prints the number of groups a grid makes and exits.\n";
 
 struct args {
 	const char *topo, *kind, *out, *members;
@@ -87,8 +90,17 @@ static int parse_u64(const char *s, uint64_t *v)
 	return (end == s || *end || errno) ? -EINVAL : 0;
 }
 
-enum { OPT_PPN = 256, OPT_SHUFFLE, OPT_COUNT, OPT_SIZE, OPT_SEED, OPT_LIVE,
-       OPT_DEL, OPT_MEMBERS, OPT_COUNT_ONLY };
+enum {
+	OPT_PPN = 256,
+	OPT_SHUFFLE,
+	OPT_COUNT,
+	OPT_SIZE,
+	OPT_SEED,
+	OPT_LIVE,
+	OPT_DEL,
+	OPT_MEMBERS,
+	OPT_COUNT_ONLY
+};
 
 static int parse_opt(struct args *a, int c, const char *v)
 {
@@ -98,16 +110,36 @@ static int parse_opt(struct args *a, int c, const char *v)
 	    c != OPT_COUNT_ONLY && parse_u64(v, &x))
 		return -EINVAL;
 	switch (c) {
-	case 'o': a->out = v; return 0;
-	case OPT_MEMBERS: a->members = v; return 0;
-	case OPT_SIZE: return parse_size(v, &a->rnd);
-	case OPT_COUNT_ONLY: a->count_only = true; return 0;
-	case OPT_PPN: a->grid.ppn = (unsigned)x; return x && x < 1024 ? 0 : -EINVAL;
-	case OPT_SHUFFLE: a->grid.shuffle = true; a->grid.seed = x; return 0;
-	case OPT_COUNT: a->rnd.count = x; return 0;
-	case OPT_SEED: a->rnd.seed = x; return 0;
-	case OPT_LIVE: a->rnd.live = x; return x ? 0 : -EINVAL;
-	case OPT_DEL: a->rnd.del_pct = (unsigned)x; return x < 100 ? 0 : -EINVAL;
+	case 'o':
+		a->out = v;
+		return 0;
+	case OPT_MEMBERS:
+		a->members = v;
+		return 0;
+	case OPT_SIZE:
+		return parse_size(v, &a->rnd);
+	case OPT_COUNT_ONLY:
+		a->count_only = true;
+		return 0;
+	case OPT_PPN:
+		a->grid.ppn = (unsigned)x;
+		return x && x < 1024 ? 0 : -EINVAL;
+	case OPT_SHUFFLE:
+		a->grid.shuffle = true;
+		a->grid.seed = x;
+		return 0;
+	case OPT_COUNT:
+		a->rnd.count = x;
+		return 0;
+	case OPT_SEED:
+		a->rnd.seed = x;
+		return 0;
+	case OPT_LIVE:
+		a->rnd.live = x;
+		return x ? 0 : -EINVAL;
+	case OPT_DEL:
+		a->rnd.del_pct = (unsigned)x;
+		return x < 100 ? 0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -115,13 +147,17 @@ static int parse_opt(struct args *a, int c, const char *v)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
-		{ "ppn", 1, NULL, OPT_PPN },	   { "shuffle", 1, NULL, OPT_SHUFFLE },
-		{ "count", 1, NULL, OPT_COUNT },   { "size", 1, NULL, OPT_SIZE },
-		{ "seed", 1, NULL, OPT_SEED },	   { "live", 1, NULL, OPT_LIVE },
-		{ "delete-pct", 1, NULL, OPT_DEL }, { "members", 1, NULL, OPT_MEMBERS },
-		{ "count-only", 0, NULL, OPT_COUNT_ONLY }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	    {"ppn", 1, NULL, OPT_PPN},
+	    {"shuffle", 1, NULL, OPT_SHUFFLE},
+	    {"count", 1, NULL, OPT_COUNT},
+	    {"size", 1, NULL, OPT_SIZE},
+	    {"seed", 1, NULL, OPT_SEED},
+	    {"live", 1, NULL, OPT_LIVE},
+	    {"delete-pct", 1, NULL, OPT_DEL},
+	    {"members", 1, NULL, OPT_MEMBERS},
+	    {"count-only", 0, NULL, OPT_COUNT_ONLY},
+	    {"help", 0, NULL, 'h'},
+	    {NULL, 0, NULL, 0}};
 	int c;
 
 	a->grid.ppn = 1;
@@ -132,7 +168,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'h' || c == '?' || parse_opt(a, c, optarg)) {
 			if (c != 'h' && c != '?')
-				fprintf(stderr, "ibsmpattern: bad value '%s'\n", optarg);
+				fprintf(stderr, "ibsmpattern: bad value '%s'\n",
+					optarg);
 			return -EINVAL;
 		}
 	}
@@ -141,8 +178,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->topo = argv[optind];
 	a->kind = argv[optind + 1];
 	if (!strcmp(a->kind, "grid"))
-		return argc - optind == 3 ? parse_dims(argv[optind + 2], &a->grid)
-					  : -EINVAL;
+		return argc - optind == 3
+			   ? parse_dims(argv[optind + 2], &a->grid)
+			   : -EINVAL;
 	if (argc - optind != 2)
 		return -EINVAL;
 	if (strcmp(a->kind, "random") && strcmp(a->kind, "churn"))
@@ -209,8 +247,9 @@ static int choose_members(struct pat_out *o, const char *mode)
 	if (strcmp(mode, "desc") && strcmp(mode, "auto"))
 		return -EINVAL;
 	if (!usable) {
-		fprintf(stderr, "ibsmpattern: host NodeDescriptions are not unique "
-				"or contain blanks; use --members guid\n");
+		fprintf(stderr,
+			"ibsmpattern: host NodeDescriptions are not unique "
+			"or contain blanks; use --members guid\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -227,9 +266,9 @@ static int generate(struct args *a, struct pat_out *o)
 
 int main(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = {0};
 	struct fabric f;
-	struct pat_out o = { .next_id = 1 };
+	struct pat_out o = {.next_id = 1};
 	int ret;
 
 	if (parse_args(argc, argv, &a)) {
@@ -259,11 +298,13 @@ int main(int argc, char **argv)
 	if (o.fp && o.fp != stdout && fclose(o.fp) && !ret)
 		ret = -EIO;
 	if (ret)
-		fprintf(stderr, "ibsmpattern: %s pattern not written: %s\n", a.kind,
-			strerror(-ret));
+		fprintf(stderr, "ibsmpattern: %s pattern not written: %s\n",
+			a.kind, strerror(-ret));
 	else
-		fprintf(stderr, "ibsmpattern: %u hosts, %" PRIu64 " groups, %" PRIu64
-				" deletes\n", o.n_hosts, o.groups, o.deletes);
+		fprintf(stderr,
+			"ibsmpattern: %u hosts, %" PRIu64 " groups, %" PRIu64
+			" deletes\n",
+			o.n_hosts, o.groups, o.deletes);
 	free(hosts);
 	fabric_free(&f);
 	return ret ? 1 : 0;

@@ -45,8 +45,8 @@ int pat_emit_delete(struct pat_out *o, uint64_t id);
 struct pat_grid {
 	uint32_t dim[3]; /* extents; ndim 2 or 3 */
 	unsigned ndim;
-	unsigned ppn;	 /* processes per host */
-	bool shuffle;	 /* topology-unaware placement */
+	unsigned ppn; /* processes per host */
+	bool shuffle; /* topology-unaware placement */
 	uint64_t seed;
 };
 
@@ -58,8 +58,8 @@ uint64_t pat_grid_count(const struct pat_grid *g);
 int pat_grid_write(struct pat_out *o, const struct pat_grid *g);
 
 struct pat_random {
-	uint64_t count;	      /* groups to create */
-	uint32_t min, max;    /* size range, uniform, members are hosts */
+	uint64_t count;	   /* groups to create */
+	uint32_t min, max; /* size range, uniform, members are hosts */
 	uint64_t seed;
 	/* churn only: at most `live` groups exist at once; a delete is drawn
 	 * with probability del_pct percent while groups exist */

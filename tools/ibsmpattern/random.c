@@ -90,11 +90,12 @@ int pat_churn_write(struct pat_out *o, const struct pat_random *p)
 	if (!ret && !live)
 		ret = -ENOMEM;
 	while (!ret && made < p->count) {
-		bool del = n == cap ||
-			   (n && pat_rand_below(&c.rng, 100) < p->del_pct);
+		bool del =
+		    n == cap || (n && pat_rand_below(&c.rng, 100) < p->del_pct);
 
 		if (del) {
-			ret = delete_at(&c, live, &n, pat_rand_below(&c.rng, n));
+			ret =
+			    delete_at(&c, live, &n, pat_rand_below(&c.rng, n));
 			continue;
 		}
 		int64_t id = create_one(&c);
