@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/sa_daemon.h"
 #include "lib/log.h"
 #include "mad/smp_node.h"
 #include "mad/smp_port.h"
@@ -366,6 +367,7 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 	if (status == 0 && !r->data)
 		rc = -EPROTO;
 	if (rc == 0) {
+		sa_daemon_note_smp(q->node, r->smp, r->data);
 		switch (q->kind) {
 		case DK_NODEINFO: rc = on_nodeinfo(d, q, r->data); break;
 		case DK_NODEDESC: rc = on_nodedesc(d, q, r->data); break;

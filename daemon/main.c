@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "daemon/sa_daemon.h"
 #include "daemon/ctl.h"
 #include "daemon/route.h"
 #include "daemon/sm.h"
@@ -195,6 +196,8 @@ static int setup(struct sm *sm)
 		return rc;
 	}
 	rc = open_mad(sm);
+	if (rc == 0 && !sm->once)
+		rc = sa_daemon_init(sm);
 	if (rc < 0)
 		return rc;
 	if (!sm->once)
@@ -213,6 +216,7 @@ static int setup(struct sm *sm)
 static void teardown(struct sm *sm)
 {
 	sweep_destroy(sm);
+	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);
 	if (sm->txn)

@@ -24,6 +24,10 @@ struct set_req {
 	bool switchinfo;
 };
 
+
+/* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
+ * joins, ServiceRecords) are this prefix + the port GUID. */
+#define SUBNET_PREFIX 0xfe80000000000000ull
 static void set_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct set_req *q = ctx;
@@ -119,7 +123,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		return 0;
 	set_lid = wanted_lid(s, n, pn, &lid, &lmc) &&
 		  (pi.lid != lid || pi.lmc != lmc ||
-		   pi.master_sm_lid != s->sm->sm_lid);
+		   pi.master_sm_lid != s->sm->sm_lid ||
+		   pi.gid_prefix != SUBNET_PREFIX);
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
 	if (!set_lid && !arm)
 		return 0;
@@ -127,6 +132,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		pi.lid = lid;
 		pi.lmc = lmc;
 		pi.master_sm_lid = s->sm->sm_lid;
+		pi.gid_prefix = SUBNET_PREFIX;
 	}
 	pi.port_state = arm ? IB_PORT_ARMED : 0;
 	pi.port_phys_state = 0;
@@ -193,8 +199,10 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	    n->ports[pn].state != IB_PORT_ARMED || !dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
-	if (wanted_lid(s, n, pn, &pi.lid, &pi.lmc))
+	if (wanted_lid(s, n, pn, &pi.lid, &pi.lmc)) {
 		pi.master_sm_lid = s->sm->sm_lid;
+		pi.gid_prefix = SUBNET_PREFIX;
+	}
 	pi.port_state = IB_PORT_ACTIVE;
 	pi.port_phys_state = 0;
 	pi.client_reregister = 0;

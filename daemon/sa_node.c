@@ -16,7 +16,7 @@
 static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 		    struct sa_node_rec *r)
 {
-	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SMP_ATTR_NODE_INFO);
+	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
 	const struct ib_port *p = &n->ports[pn];
 
 	memset(r, 0, sizeof(*r));
@@ -31,7 +31,9 @@ static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 	r->partition_cap = ni ? sa_get16(ni + 28) : DEFAULT_PARTITION_CAP;
 	r->device_id = n->device_id;
 	r->revision = ni ? sa_get32(ni + 32) : DEFAULT_REVISION;
-	r->local_port = node_is_switch(n) ? (ni ? ni[36] : 0) : pn;
+	/* The port the record is about (OpenSM's choice), not the port the
+	 * SM's NodeInfo Get happened to enter by. */
+	r->local_port = pn;
 	r->vendor_id = n->vendor_id & 0xFFFFFF;
 	memcpy(r->desc, n->desc, strnlen(n->desc, sizeof(r->desc)));
 }

@@ -35,7 +35,7 @@ void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64])
 {
 	const uint8_t *raw = sa_cache_get(sa, p->node->guid, p->num,
-					  SMP_ATTR_PORT_INFO);
+					  SA_SMP_PORT_INFO);
 	const struct ib_port *ep = node_port(p->node, p->num);
 	bool endport = ep == p;
 
@@ -46,8 +46,10 @@ void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		pi_defaults(p, pi);
 	}
 	sa_pi_set(pi, SA_PI_MKEY, 64, 0); /* never shown to requesters */
-	sa_pi_set(pi, SA_PI_GIDPREFIX, 64, sa->sm.subnet_prefix);
 	if (endport) {
+		/* A switch's external ports have no GID: their PortInfo
+		 * keeps prefix, LID and SM LID 0 as the switch reports. */
+		sa_pi_set(pi, SA_PI_GIDPREFIX, 64, sa->sm.subnet_prefix);
 		sa_pi_set(pi, SA_PI_LID, 16, p->lid);
 		sa_pi_set(pi, SA_PI_LMC, 3, p->lmc);
 		sa_pi_set(pi, SA_PI_SMLID, 16, sa->sm.lid);
@@ -81,25 +83,34 @@ static bool port_known(const struct ib_port *p)
 				       : p->remote || p->lid;
 }
 
-/* PortInfoRecord's CapabilityMask component matches when every bit asked
- * for is set (OpenSM's IsPortInfoCapMaskMatchSupported), not on equality. */
+/* PortInfoRecord's CapabilityMask and CapabilityMask2 components match
+ * when every bit asked for is set (IsPortInfoCapMaskMatchSupported,
+ * IsPortInfoCapMask2MatchSupported), not on equality. */
+static bool caps_match(struct sa_ctx *c, const uint8_t *pi, unsigned comp,
+		       unsigned bit, unsigned bits)
+{
+	uint64_t want;
+
+	if (!sa_has(c, comp))
+		return true;
+	want = sa_req_get(c, comp);
+	return (sa_pi_get(pi, bit, bits) & want) == want;
+}
+
 static int pir_emit(struct sa_ctx *c, const struct ib_port *p)
 {
 	struct sa_portinfo_rec r = { .lid = sa_port_lid(p), .port_num = p->num };
-	uint64_t want_cap = 0;
+	const uint64_t caps = 1ull << SA_PIR_CAPMASK | 1ull << SA_PIR_CAPMASK2;
+	uint64_t saved = c->mask;
 	int e;
 
 	sa_portinfo_build(c->sa, p, r.port_info);
-	if (sa_has(c, SA_PIR_CAPMASK)) {
-		want_cap = sa_req_get(c, SA_PIR_CAPMASK);
-		if ((sa_pi_get(r.port_info, SA_PI_CAPMASK, 32) & want_cap) !=
-		    want_cap)
-			return 0;
-		c->mask &= ~(1ull << SA_PIR_CAPMASK);
-	}
+	if (!caps_match(c, r.port_info, SA_PIR_CAPMASK, SA_PI_CAPMASK, 32) ||
+	    !caps_match(c, r.port_info, SA_PIR_CAPMASK2, SA_PI_CAPMASK2, 16))
+		return 0;
+	c->mask &= ~caps;
 	e = sa_emit(c, &r);
-	if (want_cap)
-		c->mask |= 1ull << SA_PIR_CAPMASK;
+	c->mask = saved;
 	return e;
 }
 
@@ -151,7 +162,7 @@ static int gir_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	uint8_t pi[SA_PORTINFO_SIZE];
 	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SMP_ATTR_GUID_INFO);
+					  SA_SMP_GUID_INFO);
 	unsigned blocks;
 
 	sa_portinfo_build(c->sa, p, pi);
@@ -192,8 +203,8 @@ int sa_guidinfo_handle(struct sa_ctx *c)
 static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 {
 	const struct ib_node *n = p->node;
-	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SMP_ATTR_NODE_INFO);
-	const uint8_t *si = sa_cache_get(sa, n->guid, 0, SMP_ATTR_SWITCH_INFO);
+	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
+	const uint8_t *si = sa_cache_get(sa, n->guid, 0, SA_SMP_SWITCH_INFO);
 	unsigned cap;
 
 	if (node_is_switch(n) && p->num)
@@ -206,7 +217,7 @@ static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SMP_ATTR_PKEY_TABLE);
+					  SA_SMP_PKEY_TABLE);
 	unsigned blocks = pkey_blocks(c->sa, p);
 
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
@@ -241,9 +252,9 @@ static int pkr_node(struct sa_ctx *c, struct ib_node *n)
 
 int sa_pkey_handle(struct sa_ctx *c)
 {
-	/* As OpenSM: a whole-fabric P_Key dump is for trusted requesters
-	 * (SM_Key); others must name the port's LID. */
-	if (!c->trusted && !sa_has(c, SA_PKR_LID))
+	/* P_Key tables say who may talk to whom: as OpenSM, only trusted
+	 * requesters (the SM_Key) may read them. */
+	if (!c->trusted)
 		return SA_STATUS_REQ_INVALID;
 	return walk_nodes(c, SA_PKR_LID, pkr_node);
 }

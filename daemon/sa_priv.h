@@ -65,9 +65,9 @@ static inline uint16_t sa_port_lid(const struct ib_port *p)
 const uint8_t *sa_cache_get(const struct sa *sa, uint64_t node_guid,
 			    uint8_t port, uint16_t smp_attr);
 void sa_cache_free(struct sa_cache *c);
-enum { SMP_ATTR_NODE_INFO = 0x0011, SMP_ATTR_SWITCH_INFO = 0x0012,
-       SMP_ATTR_GUID_INFO = 0x0014, SMP_ATTR_PORT_INFO = 0x0015,
-       SMP_ATTR_PKEY_TABLE = 0x0016 };
+enum { SA_SMP_NODE_INFO = 0x0011, SA_SMP_SWITCH_INFO = 0x0012,
+       SA_SMP_GUID_INFO = 0x0014, SA_SMP_PORT_INFO = 0x0015,
+       SA_SMP_PKEY_TABLE = 0x0016 };
 
 /* PortInfo of port p as the SA reports it (cache + the SM's fields). */
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,

@@ -230,6 +230,11 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 	}
 	sa_hdr_encode(&h, out->buf);
 	out->len = len;
+	/* A table answer is as long as its records (the RMPP payload), like
+	 * OpenSM's: clients that see only one MAD (ibsim) count records by
+	 * the length they received. */
+	if (h.method == SA_METHOD_GET_TABLE_RESP)
+		out->len = SA_HDR_SIZE + (status ? 0 : n * stride);
 	out->records = status ? 0 : n;
 	sa->stats.responses++;
 	if (status)

@@ -32,8 +32,9 @@ struct sa_peer {
 	uint16_t lid;
 };
 
-/* The response: a MAD header followed by every record; len is at least
- * 256 (one whole MAD, zero padded), more when the records need it.  For
+/* The response: a MAD header followed by every record.  len is 256 for
+ * Get/Set/Delete answers, header + records for GetTable answers (the
+ * buffer is zero padded to at least 256 bytes either way).  For
  * GetTableResp the RMPP PayloadLength field holds the exact size (SA
  * header + records) for the transport to segment by.  The buffer grows as needed; reuse it across calls. */
 struct sa_out {

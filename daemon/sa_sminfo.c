@@ -13,9 +13,13 @@
  * IsPortInfoCapMaskMatchSupported (0x2000).  Unlike OpenSM (0x2602) no
  * IsMultiPathSupported (0x0400): GetMulti is not implemented. */
 #define SA_CAP_MASK 0x2202
-/* CapabilityMask2: IsFullPortInfoRecordSupported (bit 6: PortInfoRecord
- * carries the whole PortInfo) and IsExtendedSpeedsSupported (bit 7). */
-#define SA_CAP_MASK2 0x00C0
+/* CapabilityMask2 as OpenSM's (0xB5E8) less IsMulticastServiceRecord-
+ * Supported (bit 8: ServiceRecords need a port GID here): IsMcastTop (3,
+ * SwitchInfoRecord carries MulticastFDBTop), IsAdditionalGUIDs (5, every
+ * GUIDInfo block), IsFullPortInfoRecord (6), IsExtendedLinkSpeeds (7),
+ * IsPortInfoCapMask2Match (10, bitwise as CapabilityMask), and the link
+ * width/speed values PortInfo passes through unchanged (12, 13, 15). */
+#define SA_CAP_MASK2 0xB4E8
 /* 4.096 us * 2^16 = 268 ms, the same response time OpenSM advertises. */
 #define SA_RESP_TIME 16
 #define QP1_QKEY 0x80010000u

@@ -12,7 +12,7 @@
 static void switchinfo_build(const struct sa *sa, const struct ib_node *sw,
 			     uint8_t si[SA_SWITCHINFO_SIZE])
 {
-	const uint8_t *raw = sa_cache_get(sa, sw->guid, 0, SMP_ATTR_SWITCH_INFO);
+	const uint8_t *raw = sa_cache_get(sa, sw->guid, 0, SA_SMP_SWITCH_INFO);
 
 	if (raw) {
 		memcpy(si, raw, SA_SWITCHINFO_SIZE);

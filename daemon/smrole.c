@@ -8,6 +8,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
@@ -88,6 +89,10 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 {
 	struct sm *sm = ctx;
 
+	if (sa_daemon_request(sm, req)) {
+		loop_txn_kick(sm);
+		return;
+	}
 	if (!req->smp)
 		return;
 	if (req->smp->hdr.method == MAD_METHOD_TRAP) {

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad/smp.h"
+
 #define SA_MAD_SIZE 256
 #define SA_HDR_SIZE 56 /* MAD 24 + RMPP 12 + SA 20 */
 #define SA_DATA_SIZE (SA_MAD_SIZE - SA_HDR_SIZE)
@@ -50,14 +52,8 @@ enum sa_attr {
 	SA_ATTR_MCGSTATE_REC = 0xFF38, /* DESIGN 4.2, vendor range */
 };
 
-/* MAD status (IBA 13.4.7): bits 2..4 common codes, bits 8..15 SA codes. */
-enum {
-	MAD_STATUS_BUSY = 0x0001,
-	MAD_STATUS_BAD_VERSION = 0x0004,
-	MAD_STATUS_METHOD_UNSUPP = 0x0008,
-	MAD_STATUS_METHOD_ATTR_UNSUPP = 0x000C,
-	MAD_STATUS_INVALID_FIELD = 0x001C,
-};
+/* MAD status (IBA 13.4.7): the common codes (bits 0..4, MAD_STATUS_*)
+ * are mad/smp.h's; bits 8..15 carry the SA codes. */
 enum sa_status {
 	SA_STATUS_SUCCESS = 0,
 	SA_STATUS_NO_RESOURCES = 1,

@@ -293,16 +293,26 @@ int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 		   size_t len, const struct mad_addr *addr, int timeout_ms)
 {
+	void *buf = p->sbuf;
 	int rc;
 
-	if (len > MAD_SIZE)
-		return -EMSGSIZE;
-	memset(p->sbuf, 0, UMAD_BUF_SIZE);
-	memcpy(umad_get_mad(p->sbuf), mad, len);
-	umad_set_addr(p->sbuf, addr->lid, (int)addr->qpn, addr->sl,
+	/* Longer than a MAD: an RMPP answer (SA tables) that the kernel's
+	 * RMPP agent segments; umad2sim passes only the first MAD on. */
+	if (len > MAD_SIZE) {
+		if (len > MAD_RMPP_MAX)
+			return -EMSGSIZE;
+		buf = malloc(sizeof(struct ib_user_mad) + len);
+		if (!buf)
+			return -ENOMEM;
+	}
+	memset(buf, 0, sizeof(struct ib_user_mad));
+	memcpy(umad_get_mad(buf), mad, len);
+	umad_set_addr(buf, addr->lid, (int)addr->qpn, addr->sl,
 		      (int)addr->qkey);
-	umad_set_pkey(p->sbuf, addr->pkey_index);
-	rc = umad_send(p->portid, agent, p->sbuf, (int)len, timeout_ms, 0);
+	umad_set_pkey(buf, addr->pkey_index);
+	rc = umad_send(p->portid, agent, buf, (int)len, timeout_ms, 0);
+	if (buf != p->sbuf)
+		free(buf);
 	return rc < 0 ? (rc == -1 ? -EIO : rc) : 0;
 }
 

@@ -94,7 +94,11 @@ struct mad_addr {
 #define MAD_QKEY_GSI 0x80010000u
 #define MAD_LID_PERMISSIVE 0xFFFF
 
-/* Sends one MAD (len <= 256) on agent.  timeout_ms is handed to the kernel
+/* Largest RMPP message mad_port_send takes (SA tables). */
+#define MAD_RMPP_MAX (1u << 22)
+
+/* Sends one MAD (len <= 256; more, up to MAD_RMPP_MAX, on an agent
+ * registered for RMPP) on agent.  timeout_ms is handed to the kernel
  * so that it delivers the response (0 for responses and traps); retries
  * are always 0: the transaction engine retries itself.  0 or -errno
  * (-EAGAIN / -ENOBUFS when the send queue is full). */

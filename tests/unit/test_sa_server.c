@@ -306,18 +306,21 @@ static void test_table_records(void **state)
 	struct fx *x = *state;
 	struct sa_guidinfo_rec g = { .lid = 2 };
 	struct sa_pkey_rec p = { .lid = 2 };
+	uint8_t mad[SA_MAD_SIZE];
 
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_GUIDINFO_REC,
 				CM(SA_GIR_LID), &sa_guidinfo_rec_desc, &g), 0);
 	assert_int_equal(x->out.records, 4); /* GUIDCap 32: 4 blocks */
 	fx_rec(x, &sa_guidinfo_rec_desc, 0, &g);
 	assert_true(g.guid[0] == 0x100001);
-	/* whole-fabric P_Key dumps need the SM_Key (as OpenSM) */
+	/* P_Key tables need the SM_Key (as OpenSM) */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PKEY_TABLE_REC,
-				0, NULL, NULL),
+				CM(SA_PKR_LID), &sa_pkey_rec_desc, &p),
 			 SA_MAD_STATUS(SA_STATUS_REQ_INVALID));
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PKEY_TABLE_REC,
-				CM(SA_PKR_LID), &sa_pkey_rec_desc, &p), 0);
+	fx_req(mad, SA_METHOD_GET_TABLE, SA_ATTR_PKEY_TABLE_REC, CM(SA_PKR_LID),
+	       &sa_pkey_rec_desc, &p);
+	sa_put64(mad + 36, 0x1234);
+	assert_int_equal(raw_ask(x, mad, sizeof(mad)), 0);
 	assert_int_equal(x->out.records, 2);
 	fx_rec(x, &sa_pkey_rec_desc, 0, &p);
 	assert_int_equal(p.pkey[0], 0xFFFF);

@@ -1,0 +1,155 @@
+/* ibsmd's SA: see sa_daemon.h.  One SA per daemon; the state is file
+ * static because discovery feeds it from callbacks that know nothing of
+ * the daemon's struct sm. */
+#include "daemon/sa_daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "daemon/sa_server.h"
+#include "daemon/sm.h"
+#include "lib/log.h"
+#include "mad/sa_mad.h"
+#include "mad/sa_wire.h"
+#include "mad/umad_port.h"
+
+static struct {
+	struct sa sa;
+	struct sa_out out;
+	struct fabric empty; /* answered from before the first sweep ends */
+	int agent;
+	int issm_fd;
+	bool ready;
+} g = { .issm_fd = -1 };
+
+/* Requests to QP1 (SA) and LID-routed SMPs to the SM go to the port's SM
+ * only once it holds the port's issm device open, which also sets IsSM in
+ * the port's CapabilityMask (IBA 14.4.1; ibsim hands requests only to a
+ * client that did this).  Kept open for the daemon's life. */
+static void open_issm(struct sm *sm)
+{
+	const struct mad_port_info *pi = mad_port_info(sm->port);
+	char path[256];
+
+	if (umad_get_issm_path(pi->ca, pi->num, path, sizeof(path)) < 0) {
+		log_warn("SA: no issm device for %s port %d; SA requests will "
+			 "not reach ibsmd", pi->ca, pi->num);
+		return;
+	}
+	g.issm_fd = open(path, O_RDWR);
+	if (g.issm_fd < 0)
+		log_warn("SA: cannot open %s (%s): IsSM not set, SA requests "
+			 "may not reach ibsmd", path, strerror(errno));
+}
+
+int sa_daemon_init(struct sm *sm)
+{
+	int rc = mad_port_register_sa(sm->port, true, &g.agent);
+
+	if (rc < 0) {
+		log_err("SA: cannot register the SA agent (class 0x03 v2, RMPP) "
+			"on the SM port: %s; the SA will not answer",
+			strerror(-rc));
+		return rc;
+	}
+	open_issm(sm);
+	fabric_init(&g.empty);
+	rc = sa_init(&g.sa, &g.empty, NULL);
+	if (rc < 0) {
+		log_err("SA: out of memory creating the SA");
+		return rc;
+	}
+	g.ready = true;
+	log_info("SA: agent %d registered (class 0x03 version 2, RMPP)",
+		 g.agent);
+	return 0;
+}
+
+void sa_daemon_fini(struct sm *sm)
+{
+	if (!g.ready)
+		return;
+	sa_free(&g.sa);
+	sa_out_free(&g.out);
+	fabric_free(&g.empty);
+	if (g.issm_fd >= 0)
+		close(g.issm_fd);
+	g.issm_fd = -1;
+	g.ready = false;
+}
+
+/* The SM's side of the records, as of now. */
+static void refresh(struct sm *sm)
+{
+	struct sa_sm_info *si = &g.sa.sm;
+
+	g.sa.fabric = sm->fab ? sm->fab : &g.empty;
+	si->guid = sm->sm_guid;
+	si->lid = sm->sm_lid;
+	si->act_count = sm->act_count;
+	si->priority = (uint8_t)sm->cfg.sm_priority;
+	si->state = (uint8_t)sm->sm_state;
+}
+
+bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
+{
+	struct sa_peer from;
+	int rc;
+
+	if (req->hdr->mgmt_class != SA_MGMT_CLASS)
+		return false;
+	if (!g.ready)
+		return true;
+	refresh(sm);
+	from.lid = req->rx->from.lid;
+	rc = sa_handle(&g.sa, &from, req->rx->mad, req->rx->len, &g.out);
+	if (rc < 0)
+		return true; /* dropped, counted and logged by the SA */
+	/* Until the first sweep is done the SA knows no fabric: say busy
+	 * rather than answer from an empty model. */
+	if (!sm->fab)
+		sa_put16(g.out.buf + 4, MAD_STATUS_BUSY);
+	rc = txn_respond_raw(sm->txn, req, g.out.buf, g.out.len);
+	if (rc < 0)
+		log_warn("SA: cannot answer %s %s from LID %u: %s",
+			 sa_method_name(req->rx->mad[3]),
+			 sa_attr_name(sa_get16(req->rx->mad + 16)), from.lid,
+			 strerror(-rc));
+	return true;
+}
+
+void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
+			const uint8_t *data)
+{
+	uint16_t attr;
+	uint64_t guid;
+	uint8_t port = 0;
+
+	if (!g.ready || !smp || !data)
+		return;
+	attr = smp->hdr.attr_id;
+	switch (attr) {
+	case SMP_ATTR_NODE_INFO:
+		guid = sa_get64(data + 12);
+		break;
+	case SMP_ATTR_PORT_INFO:
+		if (!n)
+			return;
+		guid = n->guid;
+		port = (uint8_t)smp->hdr.attr_mod;
+		break;
+	case SMP_ATTR_SWITCH_INFO:
+		if (!n)
+			return;
+		guid = n->guid;
+		break;
+	default:
+		return;
+	}
+	sa_cache_put(&g.sa, guid, port, attr, data, attr == SMP_ATTR_SWITCH_INFO
+						       ? 20 : attr == SMP_ATTR_NODE_INFO ? 40 : 64);
+}

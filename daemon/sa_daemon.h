@@ -1,0 +1,26 @@
+/* Glue between ibsmd and the SA server (daemon/sa_server.h): registers the
+ * SA class agent (0x03, version 2, RMPP) on the SM's umad port, answers
+ * SubnAdm requests from the event loop on the current fabric model, and
+ * keeps the raw SMP attributes discovery read so records carry them. */
+#ifndef IBSMD_SA_DAEMON_H
+#define IBSMD_SA_DAEMON_H
+
+#include <stdbool.h>
+
+#include "lib/fabric.h"
+#include "mad/smp.h"
+#include "mad/txn.h"
+
+struct sm;
+
+/* Registers the SA agent and creates the SA.  0 or -errno (logged). */
+int sa_daemon_init(struct sm *sm);
+void sa_daemon_fini(struct sm *sm);
+/* Answers req when it is an SA request (true), else false. */
+bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
+/* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node
+ * n (NULL for NodeInfo: the node is taken from the data). */
+void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
+			const uint8_t *data);
+
+#endif
