@@ -120,6 +120,57 @@ static void txn_params_from_cfg(struct sm *sm)
 	sm->txnp.node_window = sm->cfg.mad_window_per_node;
 	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
 	sm->txnp.retries = sm->cfg.mad_retries;
+	/* Every attribute the daemon itself sends is implemented by every
+	 * node, so an immediate umad 110 is a drop (ibsim's Error command
+	 * answers drops that way), not an unsupported attribute: retry it.
+	 * Callers probing optional attributes pass retries = 0. */
+	sm->txnp.retry_fast_timeouts = true;
+}
+
+/* Before any thread exists (the MAD engine starts a receiver), so that
+ * SIGTERM/SIGINT/SIGHUP reach only the event loop's signalfd. */
+static void block_signals(void)
+{
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+}
+
+/* libumad2sim (the ibsim shim) retries forever when no ibsim listens;
+ * opening the port gets OPEN_TIMEOUT_S seconds, then ibsmd says why. */
+#define OPEN_TIMEOUT_S 10
+static void open_timeout(int sig)
+{
+	static const char msg[] =
+		"ibsmd: error: opening the umad port did not finish in 10 s: "
+		"the umad device does not answer (under ibsim: is ibsim "
+		"running, with the same IBSIM_SOCKNAME?)\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void no_port_error(const struct sm *sm, int rc)
+{
+	if (sm->cfg.port_guid)
+		log_err("no InfiniBand port with GUID 0x%016" PRIx64 " (port.guid):"
+			" %s", sm->cfg.port_guid, strerror(-rc));
+	else if (sm->cfg.port_ca && sm->cfg.port_ca[0])
+		log_err("InfiniBand device %s port %u (port.ca, port.num) cannot "
+			"be opened: %s", sm->cfg.port_ca, sm->cfg.port_num,
+			strerror(-rc));
+	else if (access("/sys/class/infiniband", F_OK) < 0 ||
+		 access("/dev/infiniband/umad0", F_OK) < 0)
+		log_err("no InfiniBand device: /sys/class/infiniband or "
+			"/dev/infiniband/umad0 is missing (load ib_umad; under "
+			"ibsim, run with LD_PRELOAD=libumad2sim.so)");
+	else
+		log_err("no usable InfiniBand port: %s", strerror(-rc));
 }
 
 static int open_mad(struct sm *sm)
@@ -130,16 +181,19 @@ static int open_mad(struct sm *sm)
 							     : NULL,
 		.num = (int)sm->cfg.port_num,
 	};
-	int rc = mad_port_open(&sel, &sm->port);
+	int rc;
 
+	signal(SIGALRM, open_timeout);
+	alarm(OPEN_TIMEOUT_S);
+	rc = mad_port_open(&sel, &sm->port);
+	alarm(0);
 	if (rc < 0) {
-		log_err("no umad port to run on (%s): %s", sel.guid ? "port.guid"
-			: sel.ca ? "port.ca/port.num" : "first port",
-			strerror(-rc));
+		no_port_error(sm, rc);
 		return rc;
 	}
 	sm->sm_guid = mad_port_info(sm->port)->port_guid;
 	txn_params_from_cfg(sm);
+	block_signals(); /* before the engine starts its receiver thread */
 	rc = txn_create(sm->port, &sm->txnp, &sm->txn);
 	if (rc < 0) {
 		log_err("cannot start the MAD engine on %s port %d: %s",
@@ -171,19 +225,6 @@ static int open_ctl(struct sm *sm)
 	if (!sm->ctl)
 		return -EIO;
 	return statectl_register(sm);
-}
-
-/* Before any thread exists (the MAD engine starts a receiver), so that
- * SIGTERM/SIGINT/SIGHUP reach only the event loop's signalfd. */
-static void block_signals(void)
-{
-	sigset_t ss;
-
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
 }
 
 static int setup(struct sm *sm)
@@ -259,7 +300,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level((enum log_level)sm.cfg.log_level);
-	block_signals();
 	sm.once = a.once;
 	sm.config_path = a.config;
 	rc = setup(&sm);

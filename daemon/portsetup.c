@@ -28,22 +28,66 @@ struct set_req {
 /* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
  * joins, ServiceRecords) are this prefix + the port GUID. */
 #define SUBNET_PREFIX 0xfe80000000000000ull
+static void set_failed(struct set_req *q, int status, uint16_t mad_status)
+{
+	q->s->set_errors++;
+	log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
+		 "failed: %s (MAD status 0x%x); the port keeps its old state "
+		 "until the next sweep", q->switchinfo ? "SwitchInfo" : "PortInfo",
+		 q->node->desc, q->node->guid, q->port, strerror(-status),
+		 mad_status);
+}
+
+/* After a refused state Set: what the port really is now. */
+static void verify_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct set_req *q = ctx;
+	struct smp_port_info pi;
+
+	if (status == 0 && r->data &&
+	    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0 &&
+	    pi.port_state >= q->state) {
+		q->node->ports[q->port].state = pi.port_state;
+	} else {
+		set_failed(q, status < 0 ? status : -EREMOTEIO,
+			   r ? r->mad_status : 0);
+	}
+	sweep_release(q->s);
+	free(q);
+}
+
+/* A state Set whose answer was lost is retried; the retry then finds the
+ * port already in that state, and ibsim (like the IBA state machine)
+ * refuses the same transition twice.  Read the port back before calling
+ * it a failure. */
+static bool verify_state(struct set_req *q, const struct txn_result *r)
+{
+	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
+
+	if (q->switchinfo || !q->state || !r || r->tries < 2 ||
+	    disc_port_path(q->s->nf, q->node, q->port, path, &hops) < 0)
+		return false;
+	if (txn_submit_dr(q->s->sm->txn, path, hops, MAD_METHOD_GET,
+			  SMP_ATTR_PORT_INFO, q->port, NULL, verify_cb, q) < 0)
+		return false;
+	sweep_hold(q->s);
+	return true;
+}
+
 static void set_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct set_req *q = ctx;
 	struct sweep *s = q->s;
 	struct ib_port *p = &q->node->ports[q->port];
+	struct smp_port_info pi;
 
 	if (status < 0) {
-		s->set_errors++;
-		log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
-			 "failed: %s (MAD status 0x%x); the port keeps its "
-			 "old state until the next sweep",
-			 q->switchinfo ? "SwitchInfo" : "PortInfo",
-			 q->node->desc, q->node->guid, q->port,
-			 strerror(-status), r ? r->mad_status : 0);
+		if (status == -EREMOTEIO && verify_state(q, r)) {
+			sweep_release(s);
+			return;
+		}
+		set_failed(q, status, r ? r->mad_status : 0);
 	} else if (!q->switchinfo && q->state) {
-		struct smp_port_info pi;
 		if (r->data &&
 		    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0)
 			p->state = pi.port_state;

@@ -48,6 +48,7 @@ struct sm {
 	struct txn_params txnp;	/* from cfg.mad_* */
 	const char *config_path; /* for SIGHUP reload, may be NULL */
 	bool once;
+	unsigned once_retries;	/* --once: sweeps repeated after a failure */
 	int exit_code;
 
 	struct sd_event *ev;

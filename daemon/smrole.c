@@ -120,6 +120,9 @@ static void sm_log_smp_counts(struct sm *sm)
 		   sm->smps.min_needed, t->max_outstanding);
 }
 
+/* --once: heavy sweeps after a failed one before giving up. */
+#define ONCE_RETRIES 3
+
 void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 {
 	if (heavy && rc == 0) {
@@ -134,6 +137,14 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	loop_notify_status(sm);
 	if (heavy)
 		sm_log_smp_counts(sm);
+	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {
+		/* Lost SMPs leave ports or blocks behind; the next heavy sweep
+		 * sends only what is still missing. */
+		log_notice("--once: sweep failed (%s); sweeping again (%u of %u)",
+			   sm->last_error, sm->once_retries, ONCE_RETRIES);
+		sweep_request(sm, true, "--once retry");
+		return;
+	}
 	if (sm->once) {
 		sm->exit_code = rc < 0 ? 1 : 0;
 		if (rc < 0)

@@ -269,7 +269,7 @@ static void finish(struct sweep *s, int rc)
 			   s->lft_switches, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
 	sweep_reset(s);
-	sm_sweep_done(sm, heavy, rc);
+	sm_sweep_done(sm, s->heavy, rc);
 	if (s->again && s->state == SWEEP_IDLE && !sm->once) {
 		bool h = s->again_heavy;
 		s->again = s->again_heavy = false;

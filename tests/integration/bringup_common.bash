@@ -12,11 +12,14 @@ ibsim_opts() {
 		"$TOP/tests/data/README.md" 2>/dev/null
 }
 
+SIM_RUNS=0
 # Starts ibsim on NET in a fresh subdirectory of the test's scratch dir.
 start_sim() {
 	local net=$1 sub; sub=$(basename "$net" .net)
 	stop_sim
+	SIM_RUNS=$((SIM_RUNS + 1))
 	T=$BASE_T/$sub
+	[ -e "$T" ] && T=$T.$SIM_RUNS
 	mkdir -p "$T"
 	# shellcheck disable=SC2046
 	start_ibsim "$net" $(ibsim_opts "$net")
