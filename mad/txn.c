@@ -286,9 +286,58 @@ static void start(struct txn_engine *e, struct txn *t)
 	try_send(e, t);
 }
 
+/* ---- stale slots: timed-out tries whose answer may still come ---- */
+
+#define TXN_STALE_MIN_US 1000000
+
+static void stale_add(struct txn_engine *e, int64_t expiry)
+{
+	if (e->stats.stale == e->stale_cap) {
+		unsigned cap = e->stale_cap ? 2 * e->stale_cap : 64;
+		int64_t *r = malloc(cap * sizeof(*r));
+
+		if (!r)
+			return; /* then the slot is simply not held */
+		for (unsigned i = 0; i < e->stats.stale; i++)
+			r[i] = e->stale_exp[(e->stale_head + i) % e->stale_cap];
+		free(e->stale_exp);
+		e->stale_exp = r;
+		e->stale_head = 0;
+		e->stale_cap = cap;
+	}
+	e->stale_exp[(e->stale_head + e->stats.stale++) % e->stale_cap] = expiry;
+}
+
+/* The oldest stale slot goes: late answers come back roughly in order. */
+void txn_stale_release(struct txn_engine *e)
+{
+	if (!e->stats.stale)
+		return;
+	e->stale_head = (e->stale_head + 1) % e->stale_cap;
+	e->stats.stale--;
+}
+
+static void stale_expire(struct txn_engine *e, int64_t now_us)
+{
+	while (e->stats.stale && e->stale_exp[e->stale_head] <= now_us)
+		txn_stale_release(e);
+}
+
 void txn_pump(struct txn_engine *e)
 {
-	while (e->stats.outstanding < e->params.window && e->ready_head) {
+	while (e->stats.outstanding + e->stats.stale < e->params.window &&
+	       e->retry_head) {
+		struct txn *t = e->retry_head;
+
+		e->retry_head = t->qnext;
+		if (!e->retry_head)
+			e->retry_tail = NULL;
+		t->qnext = NULL;
+		e->stats.queued--;
+		start(e, t);
+	}
+	while (e->stats.outstanding + e->stats.stale < e->params.window &&
+	       e->ready_head) {
 		struct txn_dest *d = ready_pop(e);
 		struct txn *t = d->qhead;
 
@@ -463,14 +512,48 @@ void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t)
 	complete(e, t, -ETIMEDOUT, NULL, NULL, true);
 }
 
+/* A retry whose earlier try may still be in the fabric waits in the retry
+ * FIFO, which the pump serves before any new MAD, until outstanding +
+ * stale < window: retries never push what ibsim holds past the window. */
+static void requeue_retry(struct txn_engine *e, struct txn *t)
+{
+	struct txn_dest *d = t->dest;
+
+	slot_free(e, t);
+	t->outstanding = false;
+	d->outstanding--;
+	e->stats.outstanding--;
+	t->qnext = NULL;
+	if (e->retry_tail)
+		e->retry_tail->qnext = t;
+	else
+		e->retry_head = t;
+	e->retry_tail = t;
+	e->stats.queued++;
+	ready_push(e, d);
+}
+
 /* The current try got no answer: retry, or give up. */
-void txn_expire(struct txn_engine *e, struct txn *t)
+void txn_expire(struct txn_engine *e, struct txn *t, bool late)
 {
 	heap_remove(e, t);
 	e->stats.timeouts++;
+	if (late && !t->last_err) { /* it reached the wire */
+		int64_t hold = 4 * (int64_t)t->timeout_ms * 1000;
+
+		/* ibsim and the kernel both report every send in the end (an
+		 * answer or a umad 110), which frees the slot; the expiry only
+		 * guards against a report that never comes. */
+		if (hold < TXN_STALE_MIN_US)
+			hold = TXN_STALE_MIN_US;
+		stale_add(e, txn_now_us() + hold);
+	}
 	if (t->tries < t->max_tries && t->slot != UINT32_MAX) {
 		e->stats.retried++;
-		try_send(e, t);
+		if (late)
+			requeue_retry(e, t); /* wait for room, first in line */
+		else
+			try_send(e, t);	     /* its slot is free again */
 		return;
 	}
 	e->stats.lost++;
@@ -513,6 +596,7 @@ void txn_on_timer(struct txn_engine *e, int64_t now_us)
 	struct txn *due = NULL, **tail = &due, *t;
 
 	run_deferred(e);
+	stale_expire(e, now_us);
 	/* Collect first, then expire: a retry's new deadline comes from the
 	 * clock, which may be behind the caller's now_us. */
 	while (e->heap_n && e->heap[0]->deadline_us <= now_us) {
@@ -525,16 +609,25 @@ void txn_on_timer(struct txn_engine *e, int64_t now_us)
 	while ((t = due)) {
 		due = t->qnext;
 		t->qnext = NULL;
-		txn_expire(e, t);
+		txn_expire(e, t, true);
 	}
 	txn_pump(e);
 }
 
 int64_t txn_next_deadline_us(const struct txn_engine *e)
 {
+	int64_t dl = e->heap_n ? e->heap[0]->deadline_us : -1;
+
 	if (e->defer_head)
 		return txn_now_us();
-	return e->heap_n ? e->heap[0]->deadline_us : -1;
+	/* Stale slots matter only while something waits for the window. */
+	if (e->stats.stale && e->stats.queued) {
+		int64_t s = e->stale_exp[e->stale_head];
+
+		if (dl < 0 || s < dl)
+			dl = s;
+	}
+	return dl;
 }
 
 void txn_on_readable(struct txn_engine *e)

@@ -21,7 +21,13 @@
 struct txn_engine;
 
 struct txn_params {
-	unsigned window;      /* max MADs outstanding overall (mad.window) */
+	unsigned window;      /* max MADs outstanding overall (mad.window).
+				 A try that timed out keeps holding a slot as
+				 "stale" until its late answer (or the umad
+				 timeout record) arrives or max(4 timeouts,
+				 1 s) pass, so
+				 the window bounds what the fabric (ibsim)
+				 really holds even with too short a timeout. */
 	unsigned node_window; /* max outstanding per destination key */
 	unsigned timeout_ms;  /* per try (mad.timeout_ms) */
 	unsigned retries;     /* extra tries after the first (mad.retries) */
@@ -60,6 +66,8 @@ struct txn_stats {
 	unsigned outstanding;	/* in flight now */
 	unsigned queued;	/* waiting for a window slot now */
 	unsigned max_outstanding; /* high-water mark */
+	unsigned stale;		/* timed-out tries whose answer may still be on
+				   its way; they hold window slots (below) */
 };
 
 /* What a completed transaction reports to its callback. */

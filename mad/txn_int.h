@@ -10,7 +10,8 @@
 struct txn_dest;
 
 struct txn {
-	struct txn *qnext;	/* FIFO of its destination while queued */
+	struct txn *qnext;	/* FIFO of its destination (or of retries)
+				   while queued */
 	struct txn_dest *dest;
 	txn_cb cb;
 	void *ctx;
@@ -59,8 +60,11 @@ struct txn_engine {
 	unsigned heap_n, heap_cap;
 	struct txn_dest *buckets[TXN_DEST_BUCKETS];
 	struct txn_dest *ready_head, *ready_tail;
+	struct txn *retry_head, *retry_tail; /* retries waiting for room */
 	struct txn_deferred *defer_head, *defer_tail;
 	struct txn_stats stats;
+	int64_t *stale_exp;		/* FIFO ring of stale-slot expiries */
+	unsigned stale_head, stale_cap;	/* count is stats.stale */
 	txn_request_cb req_cb;
 	void *req_ctx;
 };
@@ -70,8 +74,12 @@ struct txn *txn_by_tid(struct txn_engine *e, uint32_t tid);
 void txn_complete(struct txn_engine *e, struct txn *t, int status,
 		  const struct mad_rx *rx, const struct smp *s);
 void txn_complete_fast_timeout(struct txn_engine *e, struct txn *t);
-void txn_expire(struct txn_engine *e, struct txn *t);
+/* The current try got no answer; late: its answer may still come (our
+ * own timer fired), so it keeps a stale window slot for a while. */
+void txn_expire(struct txn_engine *e, struct txn *t, bool late);
 void txn_pump(struct txn_engine *e);
+/* A late answer or umad record for an old try arrived: free one stale slot. */
+void txn_stale_release(struct txn_engine *e);
 /* txn_recv.c */
 void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx);
 

@@ -33,19 +33,16 @@ static void umad_timeout(struct txn_engine *e, struct txn *t)
 	int64_t waited = txn_now_us() - t->sent_us;
 	bool fast = waited < (int64_t)t->timeout_ms * 1000 / 2;
 
-	if (!fast) {
-		txn_expire(e, t);
+	if (fast)
+		e->stats.fast_timeouts++;
+	if (!fast || (e->params.retry_fast_timeouts && t->tries < t->max_tries)) {
+		txn_expire(e, t, false); /* umad gave up: nothing late */
 		return;
 	}
-	e->stats.fast_timeouts++;
-	if (!e->params.retry_fast_timeouts || t->tries >= t->max_tries) {
-		e->stats.timeouts++;
-		if (e->params.retry_fast_timeouts)
-			e->stats.lost++;
-		txn_complete_fast_timeout(e, t);
-		return;
-	}
-	txn_expire(e, t); /* counts the timeout and re-sends */
+	e->stats.timeouts++;
+	if (e->params.retry_fast_timeouts)
+		e->stats.lost++;
+	txn_complete_fast_timeout(e, t);
 }
 
 static void on_response(struct txn_engine *e, const struct mad_rx *rx,
@@ -57,6 +54,7 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 
 	if (!t) {
 		e->stats.unmatched++;
+		txn_stale_release(e);
 		return;
 	}
 	if (t->is_smp) {
@@ -109,12 +107,13 @@ void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx)
 	if (rx->status) {
 		struct txn *t = txn_by_tid(e, (uint32_t)h.tid);
 
-		if (!t)
+		if (!t) {
 			e->stats.unmatched++;
-		else if (rx->status == UMAD_STATUS_TIMEOUT)
+			txn_stale_release(e);
+		} else if (rx->status == UMAD_STATUS_TIMEOUT)
 			umad_timeout(e, t);
 		else
-			txn_expire(e, t); /* other umad send error: a lost try */
+			txn_expire(e, t, false); /* other umad error: a lost try */
 		return;
 	}
 	if (h.base_version != 1) {
@@ -248,6 +247,16 @@ void txn_destroy(struct txn_engine *e)
 	txn_rxq_fini(&e->rxq); /* no more receptions */
 	while (e->heap_n)
 		txn_complete(e, e->heap[0], -ECANCELED, NULL, NULL);
+	while (e->retry_head) {
+		struct txn *t = e->retry_head;
+		struct txn_result r = { .status = -ECANCELED, .tries = t->tries };
+
+		e->retry_head = t->qnext;
+		if (t->cb)
+			t->cb(t->ctx, -ECANCELED, &r);
+		free(t);
+	}
+	e->retry_tail = NULL;
 	while (e->ready_head) {
 		struct txn_dest *d = e->ready_head;
 		struct txn *t;
@@ -275,6 +284,7 @@ void txn_destroy(struct txn_engine *e)
 		free(d);
 	}
 	free(e->heap);
+	free(e->stale_exp);
 	free(e->slots);
 	free(e->free_slots);
 	free(e);

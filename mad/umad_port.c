@@ -301,11 +301,12 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
 	if (len > MAD_SIZE) {
 		if (len > MAD_RMPP_MAX)
 			return -EMSGSIZE;
-		buf = malloc(sizeof(struct ib_user_mad) + len);
+		buf = calloc(1, UMAD_BUF_SIZE + len);
 		if (!buf)
 			return -ENOMEM;
+	} else {
+		memset(buf, 0, UMAD_BUF_SIZE);
 	}
-	memset(buf, 0, sizeof(struct ib_user_mad));
 	memcpy(umad_get_mad(buf), mad, len);
 	umad_set_addr(buf, addr->lid, (int)addr->qpn, addr->sl,
 		      (int)addr->qkey);

@@ -259,6 +259,53 @@ static void test_fast_timeout_retried(void **state)
 	txn_destroy(e);
 }
 
+/* Timed-out tries keep their window slot until their late answer comes
+ * (or 4 timeouts pass), so a too-short timeout cannot overfill ibsim. */
+static void test_stale_slots(void **state)
+{
+	struct fake f;
+	struct done d = { 0 };
+	struct cbctx c[3] = { { &d, 0 }, { &d, 1 }, { &d, 2 } };
+	struct txn_engine *e = mk(&f, 2, 2, 1);
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO,
+			       (uint32_t)i, NULL, cb, &c[i]);
+	assert_int_equal(f.n, 2);
+	txn_on_timer(e, txn_now_us() + 60000);
+	/* both timed out; their first tries may still be in the fabric, so
+	 * the retries wait: 0 outstanding + 2 stale fill the window */
+	assert_int_equal(f.n, 2);
+	assert_int_equal(txn_stats(e)->stale, 2);
+	assert_int_equal(txn_stats(e)->queued, 3);
+	answer(e, &f, 0, 0, 0, 0); /* #0's late first answer: unmatched */
+	assert_int_equal(txn_stats(e)->stale, 1);
+	assert_int_equal(f.n, 3); /* #0's retry, before the new #2 */
+	assert_int_equal(f.mad[2][23], 0);
+	answer(e, &f, 1, 0, 0, 0);
+	assert_int_equal(f.n, 4);
+	assert_int_equal(f.mad[3][23], 1);
+	answer(e, &f, 2, 0, 0, 0); /* #0 done, room for #2 */
+	assert_int_equal(d.status[0], 0);
+	assert_int_equal(d.tries[0], 2);
+	assert_int_equal(f.n, 5);
+	assert_int_equal(f.mad[4][23], 2);
+	answer(e, &f, 3, 0, 0, 0);
+	assert_int_equal(d.status[1], 0);
+	/* #2 never answers: its stale slots free themselves after 1 s */
+	txn_on_timer(e, txn_next_deadline_us(e) + 1);
+	assert_int_equal(txn_stats(e)->stale, 1);
+	txn_on_timer(e, txn_now_us() + 1100000); /* the retry goes */
+	assert_int_equal(f.n, 6);
+	txn_on_timer(e, txn_now_us() + 1200000); /* lost */
+	assert_int_equal(d.status[2], -ETIMEDOUT);
+	txn_on_timer(e, txn_now_us() + 2500000);
+	assert_int_equal(txn_stats(e)->stale, 0);
+	assert_int_equal(txn_pending(e), 0);
+	txn_destroy(e);
+}
+
 static void test_send_error_retried(void **state)
 {
 	struct fake f;
@@ -398,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_retry),
 		cmocka_unit_test(test_remote_error_and_fast_timeout),
 		cmocka_unit_test(test_fast_timeout_retried),
+		cmocka_unit_test(test_stale_slots),
 		cmocka_unit_test(test_send_error_retried),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_defer_and_run),
