@@ -156,7 +156,10 @@ int dump_write_subnet_lst(const char *dir, const struct fabric *f)
 		const struct ib_node *n = f->nodes[i];
 		for (unsigned p = 1; p <= n->nports; p++) {
 			const struct ib_port *a = &n->ports[p], *b = a->remote;
-			if (!b)
+			/* Without a LID the port is not part of the subnet
+			 * (not reachable from the SM): OpenSM would not
+			 * have discovered it either. */
+			if (!b || !a->lid || !b->lid)
 				continue;
 			lst_port(o.fp, a, false);
 			fputc(' ', o.fp);

@@ -150,6 +150,10 @@ static void test_subnet_lst(void **state)
 
 	(void)state;
 	build(&x);
+	/* A switch and host the SM cannot reach have no LIDs: left out. */
+	struct ib_node *z = fabric_add_node(&x.f, IB_NODE_SWITCH, 0x999, 4, "Z");
+	struct ib_node *zh = fabric_add_node(&x.f, IB_NODE_CA, 0x998, 1, "ZH");
+	fabric_link(&x.f, z, 1, zh, 1);
 	assert_int_equal(dump_write_subnet_lst(x.dir, &x.f), 0);
 	s = slurp(x.dir, "subnet.lst");
 	/* OpenSM's line for Switch2 port 3 (it marks its own node SW-SM;
@@ -174,6 +178,7 @@ static void test_subnet_lst(void **state)
 	for (char *p = s; *p; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 12); /* 6 links, both directions */
+	assert_null(strstr(s, "{Z}"));
 	free(s);
 	cleanup(&x);
 }
