@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "daemon/mcg.h"
 #include "daemon/sm.h"
 #include "lib/dump.h"
 #include "lib/log.h"
@@ -35,5 +36,7 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		rc = dump_write_guid2lid(dir, sm->fab);
 	if (rc == 0)
 		rc = dump_write_mfts(dir, sm->fab, no_mft_entry, NULL);
+	if (rc == 0)
+		rc = mcg_write_dumps_to(dir); /* the groups' MFTs, if any */
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/mcg.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/ucast.h"
@@ -117,6 +118,7 @@ void route_after_sweep(struct sm *sm)
 	if (rc < 0)
 		log_err("cannot write the dumps to %s: %s", sm->cfg.state_dir,
 			strerror(-rc));
+	mcg_after_sweep(sm);
 }
 
 int route_load_guid2lid(struct sm *sm)

@@ -69,6 +69,11 @@ int sa_daemon_init(struct sm *sm)
 	return 0;
 }
 
+struct sa *sa_daemon_sa(void)
+{
+	return g.ready ? &g.sa : NULL;
+}
+
 void sa_daemon_fini(struct sm *sm)
 {
 	if (!g.ready)

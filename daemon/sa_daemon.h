@@ -12,10 +12,14 @@
 #include "mad/txn.h"
 
 struct sm;
+struct sa;
 
 /* Registers the SA agent and creates the SA.  0 or -errno (logged). */
 int sa_daemon_init(struct sm *sm);
 void sa_daemon_fini(struct sm *sm);
+/* The daemon's SA (the multicast manager hooks its Set/Delete ops and
+ * group table there), NULL before sa_daemon_init. */
+struct sa *sa_daemon_sa(void);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
 /* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node
