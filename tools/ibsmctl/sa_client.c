@@ -117,30 +117,39 @@ static void print_mgid(const char *k, const uint8_t m[16])
 	printf("%s %s\n", k, s);
 }
 
-/* Sends the request in m (SA_MAD_SIZE bytes) and waits for the answer
- * into the same buffer.  0, or -1 (message printed). */
-static int transact(umad_port_t *port, uint16_t sm_lid, void *umad)
-{
-	int fd = umad_open_port(port->ca_name, port->portnum), agent, len;
+static int sa_fd = -1, sa_agent = -1;
 
-	if (fd < 0 || (agent = umad_register(fd, SA_MGMT_CLASS,
-					     SA_CLASS_VERSION, 0, NULL)) < 0) {
+/* Opens the umad port and registers an SA client agent.  Done before any
+ * MAD buffer is laid out: under libumad2sim the buffer layout is only
+ * right once the port is open.  0 or -1 (message printed). */
+static int open_agent(void)
+{
+	sa_fd = umad_open_port(NULL, 0);
+	if (sa_fd < 0 || (sa_agent = umad_register(sa_fd, SA_MGMT_CLASS,
+						   SA_CLASS_VERSION, 0,
+						   NULL)) < 0) {
 		fprintf(stderr, "ibsmctl sa: cannot open the umad port\n");
 		return -1;
 	}
+	return 0;
+}
+
+/* Sends the request in umad and waits for the answer into the same
+ * buffer.  0, or -1 (message printed). */
+static int transact(umad_port_t *port, uint16_t sm_lid, void *umad)
+{
+	int len;
+
 	umad_set_addr(umad, sm_lid ? sm_lid : port->sm_lid, 1, 0, 0x80010000);
 	for (int tries = 0; tries < 3; tries++) {
 		len = SA_MAD_SIZE;
-		if (umad_send(fd, agent, umad, SA_MAD_SIZE, 1000, 2) < 0)
+		if (umad_send(sa_fd, sa_agent, umad, SA_MAD_SIZE, 1000, 2) < 0)
 			break;
-		if (umad_recv(fd, umad, &len, 5000) >= 0 && !umad_status(umad)) {
-			umad_close_port(fd);
+		if (umad_recv(sa_fd, umad, &len, 5000) >= 0 && !umad_status(umad))
 			return 0;
-		}
 	}
 	fprintf(stderr, "ibsmctl sa: no answer from the SA at LID %u\n",
 		sm_lid ? sm_lid : port->sm_lid);
-	umad_close_port(fd);
 	return -1;
 }
 
@@ -270,5 +279,7 @@ int ibsmctl_sa_main(int argc, char **argv)
 			"ibsim's libumad2sim there?)\n");
 		return 3;
 	}
+	if (open_agent() < 0)
+		return 3;
 	return run(&o, &port);
 }
