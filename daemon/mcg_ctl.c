@@ -151,6 +151,32 @@ static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 	return 0;
 }
 
+static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
+		     size_t errlen)
+{
+	struct mc_stats st = { 0 };
+	uint32_t n_std = 0, n_coll = 0;
+
+	for (uint32_t i = 0; i < mcg_m.n; i++)
+		if (mcg_m.v[i]->sa->rec.member_count)
+			n_coll++;
+		else
+			n_std++;
+	if (mcg_m.mc)
+		mcast_stats(mcg_m.mc, &st);
+	fprintf(out, "groups %u\nstandard_groups %u\ncollective_groups %u\n"
+		"engine_groups %u\ntrees %u\ncolors %u\ncolors_used %u\n"
+		"merged_groups %u\nmax_tfi %u\njoins %" PRIu64 "\nleaves %" PRIu64
+		"\nrefused %" PRIu64 "\nrouted %" PRIu64 "\nmft_blocks_sent %"
+		PRIu64 "\nrouting_queue %u\n", mcg_m.n, n_std, n_coll,
+		mcg_m.mc ? mcg_m.mc->live_groups : 0,
+		mcg_m.mc ? mcg_m.mc->live_trees : 0, mcg_m.colors,
+		st.colors_used, st.merged_groups, st.max_tfi, mcg_m.joins,
+		mcg_m.leaves, mcg_m.refused, mcg_m.routed, mcg_m.blocks_sent,
+		mcg_m.qn - mcg_m.qhead);
+	return 0;
+}
+
 int mcg_ctl_register(struct sm *sm)
 {
 	int rc = ctl_register(sm->ctl, "mcg list", cmd_list, NULL,
@@ -160,5 +186,8 @@ int mcg_ctl_register(struct sm *sm)
 		rc = ctl_register(sm->ctl, "mcg show", cmd_show, NULL,
 				  "one group: state, members, tree (--dot: "
 				  "Graphviz)");
+	if (rc == 0)
+		rc = ctl_register(sm->ctl, "mcg stats", cmd_stats, NULL,
+				  "group manager and engine counters");
 	return rc;
 }
