@@ -16,6 +16,7 @@
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
+#include "routing/mcast_dump.h"
 
 #define SLICE_US 3000 /* routing per loop turn: the SA answers between */
 
@@ -31,20 +32,13 @@ const char *mcg_state_name(unsigned st)
 	return st <= MCG_DESTROYING ? state_names[st] : "?";
 }
 
-static void mgid_str(const uint8_t m[16], char *s)
-{
-	for (unsigned i = 0; i < 8; i++)
-		s += sprintf(s, "%s%02x%02x", i ? ":" : "", m[2 * i],
-			     m[2 * i + 1]);
-}
-
 void mcg_change_state(struct mcg *g, unsigned to, const char *why)
 {
 	char s[48];
 
 	if (g->sa->state == to)
 		return;
-	mgid_str(g->sa->rec.mgid, s);
+	mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
 	log_info("mcg %s: %s -> %s (%s)", s, mcg_state_name(g->sa->state),
 		 mcg_state_name(to), why);
 	g->sa->state = (uint8_t)to;
@@ -311,7 +305,7 @@ static void route_one(struct mcg *g)
 		return;
 	}
 	if (rc < 0) {
-		mgid_str(g->sa->rec.mgid, s);
+		mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
 		log_err("mcg %s: routing %u members failed: %s; the group is "
 			"destroyed", s, g->sa->n_members, strerror(-rc));
 		mcg_destroy(g, "routing failed");
