@@ -219,8 +219,12 @@ static int route_all(struct mcg *g)
 	if (!ports)
 		return -ENOMEM;
 	n = member_ports(g, ports);
-	rc = n ? mcast_group_add(mcg_m.mc, g->sa->rec.mgid, ports, n, &g->eid)
-	       : -EINVAL;
+	if (n && mcg_persist_restore(g, ports, n))
+		rc = 0;
+	else
+		rc = n ? mcast_group_add(mcg_m.mc, g->sa->rec.mgid, ports, n,
+					 &g->eid)
+		       : -EINVAL;
 	free(ports);
 	if (rc < 0) {
 		g->eid = MC_NONE;
@@ -390,6 +394,7 @@ void mcg_after_sweep(struct sm *sm)
 		 config_enum_name("multicast.engine", sm->cfg.multicast_engine),
 		 mcg_m.colors, 0xC000, 0xC000 + mcg_m.colors - 1);
 	mftprog_reset();
+	mcg_m.sa->fabric = sm->fab; /* member ports are looked up in it */
 	for (uint32_t i = 0; i < mcg_m.n; i++) {
 		struct mcg *g = mcg_m.v[i];
 		unsigned st = g->sa->state;
@@ -404,6 +409,7 @@ void mcg_after_sweep(struct sm *sm)
 				g->sa->n_members);
 		g->need_gen = mcg_m.gen_req + 1;
 	}
+	mcg_persist_restored();
 	mcg_tables_changed(NULL);
 	if (mcg_m.qhead < mcg_m.qn)
 		sd_event_source_set_enabled(mcg_m.slicer, SD_EVENT_ON);
@@ -434,6 +440,8 @@ int mcg_init(struct sm *sm)
 		return -ENODEV;
 	rc = adopt_sa_groups();
 	if (rc == 0)
+		rc = mcg_persist_load();
+	if (rc == 0)
 		rc = sd_event_add_defer(sm->ev, &mcg_m.slicer, on_slice, NULL);
 	if (rc >= 0)
 		sd_event_source_set_enabled(mcg_m.slicer, SD_EVENT_OFF);
@@ -461,6 +469,7 @@ void mcg_fini(struct sm *sm)
 	free(mcg_m.queue);
 	mcg_m.slicer = sd_event_source_unref(mcg_m.slicer);
 	mftprog_free();
+	mcg_persist_fini();
 	if (mcg_m.mc)
 		mcast_destroy(mcg_m.mc);
 	if (mcg_m.sa) {

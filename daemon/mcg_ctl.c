@@ -70,6 +70,7 @@ void mcg_write_dumps(void)
 
 	if (!mcg_m.sm)
 		return;
+	mcg_persist_dirty();
 	rc = mcg_write_dumps_to(mcg_m.sm->cfg.state_dir);
 	if (rc < 0)
 		log_warn("multicast: cannot write mfts.dump/mcgroups.dump to "

@@ -70,6 +70,14 @@ void mcg_pass_done(uint64_t gen);
 /* Rewrites mfts.dump and mcgroups.dump in the state directory. */
 void mcg_write_dumps(void);
 
+/* mcg_persist.c: mcgroups.state in the state directory */
+int mcg_persist_load(void);	/* at start, after the SA's own groups */
+void mcg_persist_dirty(void);	/* write it at the end of this loop turn */
+/* After the first sweep: g over its saved tree (same color); true if so. */
+bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
+void mcg_persist_restored(void);
+void mcg_persist_fini(void);
+
 /* mftprog.c */
 void mftprog_kick(void);
 void mftprog_reset(void);	/* fabric replaced: shadows remapped by GUID */

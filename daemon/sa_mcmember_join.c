@@ -310,6 +310,8 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	       : join_new(p, req, mask, proxy, resp);
 	if (st)
 		mcg_m.refused++;
+	else
+		mcg_persist_dirty();
 	return st;
 }
 
@@ -361,6 +363,7 @@ static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
 	p = sa_port_by_gid(sa, req->port_gid);
 	left = m->join_state & ~req->join_state & 0xF;
 	answer(g, req, left, m->proxy, resp);
+	mcg_persist_dirty();
 	if (left) {
 		m->join_state = left; /* partial leave: still a member */
 		return 0;

@@ -5,6 +5,8 @@
 need ibsim ibroute ibnetdiscover ibswitches python3
 [ -x "$O/ibsmd" ] && [ -x "$O/ibsmctl" ] || skip "ibsmd/ibsmctl not built"
 IBSMD_PID=
+# libumad2sim over-reads in read() (outside our code; see ibsmroute_agrees.sh)
+export ASAN_OPTIONS=$ASAN_OPTIONS:replace_intrin=0
 
 mc_stop() {
 	[ -n "$IBSMD_PID" ] && kill "$IBSMD_PID" 2>/dev/null
