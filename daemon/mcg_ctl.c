@@ -64,13 +64,18 @@ int mcg_write_dumps_to(const char *dir)
 	return rc < 0 ? rc : write_groups(dir);
 }
 
+/* Changes only mark the files dirty; mcg_persist.c writes them all at
+ * most once per its coalescing delay. */
 void mcg_write_dumps(void)
+{
+	if (mcg_m.sm)
+		mcg_persist_dirty();
+}
+
+void mcg_write_dumps_now(void)
 {
 	int rc;
 
-	if (!mcg_m.sm)
-		return;
-	mcg_persist_dirty();
 	rc = mcg_write_dumps_to(mcg_m.sm->cfg.state_dir);
 	if (rc < 0)
 		log_warn("multicast: cannot write mfts.dump/mcgroups.dump to "

@@ -165,11 +165,17 @@ static int write_state(const char *dir)
 	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
-static int on_write(sd_event_source *s, void *ud)
+/* Writes are coalesced: at most one per WRITE_DELAY_MS, so that a burst
+ * of joins costs one file (and one fsync), not one per join.  A crash
+ * loses at most the changes of the last WRITE_DELAY_MS. */
+#define WRITE_DELAY_MS 50
+
+static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 {
 	int rc;
 
 	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	mcg_write_dumps_now();
 	/* Saved trees not yet restored are still the truth: keep the file. */
 	if (P.n_trees)
 		return 0;
@@ -183,8 +189,17 @@ static int on_write(sd_event_source *s, void *ud)
 
 void mcg_persist_dirty(void)
 {
-	if (P.writer)
-		sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
+	uint64_t now;
+	int on = 0;
+
+	if (!P.writer)
+		return;
+	sd_event_source_get_enabled(P.writer, &on);
+	if (on != SD_EVENT_OFF)
+		return;
+	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(P.writer, now + WRITE_DELAY_MS * 1000);
+	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
 /* ---- loading ---- */
@@ -332,7 +347,8 @@ int mcg_persist_load(void)
 	FILE *fp;
 	int rc = 0;
 
-	if (sd_event_add_defer(mcg_m.sm->ev, &P.writer, on_write, NULL) >= 0)
+	if (sd_event_add_time(mcg_m.sm->ev, &P.writer, CLOCK_MONOTONIC,
+			      UINT64_MAX, 1000, on_write, NULL) >= 0)
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, mcg_m.sm->cfg.state_dir);
 	fp = fopen(path, "r");

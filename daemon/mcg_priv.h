@@ -69,6 +69,7 @@ void mcg_tables_changed(struct mcg *g);
 void mcg_pass_done(uint64_t gen);
 /* Rewrites mfts.dump and mcgroups.dump in the state directory. */
 void mcg_write_dumps(void);
+void mcg_write_dumps_now(void);
 
 /* mcg_persist.c: mcgroups.state in the state directory */
 int mcg_persist_load(void);	/* at start, after the SA's own groups */

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-event.h>
 
 #include "daemon/mcg_priv.h"
 #include "daemon/sm.h"
@@ -46,8 +47,11 @@ static void shadow_free(struct mft_shadow *s)
 	s->stale = NULL;
 }
 
+static struct sd_event_source *kick_src;
+
 void mftprog_free(void)
 {
+	kick_src = sd_event_source_unref(kick_src);
 	for (uint32_t i = 0; i < mcg_m.n_shadow; i++)
 		shadow_free(&mcg_m.shadow[i]);
 	free(mcg_m.shadow);
@@ -80,7 +84,9 @@ void mftprog_reset(void)
 			}
 		}
 	}
-	mftprog_free();
+	for (uint32_t i = 0; i < mcg_m.n_shadow; i++)
+		shadow_free(&mcg_m.shadow[i]);
+	free(mcg_m.shadow);
 	mcg_m.shadow = ns;
 	mcg_m.n_shadow = f->n_switches;
 }
@@ -263,13 +269,44 @@ static void pass_release(void)
 		start_pass();
 }
 
-void mftprog_kick(void)
+/* Coalescing: a pass starts KICK_QUIET_US after the last change, or
+ * KICK_MAX_US after the first one of a burst.  A burst of joins is then
+ * answered without MFT blocks queued ahead of each answer in the fabric
+ * (ibsim, like a switch's SMA, serves MADs in order), and its changes
+ * share one pass. */
+#define KICK_QUIET_US 1000
+#define KICK_MAX_US 10000
+static uint64_t first_change_us;
+
+static int on_kick(sd_event_source *s, uint64_t usec, void *ud)
 {
+	first_change_us = 0;
 	if (!mcg_m.mc || !mcg_m.sm->fab || !mcg_m.shadow)
-		return;
+		return 0;
 	if (mcg_m.prog_busy) {
 		mcg_m.prog_dirty = true;
-		return;
+		return 0;
 	}
 	start_pass();
+	return 0;
+}
+
+void mftprog_kick(void)
+{
+	uint64_t now, at;
+
+	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
+	if (!first_change_us)
+		first_change_us = now;
+	at = now + KICK_QUIET_US;
+	if (at > first_change_us + KICK_MAX_US)
+		at = first_change_us + KICK_MAX_US;
+	if (!kick_src &&
+	    sd_event_add_time(mcg_m.sm->ev, &kick_src, CLOCK_MONOTONIC, at,
+			      100, on_kick, NULL) < 0) {
+		on_kick(NULL, 0, NULL);
+		return;
+	}
+	sd_event_source_set_time(kick_src, at);
+	sd_event_source_set_enabled(kick_src, SD_EVENT_ONESHOT);
 }
