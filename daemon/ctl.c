@@ -34,10 +34,12 @@ struct ctl {
 	sd_event_source *src;
 	struct ctl_cmd cmds[CTL_MAX_CMDS];
 	unsigned n_cmds;
+	struct ctl_conn *conns;	/* open connections, freed with the ctl */
 };
 
 struct ctl_conn {
 	struct ctl *ctl;
+	struct ctl_conn *next, **pprev;
 	int fd;
 	sd_event_source *src;
 	char buf[CTL_LINE_MAX];
@@ -86,10 +88,12 @@ static const struct ctl_cmd *find_cmd(const struct ctl *c, const char *line)
 
 	for (unsigned i = 0; i < c->n_cmds; i++) {
 		const struct ctl_cmd *cmd = &c->cmds[i];
-		char next = line[cmd->len];
+		char next;
 
+		/* line[len] may be read only once the prefix matched. */
 		if (strncmp(line, cmd->name, cmd->len) != 0)
 			continue;
+		next = line[cmd->len];
 		if (next != '\0' && next != ' ' && next != '\t')
 			continue;
 		if (!best || cmd->len > best->len)
@@ -124,6 +128,9 @@ void ctl_dispatch(struct ctl *c, const char *line, FILE *out)
 
 static void conn_free(struct ctl_conn *cn)
 {
+	if (cn->next)
+		cn->next->pprev = cn->pprev;
+	*cn->pprev = cn->next;
 	sd_event_source_unref(cn->src);
 	close(cn->fd);
 	free(cn);
@@ -231,7 +238,13 @@ static int listen_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
 			    EPOLLIN, conn_io, cn) < 0) {
 		close(cfd);
 		free(cn);
+		return 0;
 	}
+	cn->next = c->conns;
+	if (c->conns)
+		c->conns->pprev = &cn->next;
+	cn->pprev = &c->conns;
+	c->conns = cn;
 	return 0;
 }
 
@@ -286,6 +299,8 @@ void ctl_close(struct ctl *c)
 {
 	if (!c)
 		return;
+	while (c->conns)
+		conn_free(c->conns);
 	sd_event_source_unref(c->src);
 	if (c->fd >= 0)
 		close(c->fd);

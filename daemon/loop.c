@@ -63,7 +63,9 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	struct sm *sm = ud;
 
 	if (si->ssi_signo == SIGHUP) {
-		log_notice("SIGHUP: full re-sweep");
+		log_notice("SIGHUP: reloading the configuration, then a "
+			   "heavy sweep");
+		sm_reload(sm);
 		sweep_request(sm, true, "SIGHUP");
 		return 0;
 	}
@@ -78,7 +80,10 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct sm *sm = ud;
 
-	sweep_request(sm, !sm->subnet_up, "periodic sweep");
+	bool heavy = !sm->subnet_up || sm->heavy_pending;
+
+	sm->heavy_pending = false;
+	sweep_request(sm, heavy, "periodic sweep");
 	return 0;
 }
 

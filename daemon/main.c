@@ -114,7 +114,7 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-static void txn_params_from_cfg(struct sm *sm)
+void sm_txn_params_from_cfg(struct sm *sm)
 {
 	txn_params_default(&sm->txnp);
 	sm->txnp.window = sm->cfg.mad_window;
@@ -193,7 +193,7 @@ static int open_mad(struct sm *sm)
 		return rc;
 	}
 	sm->sm_guid = mad_port_info(sm->port)->port_guid;
-	txn_params_from_cfg(sm);
+	sm_txn_params_from_cfg(sm);
 	block_signals(); /* before the engine starts its receiver thread */
 	rc = txn_create(sm->port, &sm->txnp, &sm->txn);
 	if (rc < 0) {
@@ -306,6 +306,8 @@ int main(int argc, char **argv)
 	log_set_level((enum log_level)sm.cfg.log_level);
 	sm.once = a.once;
 	sm.config_path = a.config;
+	sm.overrides = a.overrides;
+	sm.n_overrides = a.n_overrides;
 	rc = setup(&sm);
 	if (rc == 0) {
 		sm_change_state(&sm, SM_STATE_DISCOVERING, "starting");

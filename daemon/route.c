@@ -102,22 +102,25 @@ static void remember_lids(struct sm *sm)
 
 void route_after_sweep(struct sm *sm)
 {
+	int64_t t0 = txn_now_us();
 	char path[512];
 	int rc;
 
+	dumps_join(sm); /* the table dumps read next_hops */
 	hops_free(&sm->hops);
 	sm->hops = sm->next_hops;
 	memset(&sm->next_hops, 0, sizeof(sm->next_hops));
+
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
-	rc = dump_write_guid2lid_path(path, sm->fab);
+	/* guid2lid is among the dumps: it carries LIDs across restarts. */
+	rc = dumps_finish(sm);
+	log_info("dumps finished in %s after %.1f ms more", sm->cfg.state_dir,
+		 (txn_now_us() - t0) / 1000.0);
 	if (rc < 0)
-		log_err("cannot write %s: %s; LIDs may change at the next "
-			"start", path, strerror(-rc));
-	rc = sm_write_dumps(sm, sm->cfg.state_dir);
-	if (rc < 0)
-		log_err("cannot write the dumps to %s: %s", sm->cfg.state_dir,
-			strerror(-rc));
+		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
+			"may change at the next start", path,
+			sm->cfg.state_dir, strerror(-rc));
 	mcg_after_sweep(sm);
 }
 

@@ -47,6 +47,8 @@ struct sm {
 	struct config cfg;	/* the committed configuration */
 	struct txn_params txnp;	/* from cfg.mad_* */
 	const char *config_path; /* for SIGHUP reload, may be NULL */
+	const char *const *overrides; /* -o KEY=VALUE, for reload too */
+	size_t n_overrides;
 	bool once;
 	unsigned once_retries;	/* --once: sweeps repeated after a failure */
 	int exit_code;
@@ -89,6 +91,11 @@ void sm_on_request(void *ctx, const struct txn_request *req);
 /* The sweep state machine reports each sweep's end (rc 0 or -errno). */
 void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 
+/* reload.c: SIGHUP.  0, or -errno with the running config kept. */
+int sm_reload(struct sm *sm);
+/* main.c: the MAD engine parameters from sm->cfg. */
+void sm_txn_params_from_cfg(struct sm *sm);
+
 /* loop.c */
 int loop_init(struct sm *sm);
 void loop_fini(struct sm *sm);
@@ -115,5 +122,12 @@ int statectl_register(struct sm *sm);
 
 /* dumps.c */
 int sm_write_dumps(struct sm *sm, const char *dir);
+/* Heavy sweep: lfts.dump, fdbs, mfts.dump of f to the state directory on a
+ * helper thread (f's LIDs, LFTs and h must not change until joined). */
+void dumps_start_tables(struct sm *sm, const struct fabric *f,
+			const struct hops *h);
+int dumps_join(struct sm *sm);
+/* Joins, then writes subnet.lst and guid2lid of sm->fab. */
+int dumps_finish(struct sm *sm);
 
 #endif

@@ -35,11 +35,15 @@ enum sweep_state sweep_state(const struct sm *sm)
 static void change_state(struct sweep *s, enum sweep_state to,
 			 const char *why)
 {
+	int64_t now = txn_now_us();
+
 	if (s->state == to)
 		return;
-	log_info("sweep: %s -> %s (%s)", state_names[s->state],
-		 state_names[to], why);
+	log_info("sweep: %s -> %s (%s) after %.1f ms", state_names[s->state],
+		 state_names[to], why,
+		 s->state_us ? (now - s->state_us) / 1000.0 : 0.0);
 	s->state = to;
+	s->state_us = now;
 }
 
 static void phase_done(struct sweep *s);
@@ -73,6 +77,7 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 
 static void sweep_reset(struct sweep *s)
 {
+	dumps_join(s->sm); /* the helper may still read s->nf */
 	disc_free(s->disc);
 	s->disc = NULL;
 	if (s->nf) {
@@ -84,6 +89,7 @@ static void sweep_reset(struct sweep *s)
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
 	s->lft_blocks = s->armed = s->activated = 0;
 	s->need_gets = s->need_sets = 0;
+	s->left_out = 0;
 	s->error[0] = '\0';
 }
 
@@ -96,6 +102,7 @@ static void on_disc_done(void *ctx, int status)
 	const struct disc_stats *ds = disc_stats(s->disc);
 
 	s->need_gets = ds->gets;
+	s->left_out = ds->failed_nodes + ds->silent_ports;
 	s->sm->smps.disc_gets += ds->gets;
 	if (status < 0) {
 		snprintf(s->error, sizeof(s->error),
@@ -179,6 +186,8 @@ static void phase_done(struct sweep *s)
 		break;
 	case SWEEP_CONFIGURE:
 		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
+		/* LIDs and LFTs are final now (failed blocks are marked). */
+		dumps_start_tables(s->sm, s->nf, &s->sm->next_hops);
 		run_phase(s, portsetup_activate, "port activation");
 		break;
 	case SWEEP_ACTIVATE:
@@ -227,6 +236,18 @@ static int adopt_model(struct sweep *s)
 	s->nf = NULL;
 	sm->heavy_sweeps++;
 	route_after_sweep(sm);
+	if (s->left_out) {
+		/* The model lacks them, so nothing above counts their ports:
+		 * --once has not brought every port up; a daemon serves the
+		 * rest and makes its next periodic sweep heavy. */
+		snprintf(s->error, sizeof(s->error),
+			 "%u nodes or linked ports did not answer discovery and "
+			 "were left out", s->left_out);
+		sm->heavy_pending = true;
+		if (sm->once)
+			return -EIO;
+		log_warn("sweep: %s; the next sweep rediscovers", s->error);
+	}
 	if (inactive) {
 		snprintf(s->error, sizeof(s->error),
 			 "%u linked ports are not ACTIVE, first %s", inactive,

@@ -19,6 +19,7 @@ struct sweep {
 	bool again_heavy;
 	unsigned pending;	/* SMPs/transfers of the current phase */
 	int64_t start_us;
+	int64_t state_us;	/* when the current state was entered */
 
 	struct fabric *nf;	/* heavy: the model being built */
 	struct discovery *disc;
@@ -32,6 +33,7 @@ struct sweep {
 	uint32_t lft_switches;	/* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
 	uint32_t armed, activated;
+	uint32_t left_out;	/* nodes/ports discovery had to leave out */
 	uint64_t need_gets, need_sets; /* the minimum this fabric needed */
 	char error[256];
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct out {
@@ -17,6 +18,8 @@ struct out {
 	char tmp[PATH_MAX];
 	char path[PATH_MAX];
 	char *buf;
+	bool sync; /* fsync before the rename: only guid2lid, which LIDs
+		      depend on after a restart; the rest is diagnostics */
 };
 
 static int out_open_path(struct out *o, const char *path)
@@ -32,6 +35,13 @@ static int out_open_path(struct out *o, const char *path)
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return -errno;
+	/* mkstemp makes 0600; dumps are for every admin tool to read */
+	if (fchmod(fd, 0644) < 0) {
+		int e = -errno;
+		close(fd);
+		unlink(o->tmp);
+		return e;
+	}
 	o->fp = fdopen(fd, "w");
 	if (!o->fp) {
 		int e = -errno;
@@ -54,13 +64,13 @@ static int out_open(struct out *o, const char *dir, const char *name)
 	return out_open_path(o, p);
 }
 
-/* Flushes, syncs and renames over the final name; on any earlier error
+/* Flushes, syncs (when asked) and renames over the final name; on any earlier error
  * (rc < 0) removes the temporary file instead. */
 static int out_close(struct out *o, int rc)
 {
 	if (rc == 0 && (ferror(o->fp) || fflush(o->fp) != 0))
 		rc = -EIO;
-	if (rc == 0 && fsync(fileno(o->fp)) != 0)
+	if (rc == 0 && o->sync && fsync(fileno(o->fp)) != 0)
 		rc = -errno;
 	if (fclose(o->fp) != 0 && rc == 0)
 		rc = -EIO;
@@ -305,6 +315,7 @@ int dump_write_guid2lid_path(const char *path, const struct fabric *f)
 
 	if (rc < 0)
 		return rc;
+	o.sync = true;
 	return out_close(&o, write_guid2lid(&o, f));
 }
 
@@ -315,6 +326,7 @@ int dump_write_guid2lid(const char *dir, const struct fabric *f)
 
 	if (rc < 0)
 		return rc;
+	o.sync = true;
 	return out_close(&o, write_guid2lid(&o, f));
 }
 

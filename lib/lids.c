@@ -278,14 +278,63 @@ out:
 	return rc;
 }
 
+static uint32_t g2l_hash(uint64_t g)
+{
+	g ^= g >> 33;
+	g *= 0xff51afd7ed558ccdULL;
+	g ^= g >> 33;
+	return (uint32_t)g;
+}
+
+/* Slot of guid in the index: its own, or the empty one it would take. */
+static uint32_t idx_slot(const struct guid2lid *m, uint64_t guid)
+{
+	uint32_t mask = m->idx_cap - 1, h = g2l_hash(guid) & mask;
+
+	while (m->idx[h] && m->v[m->idx[h] - 1].guid != guid)
+		h = (h + 1) & mask;
+	return h;
+}
+
+/* (Re)builds the index for all entries, at most half full. */
+static int idx_rebuild(struct guid2lid *m, uint32_t want)
+{
+	uint32_t cap = 64;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	free(m->idx);
+	m->idx = calloc(cap, sizeof(*m->idx));
+	if (!m->idx) {
+		m->idx_cap = m->idx_n = 0;
+		return -ENOMEM;
+	}
+	m->idx_cap = cap;
+	for (uint32_t i = 0; i < m->n; i++)
+		m->idx[idx_slot(m, m->v[i].guid)] = i + 1;
+	m->idx_n = m->n;
+	return 0;
+}
+
+static int idx_ready(struct guid2lid *m, uint32_t want)
+{
+	if (m->idx && m->idx_n == m->n && 2 * want <= m->idx_cap)
+		return 0;
+	return idx_rebuild(m, want);
+}
+
 int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
 {
-	for (uint32_t i = 0; i < m->n; i++)
-		if (m->v[i].guid == guid) {
-			m->v[i].lo = lo;
-			m->v[i].hi = hi;
-			return 0;
-		}
+	uint32_t h;
+
+	if (idx_ready(m, m->n + 1) < 0)
+		return -ENOMEM;
+	h = idx_slot(m, guid);
+	if (m->idx[h]) {
+		m->v[m->idx[h] - 1].lo = lo;
+		m->v[m->idx[h] - 1].hi = hi;
+		return 0;
+	}
 	if (m->n == m->cap) {
 		uint32_t nc = m->cap ? m->cap * 2 : 64;
 		struct guid2lid_entry *nv = realloc(m->v, nc * sizeof(*nv));
@@ -295,6 +344,8 @@ int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
 		m->cap = nc;
 	}
 	m->v[m->n++] = (struct guid2lid_entry){guid, lo, hi};
+	m->idx[h] = m->n;
+	m->idx_n = m->n;
 	return 0;
 }
 
@@ -316,18 +367,24 @@ static int g2l_append(struct guid2lid *m, uint64_t guid, uint16_t lo,
 	return 0;
 }
 
-const struct guid2lid_entry *guid2lid_get(const struct guid2lid *m,
-					  uint64_t guid)
+const struct guid2lid_entry *guid2lid_get(struct guid2lid *m, uint64_t guid)
 {
-	for (uint32_t i = 0; i < m->n; i++)
-		if (m->v[i].guid == guid)
-			return &m->v[i];
-	return NULL;
+	uint32_t h;
+
+	if (idx_ready(m, m->n) < 0) { /* no memory: linear search */
+		for (uint32_t i = 0; i < m->n; i++)
+			if (m->v[i].guid == guid)
+				return &m->v[i];
+		return NULL;
+	}
+	h = idx_slot(m, guid);
+	return m->idx[h] ? &m->v[m->idx[h] - 1] : NULL;
 }
 
 void guid2lid_free(struct guid2lid *m)
 {
 	free(m->v);
+	free(m->idx);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -17,6 +17,11 @@ struct guid2lid_entry {
 struct guid2lid {
 	struct guid2lid_entry *v;
 	uint32_t n, cap;
+	/* GUID -> position + 1 (0 = empty), open addressing; covers the
+	 * first idx_n entries and is rebuilt when entries came in another
+	 * way (the reader appends without it). */
+	uint32_t *idx;
+	uint32_t idx_cap, idx_n;
 };
 
 struct lids_stats {
@@ -51,12 +56,11 @@ int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
  * 0, -errno from fopen, or -EINVAL with a "path:line: message" in err. */
 int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		  size_t errlen);
-/* Adds (or replaces) one entry. */
+/* Adds (or replaces) one entry; constant time (hash index).  0 or
+ * -ENOMEM. */
 int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi);
-/* Entry for guid or NULL (linear map lookups are built on demand inside
- * lids_assign; this one is for tests and tools). */
-const struct guid2lid_entry *guid2lid_get(const struct guid2lid *m,
-					  uint64_t guid);
+/* Entry for guid or NULL; constant time once the index is built. */
+const struct guid2lid_entry *guid2lid_get(struct guid2lid *m, uint64_t guid);
 void guid2lid_free(struct guid2lid *m);
 /* Fills m from the LIDs currently in the fabric (every port with a LID). */
 int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m);

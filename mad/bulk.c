@@ -9,14 +9,15 @@
 
 #include "lib/log.h"
 #include "mad/bulk.h"
+#include "mad/smp_switch.h"
 
 enum item_state { IT_UNSENT, IT_INFLIGHT, IT_RESEND, IT_ACKED, IT_FAILED };
 
 struct bulk_item {
 	struct bulk_xfer *x;
 	uint32_t idx;
-	uint8_t state;	/* enum item_state */
-	uint8_t tries;	/* sends so far */
+	uint8_t state; /* enum item_state */
+	uint8_t tries; /* sends so far */
 };
 
 struct bulk_xfer {
@@ -24,9 +25,9 @@ struct bulk_xfer {
 	struct bulk_req req;
 	uint8_t path[SMP_PATH_SIZE];
 	struct bulk_item *items;
-	uint32_t base;		/* first item neither acked nor failed */
-	uint32_t next;		/* first item never sent */
-	uint32_t *resend;	/* FIFO ring of items to send again */
+	uint32_t base;	  /* first item neither acked nor failed */
+	uint32_t next;	  /* first item never sent */
+	uint32_t *resend; /* FIFO ring of items to send again */
 	uint32_t rs_head, rs_n;
 	unsigned inflight, window;
 	uint32_t acked, nfailed;
@@ -36,14 +37,19 @@ struct bulk_xfer {
 	bool finished;
 };
 
-uint32_t bulk_base(const struct bulk_xfer *x) { return x->base; }
+uint32_t bulk_base(const struct bulk_xfer *x)
+{
+	return x->base;
+}
 
 static void finish(struct bulk_xfer *x)
 {
-	struct bulk_result r = { .nitems = x->req.nitems, .acked = x->acked,
-				 .nfailed = x->nfailed,
-				 .first_error = x->first_error,
-				 .sends = x->sends, .resends = x->resends };
+	struct bulk_result r = {.nitems = x->req.nitems,
+				.acked = x->acked,
+				.nfailed = x->nfailed,
+				.first_error = x->first_error,
+				.sends = x->sends,
+				.resends = x->resends};
 	uint32_t *failed = NULL;
 
 	x->finished = true;
@@ -78,12 +84,17 @@ static void on_block(void *ctx, int status, const struct txn_result *r);
 
 static void send_item(struct bulk_xfer *x, struct bulk_item *it)
 {
-	struct txn_smp_req sr = { .dr = x->req.dr, .path = x->path,
-				  .hops = x->req.hops, .dlid = x->req.dlid,
-				  .method = x->req.method ? x->req.method : MAD_METHOD_SET,
-				  .attr_id = x->req.attr_id, .dest = x->req.dest,
-				  .retries = 0, .timeout_ms = x->req.timeout_ms };
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	struct txn_smp_req sr = {.dr = x->req.dr,
+				 .path = x->path,
+				 .hops = x->req.hops,
+				 .dlid = x->req.dlid,
+				 .method = x->req.method ? x->req.method
+							 : MAD_METHOD_SET,
+				 .attr_id = x->req.attr_id,
+				 .dest = x->req.dest,
+				 .retries = 0,
+				 .timeout_ms = x->req.timeout_ms};
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	int rc;
 
 	rc = x->req.fill(x->req.ctx, it->idx, &sr.attr_mod, data);
@@ -160,7 +171,10 @@ static void on_block(void *ctx, int status, const struct txn_result *r)
 		finish(x);
 }
 
-static void finish_deferred(void *ctx) { finish(ctx); }
+static void finish_deferred(void *ctx)
+{
+	finish(ctx);
+}
 
 int bulk_start(struct txn_engine *eng, const struct bulk_req *req,
 	       struct bulk_xfer **out)
@@ -180,7 +194,8 @@ int bulk_start(struct txn_engine *eng, const struct bulk_req *req,
 	if (req->dr && req->hops)
 		memcpy(x->path + 1, req->path + 1, req->hops);
 	x->req.path = x->path;
-	x->window = req->window ? req->window : txn_get_params(eng)->node_window;
+	x->window =
+	    req->window ? req->window : txn_get_params(eng)->node_window;
 	x->start_us = txn_now_us();
 	if (req->nitems) {
 		x->items = calloc(req->nitems, sizeof(*x->items));
@@ -193,7 +208,7 @@ int bulk_start(struct txn_engine *eng, const struct bulk_req *req,
 		}
 	}
 	for (uint32_t i = 0; i < req->nitems; i++)
-		x->items[i] = (struct bulk_item){ .x = x, .idx = i };
+		x->items[i] = (struct bulk_item){.x = x, .idx = i};
 	if (out)
 		*out = x;
 	if (!req->nitems)
@@ -220,7 +235,8 @@ static int lft_fill(void *ctx, uint32_t item, uint32_t *mod,
 
 	*mod = block;
 	for (uint32_t i = 0; i < 64; i++)
-		data[i] = first + i < c->req.lft_size ? c->req.lft[first + i] : 0xFF;
+		data[i] =
+		    first + i < c->req.lft_size ? c->req.lft[first + i] : 0xFF;
 	return 0;
 }
 
@@ -236,13 +252,19 @@ static void lft_done(void *ctx, int status, const struct bulk_result *r)
 
 int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req)
 {
-	struct bulk_req br = { .dr = req->dr, .path = req->path,
-			       .hops = req->hops, .dlid = req->dlid,
-			       .dest = req->dest, .method = MAD_METHOD_SET,
-			       .attr_id = SMP_ATTR_LFT, .nitems = req->n,
-			       .window = req->window, .retries = req->retries,
-			       .timeout_ms = req->timeout_ms, .fill = lft_fill,
-			       .done = lft_done };
+	struct bulk_req br = {.dr = req->dr,
+			      .path = req->path,
+			      .hops = req->hops,
+			      .dlid = req->dlid,
+			      .dest = req->dest,
+			      .method = MAD_METHOD_SET,
+			      .attr_id = SMP_ATTR_LFT,
+			      .nitems = req->n,
+			      .window = req->window,
+			      .retries = req->retries,
+			      .timeout_ms = req->timeout_ms,
+			      .fill = lft_fill,
+			      .done = lft_done};
 	struct lft_ctx *c = calloc(1, sizeof(*c));
 	int rc;
 
@@ -264,4 +286,27 @@ int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req)
 		free(c);
 	}
 	return rc;
+}
+
+uint32_t bulk_lft_changed(const uint8_t *old, uint32_t old_size,
+			  const uint8_t *new_lft, uint32_t new_size,
+			  uint32_t *out)
+{
+	uint32_t nblocks = (new_size + LFT_BLOCK_SIZE - 1) / LFT_BLOCK_SIZE;
+	uint32_t n = 0;
+
+	for (uint32_t b = 0; b < nblocks; b++) {
+		bool diff = !old;
+
+		for (uint32_t i = b * LFT_BLOCK_SIZE;
+		     !diff && i < (b + 1) * LFT_BLOCK_SIZE; i++) {
+			uint8_t o = i < old_size ? old[i] : 0xFF;
+			uint8_t v = i < new_size ? new_lft[i] : 0xFF;
+
+			diff = o != v;
+		}
+		if (diff)
+			out[n++] = b;
+	}
+	return n;
 }

@@ -25,7 +25,7 @@ struct bulk_result {
 	uint32_t nitems;
 	uint32_t acked;
 	uint32_t nfailed;
-	const uint32_t *failed;	/* item indexes that failed, ascending */
+	const uint32_t *failed; /* item indexes that failed, ascending */
 	int first_error;	/* status of the first failed item, 0 if none */
 	unsigned sends;		/* SMPs sent, resends included */
 	unsigned resends;	/* blocks sent again after a timeout */
@@ -42,16 +42,16 @@ typedef void (*bulk_done_fn)(void *ctx, int status,
 struct bulk_req {
 	/* destination: DR path or LID, as in struct txn_smp_req */
 	bool dr;
-	const uint8_t *path;	/* copied */
+	const uint8_t *path; /* copied */
 	uint8_t hops;
 	uint16_t dlid;
-	uint64_t dest;		/* per-destination window key, 0 = derive */
-	uint8_t method;		/* 0 = Set */
-	uint16_t attr_id;	/* SMP_ATTR_LFT, _MFT, _PGROUP_TABLE, _PGROUP_FT */
-	uint32_t nitems;	/* blocks to send (items 0 .. nitems-1) */
-	unsigned window;	/* W, 0 = the engine's node_window */
-	unsigned retries;	/* re-sends per block after a timeout */
-	unsigned timeout_ms;	/* 0 = engine default */
+	uint64_t dest;	     /* per-destination window key, 0 = derive */
+	uint8_t method;	     /* 0 = Set */
+	uint16_t attr_id;    /* SMP_ATTR_LFT, _MFT, _PGROUP_TABLE, _PGROUP_FT */
+	uint32_t nitems;     /* blocks to send (items 0 .. nitems-1) */
+	unsigned window;     /* W, 0 = the engine's node_window */
+	unsigned retries;    /* re-sends per block after a timeout */
+	unsigned timeout_ms; /* 0 = engine default */
 	bulk_fill_fn fill;
 	bulk_done_fn done;
 	void *ctx;
@@ -75,14 +75,23 @@ struct bulk_lft_req {
 	uint8_t hops;
 	uint16_t dlid;
 	uint64_t dest;
-	const uint8_t *lft;	/* not copied: must stay valid until done */
+	const uint8_t *lft; /* not copied: must stay valid until done */
 	uint32_t lft_size;
 	const uint32_t *blocks; /* copied; NULL = blocks 0 .. n-1 */
 	uint32_t n;
 	unsigned window, retries, timeout_ms;
-	bulk_done_fn done;	/* r->failed holds indexes into blocks[] */
+	bulk_done_fn done; /* r->failed holds indexes into blocks[] */
 	void *ctx;
 };
 int bulk_lft_start(struct txn_engine *eng, const struct bulk_lft_req *req);
+
+/* For a resweep: the LFT blocks that differ between what the switch holds
+ * (old[0..old_size), NULL = unknown: every block) and the new table
+ * (new[0..new_size)); entries past a table's size count as 0xFF.  Writes
+ * ascending block numbers of blocks 0 .. ceil(new_size / 64) - 1 to out
+ * (room for that many) and returns how many. */
+uint32_t bulk_lft_changed(const uint8_t *old, uint32_t old_size,
+			  const uint8_t *new_lft, uint32_t new_size,
+			  uint32_t *out);
 
 #endif

@@ -15,7 +15,7 @@ struct cur {
 	uint8_t *wbuf;	     /* bytes written to; NULL for a read cursor */
 	size_t len;	     /* size of the buffer */
 	size_t off;	     /* next byte for sequential get/put */
-	int err;	     /* first error (-EOVERFLOW, -EROFS, -ERANGE), 0 if none */
+	int err; /* first error (-EOVERFLOW, -EROFS, -ERANGE), 0 if none */
 };
 
 static inline void cur_rd(struct cur *c, const void *buf, size_t len)
@@ -37,7 +37,10 @@ static inline void cur_wr(struct cur *c, void *buf, size_t len)
 }
 
 /* 0, or the first error any operation on the cursor met. */
-static inline int cur_err(const struct cur *c) { return c->err; }
+static inline int cur_err(const struct cur *c)
+{
+	return c->err;
+}
 
 static inline void cur_fail(struct cur *c, int err)
 {
@@ -115,21 +118,48 @@ static inline void cur_put_be(struct cur *c, unsigned n, uint64_t v)
 		c->off += n;
 }
 
-static inline uint8_t cur_get_u8(struct cur *c) { return (uint8_t)cur_get_be(c, 1); }
-static inline uint16_t cur_get_u16(struct cur *c) { return (uint16_t)cur_get_be(c, 2); }
-static inline uint32_t cur_get_u24(struct cur *c) { return (uint32_t)cur_get_be(c, 3); }
-static inline uint32_t cur_get_u32(struct cur *c) { return (uint32_t)cur_get_be(c, 4); }
-static inline uint64_t cur_get_u64(struct cur *c) { return cur_get_be(c, 8); }
-static inline void cur_put_u8(struct cur *c, uint8_t v) { cur_put_be(c, 1, v); }
-static inline void cur_put_u16(struct cur *c, uint16_t v) { cur_put_be(c, 2, v); }
+static inline uint8_t cur_get_u8(struct cur *c)
+{
+	return (uint8_t)cur_get_be(c, 1);
+}
+static inline uint16_t cur_get_u16(struct cur *c)
+{
+	return (uint16_t)cur_get_be(c, 2);
+}
+static inline uint32_t cur_get_u24(struct cur *c)
+{
+	return (uint32_t)cur_get_be(c, 3);
+}
+static inline uint32_t cur_get_u32(struct cur *c)
+{
+	return (uint32_t)cur_get_be(c, 4);
+}
+static inline uint64_t cur_get_u64(struct cur *c)
+{
+	return cur_get_be(c, 8);
+}
+static inline void cur_put_u8(struct cur *c, uint8_t v)
+{
+	cur_put_be(c, 1, v);
+}
+static inline void cur_put_u16(struct cur *c, uint16_t v)
+{
+	cur_put_be(c, 2, v);
+}
 static inline void cur_put_u24(struct cur *c, uint32_t v)
 {
 	if (v > 0xFFFFFF)
 		cur_fail(c, -ERANGE);
 	cur_put_be(c, 3, v);
 }
-static inline void cur_put_u32(struct cur *c, uint32_t v) { cur_put_be(c, 4, v); }
-static inline void cur_put_u64(struct cur *c, uint64_t v) { cur_put_be(c, 8, v); }
+static inline void cur_put_u32(struct cur *c, uint32_t v)
+{
+	cur_put_be(c, 4, v);
+}
+static inline void cur_put_u64(struct cur *c, uint64_t v)
+{
+	cur_put_be(c, 8, v);
+}
 
 static inline void cur_get_bytes(struct cur *c, void *dst, size_t n)
 {
@@ -186,8 +216,7 @@ static inline void cur_put_bits(struct cur *c, size_t bitoff, unsigned width,
 	uint64_t word, mask;
 	unsigned shift;
 
-	if (width == 0 || width > 32 || n > 8 ||
-	    (width < 32 && v >> width)) {
+	if (width == 0 || width > 32 || n > 8 || (width < 32 && v >> width)) {
 		cur_fail(c, -ERANGE);
 		return;
 	}

@@ -16,10 +16,18 @@ uint64_t wire_member_get(const struct wire_field *f, const void *obj)
 	uint64_t u64;
 
 	switch (f->size) {
-	case 1: memcpy(&u8, p, 1); return u8;
-	case 2: memcpy(&u16, p, 2); return u16;
-	case 4: memcpy(&u32, p, 4); return u32;
-	default: memcpy(&u64, p, 8); return u64;
+	case 1:
+		memcpy(&u8, p, 1);
+		return u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return u32;
+	default:
+		memcpy(&u64, p, 8);
+		return u64;
 	}
 }
 
@@ -31,10 +39,18 @@ void wire_member_set(const struct wire_field *f, void *obj, uint64_t v)
 	uint32_t u32 = (uint32_t)v;
 
 	switch (f->size) {
-	case 1: memcpy(p, &u8, 1); break;
-	case 2: memcpy(p, &u16, 2); break;
-	case 4: memcpy(p, &u32, 4); break;
-	default: memcpy(p, &v, 8); break;
+	case 1:
+		memcpy(p, &u8, 1);
+		break;
+	case 2:
+		memcpy(p, &u16, 2);
+		break;
+	case 4:
+		memcpy(p, &u32, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
 	}
 }
 

@@ -9,15 +9,17 @@
 #include <stdint.h>
 
 struct wire_field {
-	const char *name;  /* IBA field name, for tests and dumps */
-	uint16_t bitoff;   /* IBA bit offset from the attribute start */
-	uint8_t width;	   /* bits: 1..32, or 64 (byte aligned) */
-	uint8_t size;	   /* sizeof the struct member: 1, 2, 4 or 8 */
-	uint16_t offset;   /* offsetof the struct member */
+	const char *name; /* IBA field name, for tests and dumps */
+	uint16_t bitoff;  /* IBA bit offset from the attribute start */
+	uint8_t width;	  /* bits: 1..32, or 64 (byte aligned) */
+	uint8_t size;	  /* sizeof the struct member: 1, 2, 4 or 8 */
+	uint16_t offset;  /* offsetof the struct member */
 };
 
-#define WF(nm, bo, w, type, member)                                        \
-	{ nm, bo, w, sizeof(((type *)0)->member), offsetof(type, member) }
+#define WF(nm, bo, w, type, member)                                            \
+	{                                                                      \
+		nm, bo, w, sizeof(((type *)0)->member), offsetof(type, member) \
+	}
 
 /* Decodes every field of the table from buf[0..len) into obj.
  * 0, or -EOVERFLOW when a field lies past len. */

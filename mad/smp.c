@@ -165,22 +165,38 @@ const char *smp_attr_name(uint16_t attr_id)
 	static __thread char buf[8];
 
 	switch (attr_id) {
-	case SMP_ATTR_NOTICE: return "Notice";
-	case SMP_ATTR_NODE_DESC: return "NodeDescription";
-	case SMP_ATTR_NODE_INFO: return "NodeInfo";
-	case SMP_ATTR_SWITCH_INFO: return "SwitchInfo";
-	case SMP_ATTR_GUID_INFO: return "GUIDInfo";
-	case SMP_ATTR_PORT_INFO: return "PortInfo";
-	case SMP_ATTR_PKEY_TABLE: return "P_KeyTable";
-	case SMP_ATTR_SL2VL_TABLE: return "SLtoVLMappingTable";
-	case SMP_ATTR_VL_ARB_TABLE: return "VLArbitrationTable";
-	case SMP_ATTR_LFT: return "LinearForwardingTable";
-	case SMP_ATTR_RFT: return "RandomForwardingTable";
-	case SMP_ATTR_MFT: return "MulticastForwardingTable";
-	case SMP_ATTR_SM_INFO: return "SMInfo";
-	case SMP_ATTR_PGROUP_INFO: return "PortGroupInfo";
-	case SMP_ATTR_PGROUP_TABLE: return "PortGroupTable";
-	case SMP_ATTR_PGROUP_FT: return "PortGroupForwardingTable";
+	case SMP_ATTR_NOTICE:
+		return "Notice";
+	case SMP_ATTR_NODE_DESC:
+		return "NodeDescription";
+	case SMP_ATTR_NODE_INFO:
+		return "NodeInfo";
+	case SMP_ATTR_SWITCH_INFO:
+		return "SwitchInfo";
+	case SMP_ATTR_GUID_INFO:
+		return "GUIDInfo";
+	case SMP_ATTR_PORT_INFO:
+		return "PortInfo";
+	case SMP_ATTR_PKEY_TABLE:
+		return "P_KeyTable";
+	case SMP_ATTR_SL2VL_TABLE:
+		return "SLtoVLMappingTable";
+	case SMP_ATTR_VL_ARB_TABLE:
+		return "VLArbitrationTable";
+	case SMP_ATTR_LFT:
+		return "LinearForwardingTable";
+	case SMP_ATTR_RFT:
+		return "RandomForwardingTable";
+	case SMP_ATTR_MFT:
+		return "MulticastForwardingTable";
+	case SMP_ATTR_SM_INFO:
+		return "SMInfo";
+	case SMP_ATTR_PGROUP_INFO:
+		return "PortGroupInfo";
+	case SMP_ATTR_PGROUP_TABLE:
+		return "PortGroupTable";
+	case SMP_ATTR_PGROUP_FT:
+		return "PortGroupForwardingTable";
 	}
 	snprintf(buf, sizeof(buf), "0x%04x", attr_id);
 	return buf;

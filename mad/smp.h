@@ -8,15 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAD_SIZE 256
-#define MAD_HDR_SIZE 24
-#define SMP_DATA_OFF 64
+#define MAD_SIZE      256
+#define MAD_HDR_SIZE  24
+#define SMP_DATA_OFF  64
 #define SMP_DATA_SIZE 64
 #define SMP_PATH_SIZE 64
-#define SMP_MAX_HOPS 63
+#define SMP_MAX_HOPS  63
 
 enum mad_class {
-	MAD_CLASS_SMI = 0x01,	 /* LID-routed SMP */
+	MAD_CLASS_SMI = 0x01, /* LID-routed SMP */
 	MAD_CLASS_SA = 0x03,
 	MAD_CLASS_SMI_DR = 0x81, /* directed-route SMP */
 };
@@ -71,7 +71,7 @@ enum smp_attr_id {
  * carries the D bit and class_specific the hop pointer/count; struct smp
  * splits those out. */
 struct mad_hdr {
-	uint8_t base_version;  /* 1 */
+	uint8_t base_version; /* 1 */
 	uint8_t mgmt_class;
 	uint8_t class_version; /* 1 for SMPs, 2 for SA */
 	uint8_t method;
@@ -88,14 +88,14 @@ int mad_hdr_encode(const struct mad_hdr *h, uint8_t *buf, size_t len);
 
 /* A decoded SMP, LID-routed or directed-route (hdr.mgmt_class says which). */
 struct smp {
-	struct mad_hdr hdr;	/* hdr.status: raw word (DR: D bit included) */
-	uint16_t status;	/* status without the DR D bit */
-	bool direction;		/* DR D bit: 1 = returning (response) path */
-	uint8_t hop_ptr;	/* DR only */
-	uint8_t hop_cnt;	/* DR only */
+	struct mad_hdr hdr; /* hdr.status: raw word (DR: D bit included) */
+	uint16_t status;    /* status without the DR D bit */
+	bool direction;	    /* DR D bit: 1 = returning (response) path */
+	uint8_t hop_ptr;    /* DR only */
+	uint8_t hop_cnt;    /* DR only */
 	uint64_t mkey;
-	uint16_t dr_slid;	/* DR only; 0xFFFF = permissive */
-	uint16_t dr_dlid;	/* DR only; 0xFFFF = permissive */
+	uint16_t dr_slid; /* DR only; 0xFFFF = permissive */
+	uint16_t dr_dlid; /* DR only; 0xFFFF = permissive */
 	uint8_t data[SMP_DATA_SIZE];
 	uint8_t initial_path[SMP_PATH_SIZE]; /* DR only; [0] unused */
 	uint8_t return_path[SMP_PATH_SIZE];  /* DR only; [0] unused */

@@ -6,22 +6,22 @@
 
 #define NI struct smp_node_info
 const struct wire_field smp_node_info_fields[] = {
-	WF("BaseVersion", 0, 8, NI, base_version),
-	WF("ClassVersion", 8, 8, NI, class_version),
-	WF("NodeType", 16, 8, NI, node_type),
-	WF("NumPorts", 24, 8, NI, num_ports),
-	WF("SystemImageGUID", 32, 64, NI, sys_image_guid),
-	WF("NodeGUID", 96, 64, NI, node_guid),
-	WF("PortGUID", 160, 64, NI, port_guid),
-	WF("PartitionCap", 224, 16, NI, partition_cap),
-	WF("DeviceID", 240, 16, NI, device_id),
-	WF("Revision", 256, 32, NI, revision),
-	WF("LocalPortNum", 288, 8, NI, local_port_num),
-	WF("VendorID", 296, 24, NI, vendor_id),
+    WF("BaseVersion", 0, 8, NI, base_version),
+    WF("ClassVersion", 8, 8, NI, class_version),
+    WF("NodeType", 16, 8, NI, node_type),
+    WF("NumPorts", 24, 8, NI, num_ports),
+    WF("SystemImageGUID", 32, 64, NI, sys_image_guid),
+    WF("NodeGUID", 96, 64, NI, node_guid),
+    WF("PortGUID", 160, 64, NI, port_guid),
+    WF("PartitionCap", 224, 16, NI, partition_cap),
+    WF("DeviceID", 240, 16, NI, device_id),
+    WF("Revision", 256, 32, NI, revision),
+    WF("LocalPortNum", 288, 8, NI, local_port_num),
+    WF("VendorID", 296, 24, NI, vendor_id),
 };
 #undef NI
 const size_t smp_node_info_nfields =
-	sizeof(smp_node_info_fields) / sizeof(smp_node_info_fields[0]);
+    sizeof(smp_node_info_fields) / sizeof(smp_node_info_fields[0]);
 
 int smp_node_info_decode(struct smp_node_info *ni, const uint8_t *data,
 			 size_t len)

@@ -11,7 +11,7 @@
 struct smp_node_info {
 	uint8_t base_version;
 	uint8_t class_version;
-	uint8_t node_type;	/* 1 CA, 2 switch, 3 router */
+	uint8_t node_type; /* 1 CA, 2 switch, 3 router */
 	uint8_t num_ports;
 	uint64_t sys_image_guid;
 	uint64_t node_guid;

@@ -8,16 +8,16 @@
 
 #define PG struct smp_pgroup_info
 const struct wire_field smp_pgroup_info_fields[] = {
-	WF("PortGroupCap", 0, 8, PG, cap),
-	WF("PortGroupTop", 8, 8, PG, top),
-	WF("PortGroupFDBCap", 16, 16, PG, fdb_cap),
-	WF("Enable", 32, 1, PG, enable),
-	WF("Algorithm", 38, 2, PG, algorithm),
-	WF("Threshold", 40, 8, PG, threshold),
+    WF("PortGroupCap", 0, 8, PG, cap),
+    WF("PortGroupTop", 8, 8, PG, top),
+    WF("PortGroupFDBCap", 16, 16, PG, fdb_cap),
+    WF("Enable", 32, 1, PG, enable),
+    WF("Algorithm", 38, 2, PG, algorithm),
+    WF("Threshold", 40, 8, PG, threshold),
 };
 #undef PG
 const size_t smp_pgroup_info_nfields =
-	sizeof(smp_pgroup_info_fields) / sizeof(smp_pgroup_info_fields[0]);
+    sizeof(smp_pgroup_info_fields) / sizeof(smp_pgroup_info_fields[0]);
 
 int smp_pgroup_info_decode(struct smp_pgroup_info *pg, const uint8_t *data,
 			   size_t len)
@@ -58,8 +58,8 @@ int smp_pgroup_table_encode(const struct pgroup_mask m[2], uint8_t *data,
 	return cur_err(&c);
 }
 
-int smp_pgroup_ft_decode(uint8_t ids[PGROUP_FT_BLOCK_SIZE],
-			 const uint8_t *data, size_t len)
+int smp_pgroup_ft_decode(uint8_t ids[PGROUP_FT_BLOCK_SIZE], const uint8_t *data,
+			 size_t len)
 {
 	struct cur c;
 
@@ -68,8 +68,8 @@ int smp_pgroup_ft_decode(uint8_t ids[PGROUP_FT_BLOCK_SIZE],
 	return cur_err(&c);
 }
 
-int smp_pgroup_ft_encode(const uint8_t ids[PGROUP_FT_BLOCK_SIZE],
-			 uint8_t *data, size_t len)
+int smp_pgroup_ft_encode(const uint8_t ids[PGROUP_FT_BLOCK_SIZE], uint8_t *data,
+			 size_t len)
 {
 	struct cur c;
 

@@ -11,8 +11,11 @@
 
 #include "mad/fields.h"
 
-enum pgroup_algorithm { PGROUP_ALG_RANDOM = 0, PGROUP_ALG_LEAST_LOADED = 1,
-			PGROUP_ALG_RANDOM_LEAST_LOADED = 2 };
+enum pgroup_algorithm {
+	PGROUP_ALG_RANDOM = 0,
+	PGROUP_ALG_LEAST_LOADED = 1,
+	PGROUP_ALG_RANDOM_LEAST_LOADED = 2
+};
 
 struct smp_pgroup_info {
 	uint8_t cap;	   /* PortGroupCap: ids 1..cap supported */
@@ -53,9 +56,9 @@ int smp_pgroup_table_encode(const struct pgroup_mask m[2], uint8_t *data,
 
 /* PortGroupForwardingTable block b: group ids of DLIDs 64b .. 64b+63. */
 #define PGROUP_FT_BLOCK_SIZE 64
-int smp_pgroup_ft_decode(uint8_t ids[PGROUP_FT_BLOCK_SIZE],
-			 const uint8_t *data, size_t len);
-int smp_pgroup_ft_encode(const uint8_t ids[PGROUP_FT_BLOCK_SIZE],
-			 uint8_t *data, size_t len);
+int smp_pgroup_ft_decode(uint8_t ids[PGROUP_FT_BLOCK_SIZE], const uint8_t *data,
+			 size_t len);
+int smp_pgroup_ft_encode(const uint8_t ids[PGROUP_FT_BLOCK_SIZE], uint8_t *data,
+			 size_t len);
 
 #endif

@@ -10,16 +10,22 @@
 #include "mad/fields.h"
 
 /* CapabilityMask bits the SM cares about. */
-#define PI_CAP_IS_SM (1u << 1)
-#define PI_CAP_IS_NOTICE_SUP (1u << 2)
-#define PI_CAP_IS_TRAP_SUP (1u << 3)
-#define PI_CAP_IS_SM_DISABLED (1u << 10)
-#define PI_CAP_IS_CAP_MASK2 (1u << 15)
+#define PI_CAP_IS_SM	       (1u << 1)
+#define PI_CAP_IS_NOTICE_SUP   (1u << 2)
+#define PI_CAP_IS_TRAP_SUP     (1u << 3)
+#define PI_CAP_IS_SM_DISABLED  (1u << 10)
+#define PI_CAP_IS_CAP_MASK2    (1u << 15)
 #define PI_CAP_IS_CLIENT_REREG (1u << 25)
 
 /* PortPhysicalState values */
-enum { PI_PHYS_SLEEP = 1, PI_PHYS_POLLING = 2, PI_PHYS_DISABLED = 3,
-       PI_PHYS_TRAINING = 4, PI_PHYS_LINKUP = 5, PI_PHYS_ERROR_RECOVERY = 6 };
+enum {
+	PI_PHYS_SLEEP = 1,
+	PI_PHYS_POLLING = 2,
+	PI_PHYS_DISABLED = 3,
+	PI_PHYS_TRAINING = 4,
+	PI_PHYS_LINKUP = 5,
+	PI_PHYS_ERROR_RECOVERY = 6
+};
 
 struct smp_port_info {
 	uint64_t m_key;
@@ -33,18 +39,18 @@ struct smp_port_info {
 	uint8_t link_width_enabled;
 	uint8_t link_width_supported;
 	uint8_t link_width_active;
-	uint8_t link_speed_supported;	/* 4 bits */
-	uint8_t port_state;		/* 4 bits; Set: 0 = no change */
-	uint8_t port_phys_state;	/* 4 bits; Set: 0 = no change */
+	uint8_t link_speed_supported;	 /* 4 bits */
+	uint8_t port_state;		 /* 4 bits; Set: 0 = no change */
+	uint8_t port_phys_state;	 /* 4 bits; Set: 0 = no change */
 	uint8_t link_down_default_state; /* 4 bits */
-	uint8_t m_key_protect_bits;	/* 2 bits */
-	uint8_t lmc;			/* 3 bits */
-	uint8_t link_speed_active;	/* 4 bits */
-	uint8_t link_speed_enabled;	/* 4 bits */
-	uint8_t neighbor_mtu;		/* 4 bits */
-	uint8_t master_sm_sl;		/* 4 bits */
-	uint8_t vl_cap;			/* 4 bits */
-	uint8_t init_type;		/* 4 bits */
+	uint8_t m_key_protect_bits;	 /* 2 bits */
+	uint8_t lmc;			 /* 3 bits */
+	uint8_t link_speed_active;	 /* 4 bits */
+	uint8_t link_speed_enabled;	 /* 4 bits */
+	uint8_t neighbor_mtu;		 /* 4 bits */
+	uint8_t master_sm_sl;		 /* 4 bits */
+	uint8_t vl_cap;			 /* 4 bits */
+	uint8_t init_type;		 /* 4 bits */
 	uint8_t vl_high_limit;
 	uint8_t vl_arb_high_cap;
 	uint8_t vl_arb_low_cap;
@@ -61,18 +67,18 @@ struct smp_port_info {
 	uint16_t p_key_violations;
 	uint16_t q_key_violations;
 	uint8_t guid_cap;
-	uint8_t client_reregister;	/* 1 bit */
-	uint8_t mcast_pkey_trap_suppr;	/* 2 bits */
-	uint8_t subnet_timeout;		/* 5 bits */
-	uint8_t resp_time_value;	/* 5 bits */
-	uint8_t local_phy_errors;	/* 4 bits */
-	uint8_t overrun_errors;		/* 4 bits */
+	uint8_t client_reregister;     /* 1 bit */
+	uint8_t mcast_pkey_trap_suppr; /* 2 bits */
+	uint8_t subnet_timeout;	       /* 5 bits */
+	uint8_t resp_time_value;       /* 5 bits */
+	uint8_t local_phy_errors;      /* 4 bits */
+	uint8_t overrun_errors;	       /* 4 bits */
 	uint16_t max_credit_hint;
 	uint32_t link_round_trip_latency; /* 24 bits */
 	uint16_t capability_mask2;
-	uint8_t link_speed_ext_active;	/* 4 bits */
+	uint8_t link_speed_ext_active;	  /* 4 bits */
 	uint8_t link_speed_ext_supported; /* 4 bits */
-	uint8_t link_speed_ext_enabled; /* 5 bits */
+	uint8_t link_speed_ext_enabled;	  /* 5 bits */
 };
 
 extern const struct wire_field smp_port_info_fields[];

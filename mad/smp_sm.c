@@ -9,26 +9,24 @@
 
 #define SMI struct smp_sm_info
 const struct wire_field smp_sm_info_fields[] = {
-	WF("GUID", 0, 64, SMI, guid),
-	WF("SM_Key", 64, 64, SMI, sm_key),
-	WF("ActCount", 128, 32, SMI, act_count),
-	WF("Priority", 160, 4, SMI, priority),
-	WF("SMState", 164, 4, SMI, state),
+    WF("GUID", 0, 64, SMI, guid),
+    WF("SM_Key", 64, 64, SMI, sm_key),
+    WF("ActCount", 128, 32, SMI, act_count),
+    WF("Priority", 160, 4, SMI, priority),
+    WF("SMState", 164, 4, SMI, state),
 };
 #undef SMI
 const size_t smp_sm_info_nfields =
-	sizeof(smp_sm_info_fields) / sizeof(smp_sm_info_fields[0]);
+    sizeof(smp_sm_info_fields) / sizeof(smp_sm_info_fields[0]);
 
-int smp_sm_info_decode(struct smp_sm_info *si, const uint8_t *data,
-		       size_t len)
+int smp_sm_info_decode(struct smp_sm_info *si, const uint8_t *data, size_t len)
 {
 	memset(si, 0, sizeof(*si));
 	return wire_decode(smp_sm_info_fields, smp_sm_info_nfields, data, len,
 			   si);
 }
 
-int smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data,
-		       size_t len)
+int smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data, size_t len)
 {
 	return wire_encode(smp_sm_info_fields, smp_sm_info_nfields, si, data,
 			   len);
@@ -36,17 +34,17 @@ int smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data,
 
 #define NT struct smp_notice
 const struct wire_field smp_notice_fields[] = {
-	WF("IsGeneric", 0, 1, NT, is_generic),
-	WF("Type", 1, 7, NT, type),
-	WF("ProducerType", 8, 24, NT, producer_type),
-	WF("TrapNumber", 32, 16, NT, trap_num),
-	WF("IssuerLID", 48, 16, NT, issuer_lid),
-	WF("NoticeToggle", 64, 1, NT, toggle),
-	WF("NoticeCount", 65, 15, NT, count),
+    WF("IsGeneric", 0, 1, NT, is_generic),
+    WF("Type", 1, 7, NT, type),
+    WF("ProducerType", 8, 24, NT, producer_type),
+    WF("TrapNumber", 32, 16, NT, trap_num),
+    WF("IssuerLID", 48, 16, NT, issuer_lid),
+    WF("NoticeToggle", 64, 1, NT, toggle),
+    WF("NoticeCount", 65, 15, NT, count),
 };
 #undef NT
 const size_t smp_notice_nfields =
-	sizeof(smp_notice_fields) / sizeof(smp_notice_fields[0]);
+    sizeof(smp_notice_fields) / sizeof(smp_notice_fields[0]);
 
 #define NOTICE_DETAILS_OFF 10
 

@@ -11,12 +11,21 @@
 
 #include "mad/fields.h"
 
-enum smp_sm_state { SM_STATE_NOT_ACTIVE = 0, SM_STATE_DISCOVERING = 1,
-		    SM_STATE_STANDBY = 2, SM_STATE_MASTER = 3 };
+enum smp_sm_state {
+	SM_STATE_NOT_ACTIVE = 0,
+	SM_STATE_DISCOVERING = 1,
+	SM_STATE_STANDBY = 2,
+	SM_STATE_MASTER = 3
+};
 
 /* SMInfo Set attribute modifiers (SM control). */
-enum { SMINFO_MOD_HANDOVER = 1, SMINFO_MOD_ACKNOWLEDGE = 2,
-       SMINFO_MOD_DISABLE = 3, SMINFO_MOD_STANDBY = 4, SMINFO_MOD_DISCOVER = 5 };
+enum {
+	SMINFO_MOD_HANDOVER = 1,
+	SMINFO_MOD_ACKNOWLEDGE = 2,
+	SMINFO_MOD_DISABLE = 3,
+	SMINFO_MOD_STANDBY = 4,
+	SMINFO_MOD_DISCOVER = 5
+};
 
 struct smp_sm_info {
 	uint64_t guid;
@@ -29,21 +38,19 @@ struct smp_sm_info {
 extern const struct wire_field smp_sm_info_fields[];
 extern const size_t smp_sm_info_nfields;
 
-int smp_sm_info_decode(struct smp_sm_info *si, const uint8_t *data,
-		       size_t len);
-int smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data,
-		       size_t len);
+int smp_sm_info_decode(struct smp_sm_info *si, const uint8_t *data, size_t len);
+int smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data, size_t len);
 
 /* Notice (the trap payload), 64 bytes in an SMP. */
 struct smp_notice {
-	uint8_t is_generic;	 /* 1 bit */
-	uint8_t type;		 /* 7 bits */
-	uint32_t producer_type;	 /* 24 bits (vendor id if not generic) */
-	uint16_t trap_num;	 /* generic; device id if not generic */
+	uint8_t is_generic;	/* 1 bit */
+	uint8_t type;		/* 7 bits */
+	uint32_t producer_type; /* 24 bits (vendor id if not generic) */
+	uint16_t trap_num;	/* generic; device id if not generic */
 	uint16_t issuer_lid;
-	uint8_t toggle;		 /* 1 bit */
-	uint16_t count;		 /* 15 bits */
-	uint8_t details[54];	 /* DataDetails, raw */
+	uint8_t toggle;	     /* 1 bit */
+	uint16_t count;	     /* 15 bits */
+	uint8_t details[54]; /* DataDetails, raw */
 };
 
 extern const struct wire_field smp_notice_fields[];
@@ -60,7 +67,7 @@ struct smp_trap144 {
 	uint16_t lid;
 	bool local_changes;
 	uint32_t new_cap_mask;
-	uint16_t change_flags;	/* 6 bits used */
+	uint16_t change_flags; /* 6 bits used */
 	uint16_t cap_mask2;
 };
 int smp_trap144_decode(const struct smp_notice *n, struct smp_trap144 *t);

@@ -74,9 +74,11 @@ static void heap_down(struct txn_engine *e, unsigned i)
 	for (;;) {
 		unsigned l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < e->heap_n && e->heap[l]->deadline_us < e->heap[m]->deadline_us)
+		if (l < e->heap_n &&
+		    e->heap[l]->deadline_us < e->heap[m]->deadline_us)
 			m = l;
-		if (r < e->heap_n && e->heap[r]->deadline_us < e->heap[m]->deadline_us)
+		if (r < e->heap_n &&
+		    e->heap[r]->deadline_us < e->heap[m]->deadline_us)
 			m = r;
 		if (m == i)
 			return;
@@ -259,7 +261,8 @@ static void try_send(struct txn_engine *e, struct txn *t)
 		t->last_err = 0;
 	}
 	if (heap_push(e, t))
-		log_err("txn: out of memory arming a timeout; the MAD may never complete");
+		log_err("txn: out of memory arming a timeout; the MAD may "
+			"never complete");
 }
 
 static void start(struct txn_engine *e, struct txn *t)
@@ -305,7 +308,8 @@ static void stale_add(struct txn_engine *e, int64_t expiry)
 		e->stale_head = 0;
 		e->stale_cap = cap;
 	}
-	e->stale_exp[(e->stale_head + e->stats.stale++) % e->stale_cap] = expiry;
+	e->stale_exp[(e->stale_head + e->stats.stale++) % e->stale_cap] =
+	    expiry;
 }
 
 /* The oldest stale slot goes: late answers come back roughly in order. */
@@ -379,13 +383,14 @@ static struct txn *txn_new(struct txn_engine *e, int retries,
 		return NULL;
 	t->cb = cb;
 	t->ctx = ctx;
-	t->max_tries = 1 + (retries < 0 ? e->params.retries : (unsigned)retries);
+	t->max_tries =
+	    1 + (retries < 0 ? e->params.retries : (unsigned)retries);
 	t->timeout_ms = timeout_ms ? timeout_ms : e->params.timeout_ms;
 	return t;
 }
 
-int txn_submit(struct txn_engine *e, const struct txn_smp_req *req,
-	       txn_cb cb, void *ctx)
+int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
+	       void *ctx)
 {
 	struct smp s;
 	struct txn *t;
@@ -428,10 +433,14 @@ int txn_submit_dr(struct txn_engine *e, const uint8_t *path, uint8_t hops,
 		  uint8_t method, uint16_t attr_id, uint32_t attr_mod,
 		  const uint8_t *data, txn_cb cb, void *ctx)
 {
-	struct txn_smp_req r = { .dr = true, .path = path, .hops = hops,
-				 .method = method, .attr_id = attr_id,
-				 .attr_mod = attr_mod, .data = data,
-				 .retries = -1 };
+	struct txn_smp_req r = {.dr = true,
+				.path = path,
+				.hops = hops,
+				.method = method,
+				.attr_id = attr_id,
+				.attr_mod = attr_mod,
+				.data = data,
+				.retries = -1};
 
 	return txn_submit(e, &r, cb, ctx);
 }
@@ -440,9 +449,12 @@ int txn_submit_lid(struct txn_engine *e, uint16_t dlid, uint8_t method,
 		   uint16_t attr_id, uint32_t attr_mod, const uint8_t *data,
 		   txn_cb cb, void *ctx)
 {
-	struct txn_smp_req r = { .dlid = dlid, .method = method,
-				 .attr_id = attr_id, .attr_mod = attr_mod,
-				 .data = data, .retries = -1 };
+	struct txn_smp_req r = {.dlid = dlid,
+				.method = method,
+				.attr_id = attr_id,
+				.attr_mod = attr_mod,
+				.data = data,
+				.retries = -1};
 
 	return txn_submit(e, &r, cb, ctx);
 }
@@ -474,8 +486,8 @@ int txn_submit_mad(struct txn_engine *e, int agent, const uint8_t *mad,
 static void complete(struct txn_engine *e, struct txn *t, int status,
 		     const struct mad_rx *rx, const struct smp *s, bool fast)
 {
-	struct txn_result r = { .status = status, .tries = t->tries,
-				.fast_timeout = fast };
+	struct txn_result r = {
+	    .status = status, .tries = t->tries, .fast_timeout = fast};
 	struct txn_dest *d = t->dest;
 
 	heap_remove(e, t);
@@ -553,12 +565,12 @@ void txn_expire(struct txn_engine *e, struct txn *t, bool late)
 		if (late)
 			requeue_retry(e, t); /* wait for room, first in line */
 		else
-			try_send(e, t);	     /* its slot is free again */
+			try_send(e, t); /* its slot is free again */
 		return;
 	}
 	e->stats.lost++;
-	log_debug("txn: MAD attr 0x%04x lost after %u tries", t->mad[16] << 8 | t->mad[17],
-		  t->tries);
+	log_debug("txn: MAD attr 0x%04x lost after %u tries",
+		  t->mad[16] << 8 | t->mad[17], t->tries);
 	txn_complete(e, t, t->last_err ? t->last_err : -ETIMEDOUT, NULL, NULL);
 }
 
@@ -650,18 +662,20 @@ unsigned txn_pending(const struct txn_engine *e)
 
 int txn_run(struct txn_engine *e, int max_ms)
 {
-	int64_t end = max_ms < 0 ? INT64_MAX : txn_now_us() + (int64_t)max_ms * 1000;
+	int64_t end =
+	    max_ms < 0 ? INT64_MAX : txn_now_us() + (int64_t)max_ms * 1000;
 
 	while (txn_pending(e) || e->defer_head) {
 		int64_t now = txn_now_us(), dl = txn_next_deadline_us(e);
 		int64_t wait = (dl < 0 ? end : (dl < end ? dl : end)) - now;
-		struct pollfd pfd = { .fd = e->rxq.efd, .events = POLLIN };
+		struct pollfd pfd = {.fd = e->rxq.efd, .events = POLLIN};
 
 		if (now >= end)
 			return -ETIMEDOUT;
 		if (wait < 0)
 			wait = 0;
-		if (poll(&pfd, 1, (int)((wait + 999) / 1000)) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, (int)((wait + 999) / 1000)) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		if (pfd.revents & POLLIN)
 			txn_on_readable(e);

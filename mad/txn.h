@@ -21,13 +21,12 @@
 struct txn_engine;
 
 struct txn_params {
-	unsigned window;      /* max MADs outstanding overall (mad.window).
-				 A try that timed out keeps holding a slot as
-				 "stale" until its late answer (or the umad
-				 timeout record) arrives or max(4 timeouts,
-				 1 s) pass, so
-				 the window bounds what the fabric (ibsim)
-				 really holds even with too short a timeout. */
+	/* Max MADs outstanding overall (mad.window).  A try that timed out
+	 * keeps holding a slot as "stale" until its late answer (or the
+	 * umad timeout record) arrives, or max(4 timeouts, 1 s) pass, and
+	 * its retry waits for room: the window bounds what the fabric
+	 * (ibsim) really holds even with too short a timeout. */
+	unsigned window;
 	unsigned node_window; /* max outstanding per destination key */
 	unsigned timeout_ms;  /* per try (mad.timeout_ms) */
 	unsigned retries;     /* extra tries after the first (mad.retries) */
@@ -45,29 +44,29 @@ struct txn_params {
 };
 
 /* The measured defaults (see tests/bench/mad_window.sh and mad/README). */
-#define TXN_DEFAULT_WINDOW 128
+#define TXN_DEFAULT_WINDOW	64
 #define TXN_DEFAULT_NODE_WINDOW 16
-#define TXN_DEFAULT_TIMEOUT_MS 200
-#define TXN_DEFAULT_RETRIES 3
+#define TXN_DEFAULT_TIMEOUT_MS	200
+#define TXN_DEFAULT_RETRIES	3
 void txn_params_default(struct txn_params *p);
 
 struct txn_stats {
-	uint64_t sent;		/* MADs handed to umad, retries included */
-	uint64_t received;	/* responses matched to a transaction */
-	uint64_t retried;	/* re-sends after a timeout */
-	uint64_t lost;		/* transactions that ran out of tries */
-	uint64_t timeouts;	/* tries that timed out (our timer or umad 110) */
-	uint64_t fast_timeouts;	/* immediate umad 110 answers (see params) */
-	uint64_t remote_errors;	/* responses with MAD status != 0 */
-	uint64_t unmatched;	/* responses with no outstanding TID (late dups) */
-	uint64_t dropped;	/* received MADs that failed validation */
-	uint64_t requests;	/* unsolicited requests passed to the handler */
-	uint64_t send_errors;	/* umad_send failures */
-	unsigned outstanding;	/* in flight now */
-	unsigned queued;	/* waiting for a window slot now */
+	uint64_t sent;	   /* MADs handed to umad, retries included */
+	uint64_t received; /* responses matched to a transaction */
+	uint64_t retried;  /* re-sends after a timeout */
+	uint64_t lost;	   /* transactions that ran out of tries */
+	uint64_t timeouts; /* tries that timed out (our timer or umad 110) */
+	uint64_t fast_timeouts; /* immediate umad 110 answers (see params) */
+	uint64_t remote_errors; /* responses with MAD status != 0 */
+	uint64_t unmatched; /* responses with no outstanding TID (late dups) */
+	uint64_t dropped;   /* received MADs that failed validation */
+	uint64_t requests;  /* unsolicited requests passed to the handler */
+	uint64_t send_errors;	  /* umad_send failures */
+	unsigned outstanding;	  /* in flight now */
+	unsigned queued;	  /* waiting for a window slot now */
 	unsigned max_outstanding; /* high-water mark */
-	unsigned stale;		/* timed-out tries whose answer may still be on
-				   its way; they hold window slots (below) */
+	unsigned stale; /* timed-out tries whose answer may still be on
+			   its way; they hold window slots (see window) */
 };
 
 /* What a completed transaction reports to its callback. */
@@ -81,8 +80,8 @@ struct txn_result {
 				(ibsim: attribute not implemented) */
 	const uint8_t *mad;  /* whole response MAD, NULL when none */
 	size_t mad_len;
-	const uint8_t *data; /* SMP: the 64-byte data block of the response,
-				NULL when none */
+	const uint8_t *data;   /* SMP: the 64-byte data block of the response,
+				  NULL when none */
 	const struct smp *smp; /* SMP: decoded response, NULL when none */
 };
 
@@ -130,7 +129,8 @@ int txn_create_transport(const struct txn_transport *tr,
 			 struct txn_engine **out);
 /* Queues a received MAD as if the transport had read it (thread-safe). */
 int txn_inject(struct txn_engine *eng, const struct mad_rx *rx);
-/* Completes every pending transaction with -ECANCELED, then frees. */
+/* Completes every pending transaction with -ECANCELED, then frees.  Not
+ * from inside a callback of this engine. */
 void txn_destroy(struct txn_engine *eng);
 /* Changes window/timeout/retries for transactions submitted from now on. */
 void txn_set_params(struct txn_engine *eng, const struct txn_params *params);
@@ -140,8 +140,8 @@ int txn_fd(const struct txn_engine *eng);
 struct mad_port *txn_port(const struct txn_engine *eng);
 
 /* Queues one SMP; 0 or -EINVAL/-ENOMEM.  cb may be NULL. */
-int txn_submit(struct txn_engine *eng, const struct txn_smp_req *req,
-	       txn_cb cb, void *ctx);
+int txn_submit(struct txn_engine *eng, const struct txn_smp_req *req, txn_cb cb,
+	       void *ctx);
 int txn_submit_dr(struct txn_engine *eng, const uint8_t *path, uint8_t hops,
 		  uint8_t method, uint16_t attr_id, uint32_t attr_mod,
 		  const uint8_t *data, txn_cb cb, void *ctx);
@@ -182,8 +182,8 @@ unsigned txn_pending(const struct txn_engine *eng);
  * SMI agents, or any request on an agent the caller registered). */
 struct txn_request {
 	const struct mad_rx *rx;   /* raw bytes, agent, source address */
-	const struct mad_hdr *hdr;  /* decoded common header */
-	const struct smp *smp;	    /* decoded SMP, NULL for other classes */
+	const struct mad_hdr *hdr; /* decoded common header */
+	const struct smp *smp;	   /* decoded SMP, NULL for other classes */
 };
 typedef void (*txn_request_cb)(void *ctx, const struct txn_request *req);
 void txn_set_request_handler(struct txn_engine *eng, txn_request_cb cb,

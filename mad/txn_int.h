@@ -10,8 +10,8 @@
 struct txn_dest;
 
 struct txn {
-	struct txn *qnext;	/* FIFO of its destination (or of retries)
-				   while queued */
+	struct txn *qnext; /* FIFO of its destination (or of retries)
+			      while queued */
 	struct txn_dest *dest;
 	txn_cb cb;
 	void *ctx;
@@ -21,19 +21,19 @@ struct txn {
 	size_t len;
 	bool is_smp;
 	bool outstanding;
-	uint32_t slot;		/* index in eng->slots while outstanding */
-	uint32_t tid;		/* low 32 bits of the current try's TID */
+	uint32_t slot; /* index in eng->slots while outstanding */
+	uint32_t tid;  /* low 32 bits of the current try's TID */
 	unsigned tries, max_tries, timeout_ms;
 	int64_t sent_us, deadline_us;
-	int heap_idx;		/* -1 when not in the deadline heap */
-	int last_err;		/* last send error, 0 if sends worked */
+	int heap_idx; /* -1 when not in the deadline heap */
+	int last_err; /* last send error, 0 if sends worked */
 };
 
 /* Per-destination window state; exists while it has MADs. */
 struct txn_dest {
 	uint64_t key;
-	struct txn_dest *hnext;	/* hash chain */
-	struct txn_dest *rnext;	/* ready list */
+	struct txn_dest *hnext; /* hash chain */
+	struct txn_dest *rnext; /* ready list */
 	struct txn *qhead, *qtail;
 	unsigned outstanding;
 	bool in_ready;
@@ -46,17 +46,17 @@ struct txn_deferred {
 };
 
 #define TXN_DEST_BUCKETS 4096
-#define TXN_MAX_SLOTS 65536 /* slot is the TID's low 16 bits */
+#define TXN_MAX_SLOTS	 65536 /* slot is the TID's low 16 bits */
 
 struct txn_engine {
 	struct txn_params params;
 	struct txn_transport tr;
-	struct mad_port *port;		/* NULL with a test transport */
+	struct mad_port *port; /* NULL with a test transport */
 	struct txn_rxq rxq;
-	struct txn **slots;		/* outstanding transactions by slot */
+	struct txn **slots; /* outstanding transactions by slot */
 	uint32_t nslots, *free_slots, nfree;
-	uint16_t gen;			/* TID high half of the low 32 bits */
-	struct txn **heap;		/* deadline min-heap */
+	uint16_t gen;	   /* TID high half of the low 32 bits */
+	struct txn **heap; /* deadline min-heap */
 	unsigned heap_n, heap_cap;
 	struct txn_dest *buckets[TXN_DEST_BUCKETS];
 	struct txn_dest *ready_head, *ready_tail;
@@ -64,7 +64,7 @@ struct txn_engine {
 	struct txn_deferred *defer_head, *defer_tail;
 	struct txn_stats stats;
 	int64_t *stale_exp;		/* FIFO ring of stale-slot expiries */
-	unsigned stale_head, stale_cap;	/* count is stats.stale */
+	unsigned stale_head, stale_cap; /* count is stats.stale */
 	txn_request_cb req_cb;
 	void *req_ctx;
 };

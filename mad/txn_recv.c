@@ -13,17 +13,19 @@
 
 #define UMAD_STATUS_TIMEOUT 110 /* ETIMEDOUT as umad reports it */
 
-static struct log_ratelimit drop_rl = { .interval_ms = 5000, .burst = 5 };
+static struct log_ratelimit drop_rl = {.interval_ms = 5000, .burst = 5};
 
 static void drop(struct txn_engine *e, const char *why, const struct mad_rx *rx)
 {
 	e->stats.dropped++;
 	if (log_ratelimit_ok(&drop_rl))
-		log_warn("txn: dropped a received MAD from LID %u (%s, class 0x%02x "
-			 "method 0x%02x attr 0x%02x%02x); counted, going on",
-			 rx->from.lid, why, rx->len > 1 ? rx->mad[1] : 0,
-			 rx->len > 3 ? rx->mad[3] : 0, rx->len > 17 ? rx->mad[16] : 0,
-			 rx->len > 17 ? rx->mad[17] : 0);
+		log_warn(
+		    "txn: dropped a received MAD from LID %u (%s, class 0x%02x "
+		    "method 0x%02x attr 0x%02x%02x); counted, going on",
+		    rx->from.lid, why, rx->len > 1 ? rx->mad[1] : 0,
+		    rx->len > 3 ? rx->mad[3] : 0,
+		    rx->len > 17 ? rx->mad[16] : 0,
+		    rx->len > 17 ? rx->mad[17] : 0);
 }
 
 /* umad returned our own MAD with status 110: no answer (see txn.h on
@@ -35,7 +37,8 @@ static void umad_timeout(struct txn_engine *e, struct txn *t)
 
 	if (fast)
 		e->stats.fast_timeouts++;
-	if (!fast || (e->params.retry_fast_timeouts && t->tries < t->max_tries)) {
+	if (!fast ||
+	    (e->params.retry_fast_timeouts && t->tries < t->max_tries)) {
 		txn_expire(e, t, false); /* umad gave up: nothing late */
 		return;
 	}
@@ -78,10 +81,11 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 static void on_request(struct txn_engine *e, const struct mad_rx *rx,
 		       const struct mad_hdr *h)
 {
-	struct txn_request req = { .rx = rx, .hdr = h };
+	struct txn_request req = {.rx = rx, .hdr = h};
 	struct smp s;
 
-	if (h->mgmt_class == MAD_CLASS_SMI || h->mgmt_class == MAD_CLASS_SMI_DR) {
+	if (h->mgmt_class == MAD_CLASS_SMI ||
+	    h->mgmt_class == MAD_CLASS_SMI_DR) {
 		if (smp_decode(&s, rx->mad, rx->len)) {
 			drop(e, "bad SMP request", rx);
 			return;
@@ -113,7 +117,8 @@ void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx)
 		} else if (rx->status == UMAD_STATUS_TIMEOUT)
 			umad_timeout(e, t);
 		else
-			txn_expire(e, t, false); /* other umad error: a lost try */
+			txn_expire(e, t,
+				   false); /* other umad error: a lost try */
 		return;
 	}
 	if (h.base_version != 1) {
@@ -178,8 +183,7 @@ int txn_repress_trap(struct txn_engine *e, const struct txn_request *req)
 	return rc ? rc : txn_respond_raw(e, req, buf, sizeof(buf));
 }
 
-void txn_set_request_handler(struct txn_engine *e, txn_request_cb cb,
-			     void *ctx)
+void txn_set_request_handler(struct txn_engine *e, txn_request_cb cb, void *ctx)
 {
 	e->req_cb = cb;
 	e->req_ctx = ctx;
@@ -221,7 +225,7 @@ int txn_create_transport(const struct txn_transport *tr,
 int txn_create(struct mad_port *port, const struct txn_params *params,
 	       struct txn_engine **out)
 {
-	struct txn_transport tr = { .send = port_send, .ctx = port };
+	struct txn_transport tr = {.send = port_send, .ctx = port};
 	int rc;
 
 	*out = NULL;
@@ -249,7 +253,7 @@ void txn_destroy(struct txn_engine *e)
 		txn_complete(e, e->heap[0], -ECANCELED, NULL, NULL);
 	while (e->retry_head) {
 		struct txn *t = e->retry_head;
-		struct txn_result r = { .status = -ECANCELED, .tries = t->tries };
+		struct txn_result r = {.status = -ECANCELED, .tries = t->tries};
 
 		e->retry_head = t->qnext;
 		if (t->cb)
@@ -266,7 +270,7 @@ void txn_destroy(struct txn_engine *e)
 		while ((t = d->qhead)) {
 			d->qhead = t->qnext;
 			if (t->cb) {
-				struct txn_result r = { .status = -ECANCELED };
+				struct txn_result r = {.status = -ECANCELED};
 				t->cb(t->ctx, -ECANCELED, &r);
 			}
 			free(t);
@@ -302,7 +306,8 @@ void txn_set_params(struct txn_engine *e, const struct txn_params *p)
 		e->params.window = 1;
 	if (e->params.window > TXN_MAX_SLOTS - 1)
 		e->params.window = TXN_MAX_SLOTS - 1;
-	if (e->params.node_window == 0 || e->params.node_window > e->params.window)
+	if (e->params.node_window == 0 ||
+	    e->params.node_window > e->params.window)
 		e->params.node_window = e->params.window;
 	if (e->params.timeout_ms == 0)
 		e->params.timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
@@ -313,23 +318,41 @@ const struct txn_params *txn_get_params(const struct txn_engine *e)
 	return &e->params;
 }
 
-int txn_fd(const struct txn_engine *e) { return e->rxq.efd; }
-struct mad_port *txn_port(const struct txn_engine *e) { return e->port; }
-int txn_agent_smi(const struct txn_engine *e) { return e->tr.agent_smi; }
-int txn_agent_smi_dr(const struct txn_engine *e) { return e->tr.agent_smi_dr; }
-const struct txn_stats *txn_stats(const struct txn_engine *e) { return &e->stats; }
+int txn_fd(const struct txn_engine *e)
+{
+	return e->rxq.efd;
+}
+struct mad_port *txn_port(const struct txn_engine *e)
+{
+	return e->port;
+}
+int txn_agent_smi(const struct txn_engine *e)
+{
+	return e->tr.agent_smi;
+}
+int txn_agent_smi_dr(const struct txn_engine *e)
+{
+	return e->tr.agent_smi_dr;
+}
+const struct txn_stats *txn_stats(const struct txn_engine *e)
+{
+	return &e->stats;
+}
 
 void txn_log_stats(const struct txn_engine *e, const char *what)
 {
 	const struct txn_stats *s = &e->stats;
 
-	log_info("%s: MADs sent %llu received %llu retried %llu lost %llu "
-		 "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
-		 "dropped %llu requests %llu send-errors %llu max-outstanding %u",
-		 what, (unsigned long long)s->sent, (unsigned long long)s->received,
-		 (unsigned long long)s->retried, (unsigned long long)s->lost,
-		 (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
-		 (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
-		 (unsigned long long)s->dropped, (unsigned long long)s->requests,
-		 (unsigned long long)s->send_errors, s->max_outstanding);
+	log_info(
+	    "%s: MADs sent %llu received %llu retried %llu lost %llu "
+	    "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
+	    "dropped %llu requests %llu send-errors %llu max-outstanding %u",
+	    what, (unsigned long long)s->sent, (unsigned long long)s->received,
+	    (unsigned long long)s->retried, (unsigned long long)s->lost,
+	    (unsigned long long)s->timeouts,
+	    (unsigned long long)s->fast_timeouts,
+	    (unsigned long long)s->remote_errors,
+	    (unsigned long long)s->unmatched, (unsigned long long)s->dropped,
+	    (unsigned long long)s->requests, (unsigned long long)s->send_errors,
+	    s->max_outstanding);
 }

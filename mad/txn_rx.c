@@ -74,13 +74,15 @@ static void *rx_thread(void *arg)
 			continue;
 		if (rc < 0) {
 			if (errors++ < 5)
-				log_err("txn: umad receive failed: %s; retrying",
-					strerror(-rc));
+				log_err(
+				    "txn: umad receive failed: %s; retrying",
+				    strerror(-rc));
 			usleep(10000);
 			continue;
 		}
 		if (txn_rxq_push(q, &rx) < 0)
-			log_err("txn: out of memory queueing a received MAD; dropped");
+			log_err("txn: out of memory queueing a received MAD; "
+				"dropped");
 	}
 	return NULL;
 }

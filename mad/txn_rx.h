@@ -16,11 +16,11 @@ struct rx_item {
 struct txn_rxq {
 	pthread_mutex_t mu;
 	struct rx_item *head, *tail;
-	int efd;		/* eventfd, readable while items wait */
-	struct mad_port *port;	/* NULL: no thread (injected MADs only) */
+	int efd;	       /* eventfd, readable while items wait */
+	struct mad_port *port; /* NULL: no thread (injected MADs only) */
 	pthread_t thread;
 	bool running;
-	bool stop;		/* set by txn_rxq_fini, read atomically */
+	bool stop; /* set by txn_rxq_fini, read atomically */
 };
 
 int txn_rxq_init(struct txn_rxq *q);

@@ -22,13 +22,13 @@
 
 struct mad_port {
 	int portid;
-	int issm_fd;	/* -1 unless IsSM is claimed */
+	int issm_fd; /* -1 unless IsSM is claimed */
 	struct mad_port_info info;
 	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
 
-#define NO_DEVICE_HINT                                                     \
-	"no InfiniBand device found (is ib_umad loaded? under ibsim, is "  \
+#define NO_DEVICE_HINT                                                         \
+	"no InfiniBand device found (is ib_umad loaded? under ibsim, is "      \
 	"LD_PRELOAD=libumad2sim.so set and ibsim running?)"
 
 static void info_from_umad(struct mad_port_info *i, const umad_port_t *up)
@@ -76,7 +76,8 @@ static int scan_ca(const char *ca, const struct mad_port_sel *sel,
 			continue;
 		if (sel->guid && be64toh(up->port_guid) != sel->guid)
 			continue;
-		if (!sel->guid && sel->ca && sel->num && up->portnum != sel->num)
+		if (!sel->guid && sel->ca && sel->num &&
+		    up->portnum != sel->num)
 			continue;
 		consider(pk, up);
 	}
@@ -103,7 +104,8 @@ static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
 	if (!sel->guid && sel->ca) {
 		memset(pk, 0, sizeof(*pk));
 		if (scan_ca(sel->ca, sel, pk) < 0) {
-			log_err("umad: no InfiniBand device named %s (%d present, first %s)",
+			log_err("umad: no InfiniBand device named %s (%d "
+				"present, first %s)",
 				sel->ca, present, cas[0]);
 			return -ENODEV;
 		}
@@ -112,17 +114,19 @@ static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
 		return 0;
 	if (sel->guid)
 		log_err("umad: no port with GUID 0x%016llx on any of the %d "
-			"InfiniBand device(s)", (unsigned long long)sel->guid, present);
+			"InfiniBand device(s)",
+			(unsigned long long)sel->guid, present);
 	else if (sel->ca)
 		log_err("umad: device %s has no port %d", sel->ca, sel->num);
 	else
-		log_err("umad: the %d InfiniBand device(s) have no port", present);
+		log_err("umad: the %d InfiniBand device(s) have no port",
+			present);
 	return -ENODEV;
 }
 
 int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 {
-	static const struct mad_port_sel any = { 0 };
+	static const struct mad_port_sel any = {0};
 	struct mad_port *p;
 	struct pick pk;
 	int rc;
@@ -153,8 +157,9 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 		rc = p->portid;
 		log_err("umad: cannot open %s port %d: %s%s", pk.info.ca,
 			pk.info.num, strerror(-rc),
-			rc == -EACCES || rc == -EPERM ?
-				" (needs root or access to /dev/infiniband/umad*)" : "");
+			rc == -EACCES || rc == -EPERM
+			    ? " (needs root or access to /dev/infiniband/umad*)"
+			    : "");
 		free(p->sbuf);
 		free(p);
 		return rc;
@@ -235,13 +240,15 @@ int mad_port_register(struct mad_port *p, const struct mad_agent_req *r)
 	memset(mask, 0, sizeof(mask));
 	for (unsigned m = 0; m < 128; m++)
 		if (r->method_mask[m / 32] >> (m % 32) & 1)
-			mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+			mask[m / (8 * sizeof(long))] |=
+			    1L << (m % (8 * sizeof(long)));
 	id = umad_register(p->portid, r->mgmt_class, r->class_version,
 			   r->rmpp_version, mask);
 	if (id < 0)
-		log_err("umad: cannot register class 0x%02x version %u on %s port %d: %s",
-			r->mgmt_class, r->class_version, p->info.ca, p->info.num,
-			strerror(-id));
+		log_err("umad: cannot register class 0x%02x version %u on %s "
+			"port %d: %s",
+			r->mgmt_class, r->class_version, p->info.ca,
+			p->info.num, strerror(-id));
 	return id;
 }
 
@@ -255,8 +262,8 @@ static void mask_set(uint32_t mask[4], unsigned method)
 
 int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr)
 {
-	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SMI,
-				    .class_version = 1 };
+	struct mad_agent_req r = {.mgmt_class = MAD_CLASS_SMI,
+				  .class_version = 1};
 
 	mask_set(r.method_mask, MAD_METHOD_GET);
 	mask_set(r.method_mask, MAD_METHOD_SET);
@@ -276,9 +283,9 @@ int mad_port_register_smi(struct mad_port *p, int *agent_lid, int *agent_dr)
 
 int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 {
-	struct mad_agent_req r = { .mgmt_class = MAD_CLASS_SA,
-				    .class_version = 2,
-				    .rmpp_version = rmpp ? 1 : 0 };
+	struct mad_agent_req r = {.mgmt_class = MAD_CLASS_SA,
+				  .class_version = 2,
+				  .rmpp_version = rmpp ? 1 : 0};
 
 	mask_set(r.method_mask, MAD_METHOD_GET);
 	mask_set(r.method_mask, MAD_METHOD_SET);
@@ -290,8 +297,8 @@ int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 	return *agent < 0 ? *agent : 0;
 }
 
-int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
-		   size_t len, const struct mad_addr *addr, int timeout_ms)
+int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
+		  const struct mad_addr *addr, int timeout_ms)
 {
 	void *buf = p->sbuf;
 	int rc;

@@ -15,21 +15,21 @@
  * without an SM the SM's own port is usually INIT or DOWN, and the SM is
  * what makes it ACTIVE), and a notice says so. */
 struct mad_port_sel {
-	uint64_t guid;	 /* port GUID (host order), 0 = not chosen by GUID */
-	const char *ca;	 /* CA name ("mlx5_0", "sim0"), NULL = any */
-	int num;	 /* port number on ca, 0 = any */
+	uint64_t guid;	/* port GUID (host order), 0 = not chosen by GUID */
+	const char *ca; /* CA name ("mlx5_0", "sim0"), NULL = any */
+	int num;	/* port number on ca, 0 = any */
 };
 
 /* What the opened port is. */
 struct mad_port_info {
 	char ca[20];
 	int num;
-	uint64_t port_guid;	/* host order */
-	uint64_t gid_prefix;	/* host order */
+	uint64_t port_guid;  /* host order */
+	uint64_t gid_prefix; /* host order */
 	uint16_t lid;
 	uint8_t lmc;
 	uint16_t sm_lid;
-	uint8_t state;		/* PortInfo PortState 1..4 */
+	uint8_t state; /* PortInfo PortState 1..4 */
 	uint8_t phys_state;
 };
 
@@ -91,7 +91,7 @@ struct mad_addr {
 	uint16_t pkey_index;
 };
 
-#define MAD_QKEY_GSI 0x80010000u
+#define MAD_QKEY_GSI	   0x80010000u
 #define MAD_LID_PERMISSIVE 0xFFFF
 
 /* Largest RMPP message mad_port_send takes (SA tables). */
@@ -102,8 +102,8 @@ struct mad_addr {
  * so that it delivers the response (0 for responses and traps); retries
  * are always 0: the transaction engine retries itself.  0 or -errno
  * (-EAGAIN / -ENOBUFS when the send queue is full). */
-int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad,
-		   size_t len, const struct mad_addr *addr, int timeout_ms);
+int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
+		  const struct mad_addr *addr, int timeout_ms);
 
 /* One received MAD: the bytes, the agent it came to, its source address
  * and the umad status (0, or ETIMEDOUT=110 when the kernel/ibsim reports

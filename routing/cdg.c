@@ -228,15 +228,24 @@ static void walk_block(void *arg, size_t bi, unsigned worker)
 
 	if (l1 > (uint32_t)j->f->max_lid + 1)
 		l1 = (uint32_t)j->f->max_lid + 1;
-	for (uint32_t s = 0; s < j->n; s++) {
-		const uint8_t *lft = j->lft[s];
-		uint32_t top = j->lft_size[s] < l1 ? j->lft_size[s] : l1;
-		uint8_t *out = w->blk + s;
-		uint32_t l = l0;
-		for (; l < top; l++, out += j->n)
-			*out = lft[l];
-		for (; l < l1; l++, out += j->n)
-			*out = LFT_NO_PORT;
+	/* transpose 16 switches at a time: each row of blk then gets 16
+	 * consecutive bytes per LID instead of one */
+	for (uint32_t s0 = 0; s0 < j->n; s0 += 16) {
+		uint32_t s1 = s0 + 16 < j->n ? s0 + 16 : j->n;
+		uint32_t top = l1;
+		for (uint32_t s = s0; s < s1; s++)
+			top = j->lft_size[s] < top ? j->lft_size[s] : top;
+		for (uint32_t l = l0; l < l1; l++) {
+			uint8_t *out = w->blk + (size_t)(l - l0) * j->n;
+			if (l < top)
+				for (uint32_t s = s0; s < s1; s++)
+					out[s] = j->lft[s][l];
+			else
+				for (uint32_t s = s0; s < s1; s++)
+					out[s] = l < j->lft_size[s]
+							 ? j->lft[s][l]
+							 : LFT_NO_PORT;
+		}
 	}
 	for (uint32_t l = l0; l < l1; l++)
 		walk_lid(j, w, (uint16_t)l, l - l0);

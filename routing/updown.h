@@ -67,8 +67,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order,
 		     const uint32_t *rank);
 
-/* updn-roots.dump: one root GUID per line, "0x%016llx". */
-int updown_roots_write(FILE *fp, struct ib_node *const *roots,
-		       uint32_t n_roots);
+/* updn-roots.dump is written by dump_write_roots() (lib/dump.h) from
+ * ucast_result.roots. */
 
 #endif

@@ -289,40 +289,18 @@ static void count_route(const struct path_job *j, uint32_t base, unsigned p,
 	}
 }
 
-/* A candidate in the per-block heap, ordered like pick_port(): key, then
- * port number. */
+/* A candidate of one (switch, destination), ordered like pick_port():
+ * key, then port number. */
 struct cand {
 	uint64_t key;
 	unsigned p;
 };
 
-static inline bool cand_less(const struct cand *a, const struct cand *b)
-{
-	return a->key < b->key || (a->key == b->key && a->p < b->p);
-}
-
-static void sift_down(struct cand *h, unsigned n, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i;
-		if (l < n && cand_less(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && cand_less(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct cand t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* Candidates of one (switch, destination) as a heap; false when two of
- * them lead to the same neighbour (their keys move together, so the
- * caller scans instead). */
-static bool build_heap(const struct path_job *j, uint32_t base,
-		       const uint64_t *m, struct cand *h, unsigned *n)
+/* Candidates of one (switch, destination) in port order; false when two
+ * of them lead to the same neighbour (their keys move together, so the
+ * caller scans per LID instead). */
+static bool collect(const struct path_job *j, uint32_t base,
+		    const uint64_t *m, struct cand *c, unsigned *n)
 {
 	*n = 0;
 	for (uint32_t wd = 0; wd < j->W; wd++)
@@ -330,54 +308,47 @@ static bool build_heap(const struct path_job *j, uint32_t base,
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
 			if (j->grp[base + p] != p)
 				return false;
-			h[(*n)++] = (struct cand){ port_key(j, base, p), p };
+			c[(*n)++] = (struct cand){ port_key(j, base, p), p };
 		}
-	for (unsigned i = *n / 2; i-- > 0;)
-		sift_down(h, *n, i);
 	return true;
 }
 
-/* Routes the LIDs of destination switch d from switch s.  Equivalent to
- * calling pick_port() per LID; the heap only makes it cheaper when many
- * LIDs share many candidates (a fat tree leaf's up-links). */
+/* Routes the LIDs of destination switch d from switch s.  Same choices
+ * as calling pick_port() per LID, in rounds: every candidate holding the
+ * least key takes the next LID in port order (a taken port's key grows,
+ * so it cannot come before the others of its round), then the least key
+ * is looked up again.  A fat-tree leaf spreads a block of LIDs over its
+ * up-links in one or two rounds instead of one scan per LID. */
 static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 			const uint64_t *m, uint8_t *lft)
 {
-	uint32_t base = j->port_base[s], first = j->lid_start[d];
+	uint32_t base = j->port_base[s], i = j->lid_start[d];
 	uint32_t end = j->lid_start[d + 1];
-	struct cand h[256];
+	struct cand c[256];
 	unsigned n;
 
-	unsigned cands = 0;
-	for (uint32_t wd = 0; wd < j->W && cands < 4; wd++)
-		for (uint64_t bits = m[wd]; bits && cands < 4; bits &= bits - 1)
-			cands++;
-	if (!cands)
-		return;
-	if (cands == 1) {
-		unsigned p = pick_port(j, s, m);
-		for (uint32_t i = first; i < end; i++) {
+	if (!collect(j, base, m, c, &n)) {
+		for (; i < end; i++) {
+			unsigned p = pick_port(j, s, m);
+			if (p == LFT_NO_PORT)
+				return;
 			lft[j->lids[i]] = (uint8_t)p;
 			count_route(j, base, p, j->lids[i]);
 		}
 		return;
 	}
-	if (end - first >= 4 && cands >= 4 && build_heap(j, base, m, h, &n)) {
-		for (uint32_t i = first; n && i < end; i++) {
-			uint16_t lid = j->lids[i];
-			lft[lid] = (uint8_t)h[0].p;
-			count_route(j, base, h[0].p, lid);
-			h[0].key = port_key(j, base, h[0].p);
-			sift_down(h, n, 0);
+	while (n && i < end) {
+		uint64_t least = UINT64_MAX;
+		for (unsigned t = 0; t < n; t++)
+			least = c[t].key < least ? c[t].key : least;
+		for (unsigned t = 0; t < n && i < end; t++) {
+			if (c[t].key != least)
+				continue;
+			lft[j->lids[i]] = (uint8_t)c[t].p;
+			count_route(j, base, c[t].p, j->lids[i]);
+			c[t].key = port_key(j, base, c[t].p);
+			i++;
 		}
-		return;
-	}
-	for (uint32_t i = first; i < end; i++) {
-		unsigned p = pick_port(j, s, m);
-		if (p == LFT_NO_PORT)
-			return;
-		lft[j->lids[i]] = (uint8_t)p;
-		count_route(j, base, p, j->lids[i]);
 	}
 }
 
@@ -529,8 +500,9 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->grp);
 }
 
-/* Batches of destination switches bound the candidate masks to ~32 MiB. */
-#define MASK_BUDGET (32u << 20)
+/* Batches of destination switches bound the candidate masks to ~4 MiB:
+ * reused pages, not fresh ones (page faults cost more than batches). */
+#define MASK_BUDGET (4u << 20)
 
 static int reset_lfts(struct fabric *f)
 {

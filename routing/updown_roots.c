@@ -265,12 +265,3 @@ int updown_pick_roots(const struct fabric *f, const struct sw_graph *g,
 	qsort(res->roots, res->n_roots, sizeof(*res->roots), cmp_guid);
 	return 0;
 }
-
-int updown_roots_write(FILE *fp, struct ib_node *const *roots,
-		       uint32_t n_roots)
-{
-	for (uint32_t i = 0; i < n_roots; i++)
-		if (fprintf(fp, "0x%016" PRIx64 "\n", roots[i]->guid) < 0)
-			return -EIO;
-	return ferror(fp) ? -EIO : 0;
-}

@@ -1,95 +1,64 @@
-/* Metrics of LFTs that some other program computed: loads a topology file
- * and an LFT dump in OpenSM's opensm-lfts.dump form (OpenSM's own, or
- * ibsmd's lfts.dump), takes the LIDs from the dump's destination lines
- * (port GUIDs), and runs the same LFT walk and channel-dependency check
- * (routing/cdg.c) as the updown engine.  Lets the benchmark put OpenSM's
- * updn next to ours on the same fabric.
- *   lft_metrics NET LFTS_DUMP */
-#include <inttypes.h>
+/* Bench helper for tests/bench/minhop_vs_opensm.sh: the metrics of tables
+ * another SM computed (OpenSM's guid2lid and opensm-lfts.dump) on a
+ * topology file, measured with our LFT walk so that both SMs are counted
+ * the same way.  Prints one line of key=value pairs. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "lib/dump.h"
+#include "lib/fabric.h"
+#include "lib/lids.h"
 #include "lib/topo.h"
-#include "routing/cdg.h"
-
-static int load_lfts(struct fabric *f, const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char line[512];
-	struct ib_node *sw = NULL;
-	unsigned lineno = 0;
-
-	if (!fp) {
-		perror(path);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		char *g;
-		lineno++;
-		if (!strncmp(line, "Unicast lids", 12)) {
-			g = strstr(line, " guid 0x");
-			sw = g ? fabric_node_by_guid(f, strtoull(g + 6, NULL, 16))
-			       : NULL;
-			if (!sw)
-				fprintf(stderr, "%s:%u: unknown switch\n", path,
-					lineno);
-			continue;
-		}
-		if (strncmp(line, "0x", 2) || !sw)
-			continue;
-		char *end;
-		unsigned long lid = strtoul(line, &end, 16);
-		unsigned long port = strtoul(end, &end, 10);
-		g = strstr(end, "portguid 0x");
-		struct ib_port *p =
-			g ? fabric_port_by_guid(f, strtoull(g + 9, NULL, 16))
-			  : NULL;
-		if (!p || !lid || lid > IB_LID_UCAST_END) {
-			fprintf(stderr, "%s:%u: unknown destination\n", path,
-				lineno);
-			continue;
-		}
-		if (p->lid != lid && (p->lid == 0 || lid < p->lid))
-			fabric_set_lid(f, p, (uint16_t)lid, 0);
-		if (node_lft_reserve(sw, (uint16_t)lid) < 0)
-			return -1;
-		sw->lft[lid] = (uint8_t)port;
-	}
-	fclose(fp);
-	for (uint32_t s = 0; s < f->n_switches; s++)
-		if (node_lft_reserve(f->switches[s], f->max_lid) < 0)
-			return -1;
-	return 0;
-}
+#include "routing/hops.h"
+#include "routing/verify_lft.h"
 
 int main(int argc, char **argv)
 {
 	struct fabric f;
-	struct cdg_report r;
-	char err[256];
+	struct guid2lid m = {0};
+	struct lids_stats st;
+	struct hops h = {0};
+	struct lft_check c;
+	char err[512];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s NET LFTS_DUMP\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: lft_metrics TOPOLOGY GUID2LID LFTS\n");
 		return 2;
 	}
 	fabric_init(&f);
-	if (topo_load(&f, argv[1], err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (topo_load(&f, argv[1], err, sizeof(err)) < 0 ||
+	    guid2lid_read(argv[2], &m, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lft_metrics: %s\n", err);
 		return 2;
 	}
-	if (load_lfts(&f, argv[2]) < 0)
+	/* The other SM's LIDs: no LID from the file, all from its map. */
+	for (uint32_t i = 0; i < f.n_nodes; i++)
+		for (unsigned p = 0; p <= f.nodes[i]->nports; p++)
+			if (f.nodes[i]->ports[p].lid)
+				fabric_set_lid(&f, &f.nodes[i]->ports[p], 0, 0);
+	if (lids_assign(&f, &m, 0, &st) < 0 || st.fresh) {
+		fprintf(stderr, "lft_metrics: %u ports not in %s\n", st.fresh,
+			argv[2]);
 		return 1;
-	struct pool *pool = pool_create(2);
-	if (cdg_verify(&f, pool, NULL, &r) < 0)
+	}
+	if (hops_compute(&f, &h, NULL) < 0 ||
+	    dump_read_lfts(argv[3], &f, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lft_metrics: %s\n", err);
 		return 1;
-	printf("max_hops=%u avg_hops=%.4f max_link_routes=%" PRIu64
-	       " cdg_acyclic=%d unreachable=%" PRIu64
-	       " ca_to_switch_unreachable=%" PRIu64 "%s%s\n",
-	       r.max_hops, r.avg_hops, r.max_link_routes, r.acyclic,
-	       r.unreachable_pairs, r.sw_unreachable_pairs,
-	       r.why[0] ? " why=" : "", r.why);
-	pool_destroy(pool);
+	}
+	for (uint32_t s = 0; s < f.n_switches; s++)
+		if (node_lft_reserve(f.switches[s], f.max_lid) < 0)
+			return 1;
+	if (verify_lft(&f, &h, NULL, &c) < 0)
+		return 1;
+	printf("unreachable_pairs=%llu max_hops=%u avg_hops=%.4f "
+	       "max_link_routes=%llu cdg_acyclic=%s non_shortest=%llu\n",
+	       (unsigned long long)c.unreachable_pairs, c.max_hops, c.avg_hops,
+	       (unsigned long long)c.max_link_routes,
+	       c.cdg_acyclic ? "true" : "false",
+	       (unsigned long long)c.non_shortest_pairs);
+	guid2lid_free(&m);
+	hops_free(&h);
 	fabric_free(&f);
 	return 0;
 }

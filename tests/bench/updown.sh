@@ -5,7 +5,7 @@
 # peak RSS, for ibsmd updown (bfs, dfs), ibsmd minhop and OpenSM 3.3.23
 # -R updn run under ibsim on the same fabric (its LFTs read back from its
 # opensm-lfts.dump and measured by the same LFT walk, tests/bench/
-# lft_metrics.c).  With --scale, ibsmroute at the papers' sizes.
+# updown_lft_metrics.c).  With --scale, ibsmroute at the papers' sizes.
 #
 #   O=build tests/bench/updown.sh [--scale] [--no-opensm] [NET...]
 set -u
@@ -22,9 +22,11 @@ done
 W=$(mktemp -d "${TMPDIR:-/tmp}/updown-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 CC=${CC:-cc}
-$CC -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$W/lft_metrics" \
-	tests/bench/lft_metrics.c "$O/libibsmrouting.a" "$O/libibsm.a" -lm ||
-	exit 1
+for prog in updown_lft_metrics updown_bench; do
+	$CC -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$W/$prog" \
+		tests/bench/$prog.c "$O/libibsmrouting.a" "$O/libibsm.a" -lm ||
+		exit 1
+done
 
 if [ ${#nets[@]} = 0 ]; then
 	mkdir -p "$W/gen"
@@ -74,7 +76,7 @@ opensm_updn() {
 	roots=$(grep -c . "$d/opensm-updn-roots.dump" 2>/dev/null)
 	grep -q "disabling UPDN algorithm" "$d/opensm.log" &&
 		note=" (updn disabled: no roots found, min-hop used)"
-	echo "$("$W/lft_metrics" "$net" "$d/opensm-lfts.dump" | metrics)" \
+	echo "$("$W/updown_lft_metrics" "$net" "$d/opensm-lfts.dump" | metrics)" \
 		"roots=${roots:-0}$note"
 }
 
@@ -96,7 +98,7 @@ for net in "${nets[@]}"; do
 	"$O/ibsmroute" "$net" --routing minhop --dump-dir "$d-minhop" \
 		--json "$d-minhop.json" >/dev/null 2>&1
 	printf "%-16s %-11s %s secs=%s\n" "$name" minhop \
-		"$("$W/lft_metrics" "$net" "$d-minhop/lfts.dump" | metrics)" \
+		"$("$W/updown_lft_metrics" "$net" "$d-minhop/lfts.dump" | metrics)" \
 		"$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["unicast"]["seconds"])' "$d-minhop.json")"
 	[ $opensm = 1 ] && command -v opensm >/dev/null &&
 		printf "%-16s %-11s %s\n" "$name" opensm-updn \
@@ -104,6 +106,14 @@ for net in "${nets[@]}"; do
 done
 
 [ $scale = 1 ] || exit 0
+echo
+echo "At scale, in memory (updown_bench: the engine alone, route_s and"
+echo "route_cpu_s include its LFT verification; 2 threads):"
+for b in "fattree3 40" "torus 30 20 20 2" "torus 30 20 20 2 --dfs" \
+	"random 2048 40 20 1" "random 2048 40 20 1 --dfs"; do
+	# shellcheck disable=SC2086
+	"$W/updown_bench" $b | tail -1 | sed "s/^/$b: /"
+done
 echo
 echo "At scale (ibsmroute, 2 threads; secs = routing incl. verification," \
 	"peak RSS of the whole ibsmroute run):"

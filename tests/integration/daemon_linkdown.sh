@@ -2,7 +2,9 @@
 # ibsmd as a daemon under ibsim: `sminfo` sees it MASTER with its priority,
 # ibsmctl status/dump/sweep answer, a link taken down with ibsim's Unlink is
 # routed around within one sweep (walk of the LFTs read back), the link
-# brought back with Link is activated and used again, SIGTERM exits 0.
+# brought back with Link is activated and used again, SIGHUP reloads the
+# configuration (a bad one is refused and the running one kept), SIGTERM
+# exits 0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim ibnetdiscover iblinkinfo ibroute sminfo python3
@@ -13,8 +15,9 @@ start_sim "$net"
 st=$T/state
 sock=$T/ibsmd.sock
 # Not through sim(): a backgrounded shell function's $! is the subshell.
-LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" --state-dir "$st" -o control_socket="$sock" \
-	-o sm.sweep_interval_ms=300 -o sm.priority=7 -o log.level=info \
+printf 'sm:\n  priority: 7\n  sweep_interval_ms: 300\n' >"$T/ibsmd.yaml"
+LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" -c "$T/ibsmd.yaml" \
+	--state-dir "$st" -o control_socket="$sock" -o log.level=info \
 	>"$T/ibsmd.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null; cleanup' EXIT
@@ -69,6 +72,19 @@ done
 check_fabric "$T/back"
 
 "$IBSMCTL" -s "$sock" status | grep -E "^(sweeps|heavy_sweeps|traps|smps_sent|smps_retried) "
+# SIGHUP: a new priority applies; a broken file is refused.
+printf 'sm:\n  priority: 9\n  sweep_interval_ms: 300\n' >"$T/ibsmd.yaml"
+kill -HUP $DPID
+for _ in $(seq 50); do [ "$(field sm_priority)" = 9 ] && break; sleep 0.1; done
+sim sminfo 2>&1 | grep -q "priority 9 state 3" || fail "SIGHUP: priority 9 not applied"
+printf 'sm:\n  priority: 99\n' >"$T/ibsmd.yaml"
+kill -HUP $DPID
+sleep 0.5
+kill -0 $DPID || fail "ibsmd died on a bad config at SIGHUP"
+[ "$(field sm_priority)" = 9 ] || fail "bad config at SIGHUP changed the priority"
+grep -q "reload: .*ibsmd.yaml:2:.*keeping the running configuration" "$T/ibsmd.log" ||
+	fail "no reload error for the bad config"
+
 kill -TERM $DPID
 wait $DPID
 rc=$?

@@ -101,6 +101,14 @@ secs=$(kv "$pg" secs)
 awk -v s="$secs" 'BEGIN { exit !(s < 0.09) }' || fail "PortGroupInfo took $secs s: retried instead of failing at once"
 check_ibroute "$T/p1.out"
 
+echo "== windows hold: 3000 Gets with window 16, node window 4"
+sim "$PROBE" -e 7 -w 16 -n 4 -b 3000 >"$T/w.out" 2>&1 || fail "windowed Gets: $(cat "$T/w.out")"
+b=$(grep '^bench' "$T/w.out")
+echo "$b"
+[ "$(kv "$b" ok)" = 3000 ] || fail "not every Get answered: $b"
+[ "$(kv "$b" max_outstanding)" -le 16 ] || fail "more than 16 outstanding: $b"
+[ "$(kv "$b" max_outstanding)" -ge 8 ] || fail "the window was not used (<= 7 outstanding over 7 nodes x 4): $b"
+
 echo "== port selection: by GUID, by CA name, and clear errors"
 sim_at H3 "$PROBE" -G 0x100005 -e 7 >"$T/g.out" 2>&1 || fail "open by GUID: $(cat "$T/g.out")"
 grep -q '^port ca=ibsim0 num=1 guid=0x0000000000100005' "$T/g.out" || fail "wrong port by GUID: $(head -1 "$T/g.out")"

@@ -163,16 +163,21 @@ static void on_lft_read(void *ctx, int status, const struct txn_result *r)
 
 	if (status) {
 		x->pr->lft_bad++;
-		fprintf(stderr, "LFT read back of block %u on 0x%016llx failed: %s\n",
-			x->block, (unsigned long long)x->n->guid, strerror(-status));
+		fprintf(stderr,
+			"LFT read back of block %u on 0x%016llx failed: %s\n",
+			x->block, (unsigned long long)x->n->guid,
+			strerror(-status));
 	} else {
 		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++)
-			if (r->data[i] != lft_pattern(x->n, x->block * 64 + i)) {
+			if (r->data[i] !=
+			    lft_pattern(x->n, x->block * 64 + i)) {
 				x->pr->lft_bad++;
-				fprintf(stderr, "LFT 0x%016llx LID %u: read %u, set %u\n",
-					(unsigned long long)x->n->guid,
-					x->block * 64 + i, r->data[i],
-					lft_pattern(x->n, x->block * 64 + i));
+				fprintf(
+				    stderr,
+				    "LFT 0x%016llx LID %u: read %u, set %u\n",
+				    (unsigned long long)x->n->guid,
+				    x->block * 64 + i, r->data[i],
+				    lft_pattern(x->n, x->block * 64 + i));
 				break;
 			}
 	}
@@ -196,7 +201,7 @@ static void on_si_get(void *ctx, int status, const struct txn_result *r)
 {
 	struct lftx *x = ctx;
 	struct smp_switch_info si;
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	uint8_t data[SMP_DATA_SIZE] = {0};
 
 	if (status || smp_switch_info_decode(&si, r->data, SMP_DATA_SIZE)) {
 		x->pr->lft_bad++;
@@ -222,28 +227,30 @@ static void on_lft_set(void *ctx, int status, const struct bulk_result *r)
 	struct lftx *sx = calloc(1, sizeof(*sx));
 	char pbuf[256];
 
-	*sx = (struct lftx){ .pr = pr, .n = x->n };
+	*sx = (struct lftx){.pr = pr, .n = x->n};
 	if (txn_submit_dr(pr->eng, x->n->path, x->n->hops, MAD_METHOD_GET,
 			  SMP_ATTR_SWITCH_INFO, 0, NULL, on_si_get, sx))
 		free(sx);
 	if (!quiet)
 		printf("lft_switch guid=0x%016llx path=%s nports=%u\n",
-	       (unsigned long long)x->n->guid,
-	       smp_path_str(x->n->path, x->n->hops, pbuf, sizeof(pbuf)),
-	       x->n->nports);
+		       (unsigned long long)x->n->guid,
+		       smp_path_str(x->n->path, x->n->hops, pbuf, sizeof(pbuf)),
+		       x->n->nports);
 
 	pr->lft_done++;
 	pr->lft_failed_blocks += r->nfailed;
 	if (status)
-		fprintf(stderr, "LFT set on 0x%016llx: %u of %u blocks failed (%s)\n",
+		fprintf(stderr,
+			"LFT set on 0x%016llx: %u of %u blocks failed (%s)\n",
 			(unsigned long long)x->n->guid, r->nfailed, r->nitems,
 			strerror(-status));
 	for (uint32_t b = 0; b < pr->lft_blocks; b++) {
 		struct lftx *rx = calloc(1, sizeof(*rx));
 
-		*rx = (struct lftx){ .pr = pr, .n = x->n, .block = b };
-		if (txn_submit_dr(pr->eng, x->n->path, x->n->hops, MAD_METHOD_GET,
-				  SMP_ATTR_LFT, b, NULL, on_lft_read, rx)) {
+		*rx = (struct lftx){.pr = pr, .n = x->n, .block = b};
+		if (txn_submit_dr(pr->eng, x->n->path, x->n->hops,
+				  MAD_METHOD_GET, SMP_ATTR_LFT, b, NULL,
+				  on_lft_read, rx)) {
 			pr->lft_bad++;
 			free(rx);
 		}
@@ -267,11 +274,16 @@ static int program_lfts(struct probe *pr, unsigned retries)
 		x->lft = malloc(size);
 		for (unsigned lid = 0; lid < size; lid++)
 			x->lft[lid] = lft_pattern(n, lid);
-		struct bulk_lft_req req = { .dr = true, .path = n->path,
-					    .hops = n->hops, .dest = n->guid,
-					    .lft = x->lft, .lft_size = size,
-					    .n = pr->lft_blocks, .retries = retries,
-					    .done = on_lft_set, .ctx = x };
+		struct bulk_lft_req req = {.dr = true,
+					   .path = n->path,
+					   .hops = n->hops,
+					   .dest = n->guid,
+					   .lft = x->lft,
+					   .lft_size = size,
+					   .n = pr->lft_blocks,
+					   .retries = retries,
+					   .done = on_lft_set,
+					   .ctx = x};
 		if (bulk_lft_start(pr->eng, &req))
 			return -ENOMEM;
 	}
@@ -293,11 +305,12 @@ static void on_pgroup(void *ctx, int status, const struct txn_result *r)
 static void probe_pgroups(struct probe *pr)
 {
 	for (unsigned i = 0; i < pr->n; i++) {
-		struct txn_smp_req r = { .dr = true, .path = pr->nodes[i].path,
-					 .hops = pr->nodes[i].hops,
-					 .method = MAD_METHOD_GET,
-					 .attr_id = SMP_ATTR_PGROUP_INFO,
-					 .retries = 0 /* optional: one try */ };
+		struct txn_smp_req r = {.dr = true,
+					.path = pr->nodes[i].path,
+					.hops = pr->nodes[i].hops,
+					.method = MAD_METHOD_GET,
+					.attr_id = SMP_ATTR_PGROUP_INFO,
+					.retries = 0 /* optional: one try */};
 
 		if (pr->nodes[i].type == 2)
 			txn_submit(pr->eng, &r, on_pgroup, pr);
@@ -311,12 +324,13 @@ static unsigned sminfo_answered;
 static void on_request(void *ctx, const struct txn_request *req)
 {
 	struct probe *pr = ctx;
-	struct smp_sm_info si = { .priority = 5, .state = SM_STATE_MASTER };
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	struct smp_sm_info si = {.priority = 5, .state = SM_STATE_MASTER};
+	uint8_t data[SMP_DATA_SIZE] = {0};
 
 	if (!req->smp || req->hdr->attr_id != SMP_ATTR_SM_INFO ||
 	    req->hdr->method != MAD_METHOD_GET) {
-		txn_respond_smp(pr->eng, req, MAD_STATUS_METHOD_ATTR_UNSUPP, NULL);
+		txn_respond_smp(pr->eng, req, MAD_STATUS_METHOD_ATTR_UNSUPP,
+				NULL);
 		return;
 	}
 	si.guid = mad_port_info(txn_port(pr->eng))->port_guid;
@@ -356,8 +370,9 @@ static int bench(struct probe *pr, unsigned gets, int max_ms)
 	printf("bench window=%u node_window=%u gets=%u ok=%u failed=%u "
 	       "secs=%.3f rate=%.0f sent=%llu lost=%llu retried=%llu "
 	       "max_outstanding=%u%s\n",
-	       txn_get_params(pr->eng)->window, txn_get_params(pr->eng)->node_window,
-	       gets, pr->bench_ok, pr->bench_fail, (t1 - t0) / 1e6,
+	       txn_get_params(pr->eng)->window,
+	       txn_get_params(pr->eng)->node_window, gets, pr->bench_ok,
+	       pr->bench_fail, (t1 - t0) / 1e6,
 	       pr->bench_ok / ((t1 - t0) / 1e6),
 	       (unsigned long long)(s->sent - sent0),
 	       (unsigned long long)(s->lost - lost0),
@@ -368,10 +383,11 @@ static int bench(struct probe *pr, unsigned gets, int max_ms)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
-			"[-r retries] [-e expected_nodes] [-l lft_blocks] "
-			"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] "
-			"[-G port_guid | -C ca [-P port]] [-v]\n");
+	fprintf(stderr,
+		"usage: mad_probe [-w window] [-n node_window] [-t timeout_ms] "
+		"[-r retries] [-e expected_nodes] [-l lft_blocks] "
+		"[-b bench_gets] [-T max_ms] [-g] [-q] [-s serve_ms] "
+		"[-G port_guid | -C ca [-P port]] [-v]\n");
 	exit(2);
 }
 
@@ -390,24 +406,56 @@ static void parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	txn_params_default(&o->prm);
 	o->max_ms = 60000;
-	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:G:C:P:gqv")) != -1) {
+	while ((opt = getopt(argc, argv, "w:n:t:r:e:l:b:T:s:G:C:P:gqv")) !=
+	       -1) {
 		switch (opt) {
-		case 'w': o->prm.window = (unsigned)atoi(optarg); break;
-		case 'n': o->prm.node_window = (unsigned)atoi(optarg); break;
-		case 't': o->prm.timeout_ms = (unsigned)atoi(optarg); break;
-		case 'r': o->prm.retries = (unsigned)atoi(optarg); break;
-		case 'e': o->expect = (unsigned)atoi(optarg); break;
-		case 'l': o->lft_blocks = (unsigned)atoi(optarg); break;
-		case 'b': o->gets = (unsigned)atoi(optarg); break;
-		case 'T': o->max_ms = atoi(optarg); break;
-		case 'g': o->pgroups = true; break;
-		case 'q': o->quiet = true; break;
-		case 's': o->serve_ms = atoi(optarg); break;
-		case 'G': o->sel.guid = strtoull(optarg, NULL, 0); break;
-		case 'C': o->sel.ca = optarg; break;
-		case 'P': o->sel.num = atoi(optarg); break;
-		case 'v': log_set_level(LOG_LVL_DEBUG); break;
-		default: usage();
+		case 'w':
+			o->prm.window = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			o->prm.node_window = (unsigned)atoi(optarg);
+			break;
+		case 't':
+			o->prm.timeout_ms = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			o->prm.retries = (unsigned)atoi(optarg);
+			break;
+		case 'e':
+			o->expect = (unsigned)atoi(optarg);
+			break;
+		case 'l':
+			o->lft_blocks = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			o->gets = (unsigned)atoi(optarg);
+			break;
+		case 'T':
+			o->max_ms = atoi(optarg);
+			break;
+		case 'g':
+			o->pgroups = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 's':
+			o->serve_ms = atoi(optarg);
+			break;
+		case 'G':
+			o->sel.guid = strtoull(optarg, NULL, 0);
+			break;
+		case 'C':
+			o->sel.ca = optarg;
+			break;
+		case 'P':
+			o->sel.num = atoi(optarg);
+			break;
+		case 'v':
+			log_set_level(LOG_LVL_DEBUG);
+			break;
+		default:
+			usage();
 		}
 	}
 }
@@ -423,7 +471,7 @@ static unsigned count_switches(const struct probe *pr)
 
 static bool run_discovery(struct probe *pr, const struct opts *o)
 {
-	uint8_t path0[SMP_PATH_SIZE] = { 0 };
+	uint8_t path0[SMP_PATH_SIZE] = {0};
 	int64_t t0 = txn_now_us();
 	unsigned sw;
 	int rc;
@@ -431,9 +479,10 @@ static bool run_discovery(struct probe *pr, const struct opts *o)
 	get_node_info(pr, path0, 0);
 	rc = txn_run(pr->eng, o->max_ms);
 	sw = count_switches(pr);
-	printf("discovered nodes=%u switches=%u cas=%u secs=%.3f failed_smps=%u%s\n",
-	       pr->n, sw, pr->n - sw, (txn_now_us() - t0) / 1e6, pr->failed_smps,
-	       rc ? " STALLED" : "");
+	printf("discovered nodes=%u switches=%u cas=%u secs=%.3f "
+	       "failed_smps=%u%s\n",
+	       pr->n, sw, pr->n - sw, (txn_now_us() - t0) / 1e6,
+	       pr->failed_smps, rc ? " STALLED" : "");
 	return !rc && (!o->expect || pr->n == o->expect);
 }
 
@@ -446,10 +495,11 @@ static bool run_lfts(struct probe *pr, const struct opts *o)
 	program_lfts(pr, o->prm.retries);
 	rc = txn_run(pr->eng, o->max_ms);
 	printf("lft switches=%u programmed=%u blocks=%u failed_blocks=%u "
-	       "readback_mismatches=%u secs=%.3f%s\n", sw, pr->lft_done,
-	       pr->lft_blocks, pr->lft_failed_blocks, pr->lft_bad,
-	       (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
-	return !rc && pr->lft_done == sw && !pr->lft_failed_blocks && !pr->lft_bad;
+	       "readback_mismatches=%u secs=%.3f%s\n",
+	       sw, pr->lft_done, pr->lft_blocks, pr->lft_failed_blocks,
+	       pr->lft_bad, (txn_now_us() - l0) / 1e6, rc ? " STALLED" : "");
+	return !rc && pr->lft_done == sw && !pr->lft_failed_blocks &&
+	       !pr->lft_bad;
 }
 
 static void run_pgroups(struct probe *pr, const struct opts *o)
@@ -459,7 +509,8 @@ static void run_pgroups(struct probe *pr, const struct opts *o)
 	probe_pgroups(pr);
 	txn_run(pr->eng, o->max_ms);
 	printf("pgroup switches=%u immediate_timeouts=%u other=%u secs=%.3f\n",
-	       count_switches(pr), pg_fast, pg_other, (txn_now_us() - p0) / 1e6);
+	       count_switches(pr), pg_fast, pg_other,
+	       (txn_now_us() - p0) / 1e6);
 }
 
 static bool serve(struct probe *pr, struct mad_port *port, int serve_ms)
@@ -471,7 +522,7 @@ static bool serve(struct probe *pr, struct mad_port *port, int serve_ms)
 	printf("serving\n");
 	fflush(stdout);
 	while (txn_now_us() < end) {
-		struct pollfd pfd = { .fd = txn_fd(pr->eng), .events = POLLIN };
+		struct pollfd pfd = {.fd = txn_fd(pr->eng), .events = POLLIN};
 
 		if (poll(&pfd, 1, 50) > 0)
 			txn_on_readable(pr->eng);
@@ -482,19 +533,23 @@ static bool serve(struct probe *pr, struct mad_port *port, int serve_ms)
 
 static void print_stats(const struct txn_stats *s)
 {
-	printf("stats sent=%llu received=%llu retried=%llu lost=%llu timeouts=%llu "
-	       "fast_timeouts=%llu remote_errors=%llu unmatched=%llu dropped=%llu "
-	       "max_outstanding=%u\n",
-	       (unsigned long long)s->sent, (unsigned long long)s->received,
-	       (unsigned long long)s->retried, (unsigned long long)s->lost,
-	       (unsigned long long)s->timeouts, (unsigned long long)s->fast_timeouts,
-	       (unsigned long long)s->remote_errors, (unsigned long long)s->unmatched,
-	       (unsigned long long)s->dropped, s->max_outstanding);
+	printf(
+	    "stats sent=%llu received=%llu retried=%llu lost=%llu "
+	    "timeouts=%llu "
+	    "fast_timeouts=%llu remote_errors=%llu unmatched=%llu dropped=%llu "
+	    "max_outstanding=%u\n",
+	    (unsigned long long)s->sent, (unsigned long long)s->received,
+	    (unsigned long long)s->retried, (unsigned long long)s->lost,
+	    (unsigned long long)s->timeouts,
+	    (unsigned long long)s->fast_timeouts,
+	    (unsigned long long)s->remote_errors,
+	    (unsigned long long)s->unmatched, (unsigned long long)s->dropped,
+	    s->max_outstanding);
 }
 
 int main(int argc, char **argv)
 {
-	struct probe pr = { 0 };
+	struct probe pr = {0};
 	struct mad_port *port;
 	struct opts o;
 	bool ok;
@@ -506,13 +561,14 @@ int main(int argc, char **argv)
 	pr.lft_blocks = o.lft_blocks;
 	if (mad_port_open(&o.sel, &port))
 		return 1;
-	printf("port ca=%s num=%d guid=0x%016llx state=%u\n", mad_port_info(port)->ca,
-	       mad_port_info(port)->num,
+	printf("port ca=%s num=%d guid=0x%016llx state=%u\n",
+	       mad_port_info(port)->ca, mad_port_info(port)->num,
 	       (unsigned long long)mad_port_info(port)->port_guid,
 	       mad_port_info(port)->state);
 	rc = txn_create(port, &o.prm, &pr.eng);
 	if (rc) {
-		fprintf(stderr, "mad_probe: cannot create the engine: %s\n", strerror(-rc));
+		fprintf(stderr, "mad_probe: cannot create the engine: %s\n",
+			strerror(-rc));
 		return 1;
 	}
 	ok = run_discovery(&pr, &o);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/dump.h"
@@ -205,6 +206,10 @@ static void test_guid2lid_roots(void **state)
 	s = slurp(x.dir, "updn-roots.dump");
 	assert_string_equal(s, "0x0000000000200000\n0x0000000000200001\n");
 	free(s);
+	struct stat sb;
+	snprintf(path, sizeof(path), "%s/guid2lid", x.dir);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
 	/* no temporary files left behind */
 	snprintf(path, sizeof(path), "ls %s | grep -q tmp", x.dir);
 	assert_int_not_equal(system(path), 0);

@@ -206,6 +206,25 @@ static void test_sm_on_switch(void **state)
 	fabric_free(&l.f);
 }
 
+/* The map's index: many puts, updates in place, gets after a read. */
+static void test_map_index(void **state)
+{
+	struct guid2lid m = { 0 };
+
+	(void)state;
+	for (uint32_t i = 0; i < 50000; i++)
+		assert_int_equal(guid2lid_put(&m, 0x1000 + 7 * (uint64_t)i,
+					      (uint16_t)(i % 40000 + 1),
+					      (uint16_t)(i % 40000 + 1)), 0);
+	assert_int_equal(m.n, 50000);
+	assert_int_equal(guid2lid_put(&m, 0x1000 + 7 * 123, 9, 9), 0);
+	assert_int_equal(m.n, 50000);
+	assert_int_equal(guid2lid_get(&m, 0x1000 + 7 * 123)->lo, 9);
+	assert_int_equal(guid2lid_get(&m, 0x1000 + 7 * 49999)->lo, 9999 + 1);
+	assert_null(guid2lid_get(&m, 0x1001));
+	guid2lid_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +233,7 @@ int main(void)
 	    cmocka_unit_test(test_lmc),
 	    cmocka_unit_test(test_guid2lid_reuse),
 	    cmocka_unit_test(test_sm_on_switch),
+	    cmocka_unit_test(test_map_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

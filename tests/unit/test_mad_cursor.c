@@ -10,7 +10,7 @@
 
 static void test_be_order(void **state)
 {
-	uint8_t b[15] = { 0 };
+	uint8_t b[15] = {0};
 	struct cur c;
 
 	(void)state;
@@ -32,7 +32,7 @@ static void test_be_order(void **state)
 
 static void test_bounds_sticky(void **state)
 {
-	uint8_t b[3] = { 1, 2, 3 };
+	uint8_t b[3] = {1, 2, 3};
 	struct cur c;
 
 	(void)state;
@@ -52,7 +52,7 @@ static void test_bounds_sticky(void **state)
 
 static void test_readonly(void **state)
 {
-	uint8_t b[4] = { 0 };
+	uint8_t b[4] = {0};
 	struct cur c;
 
 	(void)state;
@@ -64,15 +64,15 @@ static void test_readonly(void **state)
 
 static void test_bits(void **state)
 {
-	uint8_t b[8] = { 0 };
+	uint8_t b[8] = {0};
 	struct cur c;
 
 	(void)state;
 	cur_wr(&c, b, sizeof(b));
-	cur_put_bits(&c, 0, 1, 1);	 /* MSB of byte 0 */
-	cur_put_bits(&c, 1, 7, 0x05);	 /* rest of byte 0 */
-	cur_put_bits(&c, 12, 8, 0xAB);	 /* straddles bytes 1-2 */
-	cur_put_bits(&c, 29, 5, 0x1F);	 /* bits 29..33 */
+	cur_put_bits(&c, 0, 1, 1);     /* MSB of byte 0 */
+	cur_put_bits(&c, 1, 7, 0x05);  /* rest of byte 0 */
+	cur_put_bits(&c, 12, 8, 0xAB); /* straddles bytes 1-2 */
+	cur_put_bits(&c, 29, 5, 0x1F); /* bits 29..33 */
 	assert_int_equal(cur_err(&c), 0);
 	assert_int_equal(b[0], 0x85);
 	assert_int_equal(b[1], 0x0A);
@@ -90,7 +90,7 @@ static void test_bits(void **state)
 
 static void test_bytes(void **state)
 {
-	uint8_t b[6] = { 9, 9, 9, 9, 9, 9 }, out[4];
+	uint8_t b[6] = {9, 9, 9, 9, 9, 9}, out[4];
 	struct cur c;
 
 	(void)state;
@@ -113,11 +113,11 @@ static void test_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_be_order),
-		cmocka_unit_test(test_bounds_sticky),
-		cmocka_unit_test(test_readonly),
-		cmocka_unit_test(test_bits),
-		cmocka_unit_test(test_bytes),
+	    cmocka_unit_test(test_be_order),
+	    cmocka_unit_test(test_bounds_sticky),
+	    cmocka_unit_test(test_readonly),
+	    cmocka_unit_test(test_bits),
+	    cmocka_unit_test(test_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,10 +26,11 @@
 _Static_assert(MAD_SIZE == 256, "MAD size");
 _Static_assert(SMP_DATA_OFF == offsetof(struct umad_smp, data), "SMP data");
 _Static_assert(SMP_DATA_SIZE == (int)UMAD_LEN_SMP_DATA, "SMP data size");
-_Static_assert(MAD_SIZE - SMP_PATH_SIZE == offsetof(struct umad_smp, return_path),
+_Static_assert(MAD_SIZE - SMP_PATH_SIZE ==
+		   offsetof(struct umad_smp, return_path),
 	       "SMP return path");
 _Static_assert(MAD_SIZE - 2 * SMP_PATH_SIZE ==
-		       offsetof(struct umad_smp, initial_path),
+		   offsetof(struct umad_smp, initial_path),
 	       "SMP initial path");
 _Static_assert(sizeof(struct umad_smp) == MAD_SIZE, "umad_smp size");
 _Static_assert((int)SMP_ATTR_LFT == (int)UMAD_SM_ATTR_LINEAR_FT, "LFT id");
@@ -45,10 +46,22 @@ struct table {
 	enum MAD_FIELDS (*ibmad)(size_t i); /* libibmad field of entry i */
 };
 
-static enum MAD_FIELDS node_f(size_t i) { return IB_NODE_FIRST_F + i; }
-static enum MAD_FIELDS sw_f(size_t i) { return IB_SW_FIRST_F + i; }
-static enum MAD_FIELDS sminfo_f(size_t i) { return IB_SMINFO_GUID_F + i; }
-static enum MAD_FIELDS notice_f(size_t i) { return IB_NOTICE_IS_GENERIC_F + i; }
+static enum MAD_FIELDS node_f(size_t i)
+{
+	return IB_NODE_FIRST_F + i;
+}
+static enum MAD_FIELDS sw_f(size_t i)
+{
+	return IB_SW_FIRST_F + i;
+}
+static enum MAD_FIELDS sminfo_f(size_t i)
+{
+	return IB_SMINFO_GUID_F + i;
+}
+static enum MAD_FIELDS notice_f(size_t i)
+{
+	return IB_NOTICE_IS_GENERIC_F + i;
+}
 static enum MAD_FIELDS port_f(size_t i)
 {
 	size_t base = IB_PORT_LAST_F - IB_PORT_FIRST_F;
@@ -60,20 +73,19 @@ static const struct table *tables(size_t *n)
 {
 	static struct table t[5];
 
-	t[0] = (struct table){ "NodeInfo", smp_node_info_fields,
-			       smp_node_info_nfields,
-			       sizeof(struct smp_node_info), node_f };
-	t[1] = (struct table){ "PortInfo", smp_port_info_fields,
-			       smp_port_info_nfields,
-			       sizeof(struct smp_port_info), port_f };
-	t[2] = (struct table){ "SwitchInfo", smp_switch_info_fields,
-			       smp_switch_info_nfields,
-			       sizeof(struct smp_switch_info), sw_f };
-	t[3] = (struct table){ "SMInfo", smp_sm_info_fields,
-			       smp_sm_info_nfields,
-			       sizeof(struct smp_sm_info), sminfo_f };
-	t[4] = (struct table){ "Notice", smp_notice_fields, smp_notice_nfields,
-			       sizeof(struct smp_notice), notice_f };
+	t[0] = (struct table){"NodeInfo", smp_node_info_fields,
+			      smp_node_info_nfields,
+			      sizeof(struct smp_node_info), node_f};
+	t[1] = (struct table){"PortInfo", smp_port_info_fields,
+			      smp_port_info_nfields,
+			      sizeof(struct smp_port_info), port_f};
+	t[2] = (struct table){"SwitchInfo", smp_switch_info_fields,
+			      smp_switch_info_nfields,
+			      sizeof(struct smp_switch_info), sw_f};
+	t[3] = (struct table){"SMInfo", smp_sm_info_fields, smp_sm_info_nfields,
+			      sizeof(struct smp_sm_info), sminfo_f};
+	t[4] = (struct table){"Notice", smp_notice_fields, smp_notice_nfields,
+			      sizeof(struct smp_notice), notice_f};
 	*n = 5;
 	return t;
 }
@@ -94,20 +106,23 @@ static void ibmad_set(uint8_t *buf, enum MAD_FIELDS f, unsigned width,
 
 static uint64_t ibmad_get(uint8_t *buf, enum MAD_FIELDS f, unsigned width)
 {
-	return width > 32 ? mad_get_field64(buf, 0, f) : mad_get_field(buf, 0, f);
+	return width > 32 ? mad_get_field64(buf, 0, f)
+			  : mad_get_field(buf, 0, f);
 }
 
 /* The number of table entries matches libibmad's field ranges. */
 static void test_field_counts(void **state)
 {
 	(void)state;
-	assert_int_equal(smp_node_info_nfields, IB_NODE_LAST_F - IB_NODE_FIRST_F);
+	assert_int_equal(smp_node_info_nfields,
+			 IB_NODE_LAST_F - IB_NODE_FIRST_F);
 	assert_int_equal(smp_switch_info_nfields, IB_SW_LAST_F - IB_SW_FIRST_F);
-	assert_int_equal(smp_port_info_nfields,
-			 (IB_PORT_LAST_F - IB_PORT_FIRST_F) +
-				 (IB_PORT_LINK_SPEED_EXT_LAST_F -
-				  IB_PORT_CAPMASK2_F));
-	assert_int_equal(smp_sm_info_nfields, IB_SMINFO_STATE_F - IB_SMINFO_GUID_F + 1);
+	assert_int_equal(
+	    smp_port_info_nfields,
+	    (IB_PORT_LAST_F - IB_PORT_FIRST_F) +
+		(IB_PORT_LINK_SPEED_EXT_LAST_F - IB_PORT_CAPMASK2_F));
+	assert_int_equal(smp_sm_info_nfields,
+			 IB_SMINFO_STATE_F - IB_SMINFO_GUID_F + 1);
 }
 
 /* Each field alone, all ones: same bytes as libibmad, and libibmad reads
@@ -122,14 +137,15 @@ static void test_each_field_position(void **state)
 		for (size_t i = 0; i < t[k].n; i++) {
 			const struct wire_field *f = &t[k].f[i];
 			enum MAD_FIELDS mf = t[k].ibmad(i);
-			uint8_t mine[64] = { 0 }, ref[64] = { 0 }, obj[128] = { 0 };
+			uint8_t mine[64] = {0}, ref[64] = {0}, obj[128] = {0};
 
 			wire_member_set(f, obj, ones(f->width));
 			assert_int_equal(wire_encode(f, 1, obj, mine, 64), 0);
 			ibmad_set(ref, mf, f->width, ones(f->width));
 			if (memcmp(mine, ref, 64))
 				fail_msg("%s.%s: bytes differ from libibmad %s",
-					 t[k].what, f->name, mad_field_name(mf));
+					 t[k].what, f->name,
+					 mad_field_name(mf));
 			if (ibmad_get(ref, mf, 64) != ones(f->width) &&
 			    ibmad_get(ref, mf, f->width) != ones(f->width))
 				fail_msg("%s.%s: width %u disagrees", t[k].what,
@@ -149,25 +165,29 @@ static void test_random_roundtrip(void **state)
 	srand(42);
 	for (int round = 0; round < 50; round++) {
 		for (size_t k = 0; k < nt; k++) {
-			uint8_t obj[128] = { 0 }, back[128] = { 0 };
-			uint8_t buf[64] = { 0 }, ref[64] = { 0 };
+			uint8_t obj[128] = {0}, back[128] = {0};
+			uint8_t buf[64] = {0}, ref[64] = {0};
 
 			for (size_t i = 0; i < t[k].n; i++) {
 				const struct wire_field *f = &t[k].f[i];
 				uint64_t v = ((uint64_t)rand() << 33) ^
-					     ((uint64_t)rand() << 11) ^ (uint64_t)rand();
+					     ((uint64_t)rand() << 11) ^
+					     (uint64_t)rand();
 
 				v &= ones(f->width);
 				wire_member_set(f, obj, v);
 				ibmad_set(ref, t[k].ibmad(i), f->width, v);
 			}
-			assert_int_equal(wire_encode(t[k].f, t[k].n, obj, buf, 64), 0);
+			assert_int_equal(
+			    wire_encode(t[k].f, t[k].n, obj, buf, 64), 0);
 			for (size_t i = 0; i < t[k].n; i++) {
 				const struct wire_field *f = &t[k].f[i];
-				assert_true(ibmad_get(buf, t[k].ibmad(i), f->width) ==
-					    wire_member_get(f, obj));
+				assert_true(
+				    ibmad_get(buf, t[k].ibmad(i), f->width) ==
+				    wire_member_get(f, obj));
 			}
-			assert_int_equal(wire_decode(t[k].f, t[k].n, ref, 64, back), 0);
+			assert_int_equal(
+			    wire_decode(t[k].f, t[k].n, ref, 64, back), 0);
 			for (size_t i = 0; i < t[k].n; i++)
 				assert_true(wire_member_get(&t[k].f[i], back) ==
 					    wire_member_get(&t[k].f[i], obj));
@@ -177,8 +197,8 @@ static void test_random_roundtrip(void **state)
 
 static void test_typed_codecs(void **state)
 {
-	uint8_t d[64] = { 0 };
-	struct smp_port_info pi = { 0 }, pi2;
+	uint8_t d[64] = {0};
+	struct smp_port_info pi = {0}, pi2;
 	struct smp_node_info ni;
 	struct smp_switch_info si;
 
@@ -245,7 +265,7 @@ static void test_dr_header(void **state)
 {
 	struct smp s, r;
 	uint8_t buf[MAD_SIZE];
-	uint8_t path[4] = { 0, 1, 3, 5 };
+	uint8_t path[4] = {0, 1, 3, 5};
 	uint8_t p[64];
 
 	(void)state;
@@ -261,9 +281,11 @@ static void test_dr_header(void **state)
 	assert_int_equal(mad_get_field(buf, 0, IB_DRSMP_HOPCNT_F), 3);
 	assert_int_equal(mad_get_field(buf, 0, IB_DRSMP_HOPPTR_F), 0);
 	assert_int_equal(mad_get_field(buf, 0, IB_DRSMP_DIRECTION_F), 0);
-	assert_true(mad_get_field64(buf, 0, IB_MAD_TRID_F) == 0x1122334455667788ULL);
+	assert_true(mad_get_field64(buf, 0, IB_MAD_TRID_F) ==
+		    0x1122334455667788ULL);
 	assert_int_equal(mad_get_field(buf, 0, IB_MAD_ATTRID_F), 0x11);
-	assert_true(mad_get_field64(buf, 0, IB_MAD_MKEY_F) == 0xA1A2A3A4A5A6A7A8ULL);
+	assert_true(mad_get_field64(buf, 0, IB_MAD_MKEY_F) ==
+		    0xA1A2A3A4A5A6A7A8ULL);
 	assert_int_equal(mad_get_field(buf, 0, IB_DRSMP_DRSLID_F), 0xFFFF);
 	assert_int_equal(mad_get_field(buf, 0, IB_DRSMP_DRDLID_F), 0xFFFF);
 	mad_decode_field(buf, IB_DRSMP_PATH_F, p);
@@ -340,7 +362,7 @@ static void test_lft_mft_blocks(void **state)
 
 static void test_notice_traps(void **state)
 {
-	uint8_t d[64] = { 0 };
+	uint8_t d[64] = {0};
 	struct smp_notice n;
 	struct smp_trap144 t;
 	uint16_t lid;
@@ -370,7 +392,7 @@ static void test_notice_traps(void **state)
 	assert_int_equal(t.lid, 0x33);
 	assert_int_equal(t.new_cap_mask, 0x02510868);
 	/* encode gives back the same bytes */
-	uint8_t e[64] = { 0 };
+	uint8_t e[64] = {0};
 	assert_int_equal(smp_notice_encode(&n, e, sizeof(e)), 0);
 	assert_memory_equal(e, d, 64);
 }
@@ -391,16 +413,20 @@ static void test_trap_repress(void **state)
 /* DESIGN 4.3 layouts, written out byte by byte. */
 static void test_port_groups(void **state)
 {
-	uint8_t d[64] = { 0 };
-	struct smp_pgroup_info pg = { .cap = 16, .top = 5, .fdb_cap = 0x0C00,
-				      .enable = 1, .algorithm = 2,
-				      .threshold = 0x40 }, pg2;
+	uint8_t d[64] = {0};
+	struct smp_pgroup_info pg = {.cap = 16,
+				     .top = 5,
+				     .fdb_cap = 0x0C00,
+				     .enable = 1,
+				     .algorithm = 2,
+				     .threshold = 0x40},
+			       pg2;
 	struct pgroup_mask m[2], mb[2];
 	uint8_t ids[64], idb[64];
 
 	(void)state;
 	assert_int_equal(smp_pgroup_info_encode(&pg, d, sizeof(d)), 0);
-	const uint8_t want[6] = { 16, 5, 0x0C, 0x00, 0x82, 0x40 };
+	const uint8_t want[6] = {16, 5, 0x0C, 0x00, 0x82, 0x40};
 	assert_memory_equal(d, want, 6);
 	assert_int_equal(smp_pgroup_info_decode(&pg2, d, sizeof(d)), 0);
 	assert_int_equal(pg2.algorithm, 2);
@@ -432,7 +458,7 @@ static void test_port_groups(void **state)
 static void test_names(void **state)
 {
 	char b[64];
-	uint8_t path[3] = { 0, 1, 12 };
+	uint8_t path[3] = {0, 1, 12};
 
 	(void)state;
 	assert_string_equal(smp_attr_name(0x11), "NodeInfo");
@@ -443,18 +469,18 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_field_counts),
-		cmocka_unit_test(test_each_field_position),
-		cmocka_unit_test(test_random_roundtrip),
-		cmocka_unit_test(test_typed_codecs),
-		cmocka_unit_test(test_node_desc),
-		cmocka_unit_test(test_dr_header),
-		cmocka_unit_test(test_lid_header_and_response),
-		cmocka_unit_test(test_lft_mft_blocks),
-		cmocka_unit_test(test_notice_traps),
-		cmocka_unit_test(test_trap_repress),
-		cmocka_unit_test(test_port_groups),
-		cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_field_counts),
+	    cmocka_unit_test(test_each_field_position),
+	    cmocka_unit_test(test_random_roundtrip),
+	    cmocka_unit_test(test_typed_codecs),
+	    cmocka_unit_test(test_node_desc),
+	    cmocka_unit_test(test_dr_header),
+	    cmocka_unit_test(test_lid_header_and_response),
+	    cmocka_unit_test(test_lft_mft_blocks),
+	    cmocka_unit_test(test_notice_traps),
+	    cmocka_unit_test(test_trap_repress),
+	    cmocka_unit_test(test_port_groups),
+	    cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,8 +73,8 @@ static void cb(void *ctx, int status, const struct txn_result *r)
 static struct txn_engine *mk2(struct fake *f, unsigned w, unsigned nw,
 			      unsigned retries, bool retry_fast)
 {
-	struct txn_transport tr = { .send = fake_send, .ctx = f,
-				    .agent_smi = 3, .agent_smi_dr = 4 };
+	struct txn_transport tr = {
+	    .send = fake_send, .ctx = f, .agent_smi = 3, .agent_smi_dr = 4};
 	struct txn_params p;
 	struct txn_engine *e;
 
@@ -100,7 +100,7 @@ static struct txn_engine *mk(struct fake *f, unsigned w, unsigned nw,
 static void answer(struct txn_engine *e, struct fake *f, unsigned i,
 		   uint16_t status, uint8_t data0, int umad_status)
 {
-	struct mad_rx rx = { .len = MAD_SIZE, .agent = f->agent[i] };
+	struct mad_rx rx = {.len = MAD_SIZE, .agent = f->agent[i]};
 	struct cur c;
 
 	memcpy(rx.mad, f->mad[i], MAD_SIZE);
@@ -108,8 +108,10 @@ static void answer(struct txn_engine *e, struct fake *f, unsigned i,
 	cur_wr(&c, rx.mad, MAD_SIZE);
 	if (!umad_status) {
 		cur_poke_be(&c, 3, 1, MAD_METHOD_GET_RESP);
-		cur_poke_be(&c, 4, 2, status | (rx.mad[1] == 0x81 ? 0x8000 : 0));
-		cur_poke_be(&c, 8, 4, 0xDEAD0000 | i); /* high 32 bits rewritten */
+		cur_poke_be(&c, 4, 2,
+			    status | (rx.mad[1] == 0x81 ? 0x8000 : 0));
+		cur_poke_be(&c, 8, 4,
+			    0xDEAD0000 | i); /* high 32 bits rewritten */
 		rx.mad[SMP_DATA_OFF] = data0;
 	}
 	assert_int_equal(txn_inject(e, &rx), 0);
@@ -119,18 +121,20 @@ static void answer(struct txn_engine *e, struct fake *f, unsigned i,
 static void test_windows_and_fifo(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
+	struct done d = {0};
 	struct cbctx c[12];
 	struct txn_engine *e = mk(&f, 4, 2, 0);
-	uint8_t pa[2] = { 0, 1 }, pb[2] = { 0, 2 };
+	uint8_t pa[2] = {0, 1}, pb[2] = {0, 2};
 
 	(void)state;
 	for (int i = 0; i < 12; i++) {
-		c[i] = (struct cbctx){ &d, i };
+		c[i] = (struct cbctx){&d, i};
 		/* even ids to node A, odd ids to node B */
-		assert_int_equal(txn_submit_dr(e, i % 2 ? pb : pa, 1, MAD_METHOD_GET,
+		assert_int_equal(txn_submit_dr(e, i % 2 ? pb : pa, 1,
+					       MAD_METHOD_GET,
 					       SMP_ATTR_NODE_INFO, (uint32_t)i,
-					       NULL, cb, &c[i]), 0);
+					       NULL, cb, &c[i]),
+				 0);
 	}
 	/* 2 per node, 4 overall */
 	assert_int_equal(f.n, 4);
@@ -150,8 +154,13 @@ static void test_windows_and_fifo(void **state)
 	int last_a = -1, last_b = -1;
 	for (int k = 0; k < 12; k++) {
 		int id = d.order[k];
-		if (id % 2) { assert_true(id > last_b); last_b = id; }
-		else { assert_true(id > last_a); last_a = id; }
+		if (id % 2) {
+			assert_true(id > last_b);
+			last_b = id;
+		} else {
+			assert_true(id > last_a);
+			last_a = id;
+		}
 	}
 	/* attribute modifiers went out in per-node FIFO order */
 	for (int i = 0; i < 12; i++)
@@ -164,15 +173,17 @@ static void test_windows_and_fifo(void **state)
 static void test_timeout_retry(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
-	struct cbctx c0 = { &d, 0 }, c1 = { &d, 1 };
+	struct done d = {0};
+	struct cbctx c0 = {&d, 0}, c1 = {&d, 1};
 	struct txn_engine *e = mk(&f, 8, 8, 2);
 
 	(void)state;
-	assert_int_equal(txn_submit_lid(e, 7, MAD_METHOD_GET, SMP_ATTR_PORT_INFO,
-					1, NULL, cb, &c0), 0);
-	assert_int_equal(txn_submit_lid(e, 8, MAD_METHOD_GET, SMP_ATTR_PORT_INFO,
-					1, NULL, cb, &c1), 0);
+	assert_int_equal(txn_submit_lid(e, 7, MAD_METHOD_GET,
+					SMP_ATTR_PORT_INFO, 1, NULL, cb, &c0),
+			 0);
+	assert_int_equal(txn_submit_lid(e, 8, MAD_METHOD_GET,
+					SMP_ATTR_PORT_INFO, 1, NULL, cb, &c1),
+			 0);
 	assert_int_equal(f.n, 2);
 	assert_true(txn_next_deadline_us(e) > txn_now_us());
 	txn_on_timer(e, txn_now_us()); /* nothing due yet */
@@ -203,15 +214,18 @@ static void test_timeout_retry(void **state)
 static void test_remote_error_and_fast_timeout(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
-	struct cbctx c0 = { &d, 0 }, c1 = { &d, 1 }, c2 = { &d, 2 };
+	struct done d = {0};
+	struct cbctx c0 = {&d, 0}, c1 = {&d, 1}, c2 = {&d, 2};
 	struct txn_engine *e = mk2(&f, 8, 8, 3, false);
-	uint8_t p[2] = { 0, 1 };
+	uint8_t p[2] = {0, 1};
 
 	(void)state;
-	txn_submit_dr(e, p, 1, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb, &c0);
-	txn_submit_dr(e, p, 1, MAD_METHOD_GET, SMP_ATTR_PGROUP_INFO, 0, NULL, cb, &c1);
-	txn_submit_dr(e, p, 1, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, 0, NULL, cb, &c2);
+	txn_submit_dr(e, p, 1, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb,
+		      &c0);
+	txn_submit_dr(e, p, 1, MAD_METHOD_GET, SMP_ATTR_PGROUP_INFO, 0, NULL,
+		      cb, &c1);
+	txn_submit_dr(e, p, 1, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, 0, NULL, cb,
+		      &c2);
 	answer(e, &f, 0, 0x001C, 0, 0);
 	assert_int_equal(d.status[0], -EREMOTEIO);
 	assert_int_equal(d.mad_status[0], 0x001C); /* D bit removed */
@@ -231,16 +245,18 @@ static void test_remote_error_and_fast_timeout(void **state)
 static void test_fast_timeout_retried(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
-	struct cbctx c0 = { &d, 0 }, c1 = { &d, 1 };
+	struct done d = {0};
+	struct cbctx c0 = {&d, 0}, c1 = {&d, 1};
 	struct txn_engine *e = mk(&f, 8, 8, 2);
-	struct txn_smp_req probe = { .dlid = 9, .method = MAD_METHOD_GET,
-				     .attr_id = SMP_ATTR_PGROUP_INFO,
-				     .retries = 0 };
+	struct txn_smp_req probe = {.dlid = 9,
+				    .method = MAD_METHOD_GET,
+				    .attr_id = SMP_ATTR_PGROUP_INFO,
+				    .retries = 0};
 
 	(void)state;
 	fast_seen = false;
-	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb, &c0);
+	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb,
+		       &c0);
 	answer(e, &f, 0, 0, 0, 110);
 	assert_int_equal(f.n, 2); /* re-sent without waiting */
 	answer(e, &f, 1, 0, 0, 110);
@@ -264,8 +280,8 @@ static void test_fast_timeout_retried(void **state)
 static void test_stale_slots(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
-	struct cbctx c[3] = { { &d, 0 }, { &d, 1 }, { &d, 2 } };
+	struct done d = {0};
+	struct cbctx c[3] = {{&d, 0}, {&d, 1}, {&d, 2}};
 	struct txn_engine *e = mk(&f, 2, 2, 1);
 
 	(void)state;
@@ -309,13 +325,14 @@ static void test_stale_slots(void **state)
 static void test_send_error_retried(void **state)
 {
 	struct fake f;
-	struct done d = { 0 };
-	struct cbctx c0 = { &d, 0 };
+	struct done d = {0};
+	struct cbctx c0 = {&d, 0};
 	struct txn_engine *e = mk(&f, 8, 8, 1);
 
 	(void)state;
 	f.fail_next = -ENOBUFS;
-	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb, &c0);
+	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb,
+		       &c0);
 	assert_int_equal(f.n, 0);
 	assert_int_equal(txn_stats(e)->send_errors, 1);
 	txn_on_timer(e, txn_next_deadline_us(e) + 1);
@@ -334,7 +351,7 @@ struct reqctx {
 static void on_req(void *ctx, const struct txn_request *req)
 {
 	struct reqctx *r = ctx;
-	uint8_t data[64] = { 0xAB };
+	uint8_t data[64] = {0xAB};
 
 	r->seen++;
 	r->attr = req->hdr->attr_id;
@@ -353,10 +370,10 @@ static void test_requests(void **state)
 {
 	struct fake f;
 	struct txn_engine *e = mk(&f, 8, 8, 0);
-	struct reqctx rc = { e, 0, 0 };
-	struct mad_rx rx = { .len = MAD_SIZE, .agent = 4 };
+	struct reqctx rc = {e, 0, 0};
+	struct mad_rx rx = {.len = MAD_SIZE, .agent = 4};
 	struct smp s, back;
-	uint8_t path[2] = { 0, 0 };
+	uint8_t path[2] = {0, 0};
 
 	(void)state;
 	/* no handler: counted as dropped */
@@ -384,7 +401,10 @@ static void test_requests(void **state)
 	assert_int_equal(back.data[0], 0xAB);
 
 	/* a trap gets its repress: same TID, method 0x07, Notice kept */
-	struct trapctx { struct txn_engine *e; int n; } tc = { e, 0 };
+	struct trapctx {
+		struct txn_engine *e;
+		int n;
+	} tc = {e, 0};
 	txn_set_request_handler(e, on_trap, &tc);
 	smp_init_lid(&s, MAD_METHOD_TRAP, SMP_ATTR_NOTICE, 0);
 	s.hdr.tid = 0x77;
@@ -415,14 +435,18 @@ static void test_requests(void **state)
 }
 
 static int deferred_ran;
-static void deferred(void *ctx) { (void)ctx; deferred_ran++; }
+static void deferred(void *ctx)
+{
+	(void)ctx;
+	deferred_ran++;
+}
 
 static void test_defer_and_run(void **state)
 {
 	struct fake f;
 	struct txn_engine *e = mk(&f, 8, 8, 0);
-	struct done d = { 0 };
-	struct cbctx c0 = { &d, 0 };
+	struct done d = {0};
+	struct cbctx c0 = {&d, 0};
 
 	(void)state;
 	assert_int_equal(txn_defer(e, deferred, NULL), 0);
@@ -430,7 +454,8 @@ static void test_defer_and_run(void **state)
 	assert_int_equal(txn_run(e, 1000), 0);
 	assert_int_equal(deferred_ran, 1);
 	/* txn_run waits out a timeout (50 ms, no retries) */
-	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb, &c0);
+	txn_submit_lid(e, 5, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, cb,
+		       &c0);
 	int64_t t0 = txn_now_us();
 	assert_int_equal(txn_run(e, 2000), 0);
 	assert_true(txn_now_us() - t0 >= 45000);
@@ -441,14 +466,14 @@ static void test_defer_and_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_windows_and_fifo),
-		cmocka_unit_test(test_timeout_retry),
-		cmocka_unit_test(test_remote_error_and_fast_timeout),
-		cmocka_unit_test(test_fast_timeout_retried),
-		cmocka_unit_test(test_stale_slots),
-		cmocka_unit_test(test_send_error_retried),
-		cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_defer_and_run),
+	    cmocka_unit_test(test_windows_and_fifo),
+	    cmocka_unit_test(test_timeout_retry),
+	    cmocka_unit_test(test_remote_error_and_fast_timeout),
+	    cmocka_unit_test(test_fast_timeout_retried),
+	    cmocka_unit_test(test_stale_slots),
+	    cmocka_unit_test(test_send_error_retried),
+	    cmocka_unit_test(test_requests),
+	    cmocka_unit_test(test_defer_and_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

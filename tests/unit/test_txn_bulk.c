@@ -32,8 +32,8 @@ static int fake_send(void *ctx, int agent, const uint8_t *mad, size_t len,
 
 static struct txn_engine *mk(struct fake *f)
 {
-	struct txn_transport tr = { .send = fake_send, .ctx = f,
-				    .agent_smi = 1, .agent_smi_dr = 2 };
+	struct txn_transport tr = {
+	    .send = fake_send, .ctx = f, .agent_smi = 1, .agent_smi_dr = 2};
 	struct txn_params p;
 	struct txn_engine *e;
 
@@ -49,7 +49,7 @@ static struct txn_engine *mk(struct fake *f)
 static void answer(struct txn_engine *e, struct fake *f, unsigned i,
 		   uint16_t status)
 {
-	struct mad_rx rx = { .len = MAD_SIZE };
+	struct mad_rx rx = {.len = MAD_SIZE};
 	struct cur c;
 
 	memcpy(rx.mad, f->mad[i], MAD_SIZE);
@@ -100,12 +100,18 @@ static void test_window_and_resend(void **state)
 {
 	struct fake f;
 	struct txn_engine *e = mk(&f);
-	struct res res = { 0 };
-	uint8_t path[3] = { 0, 1, 2 };
-	struct bulk_req r = { .dr = true, .path = path, .hops = 2,
-			      .attr_id = SMP_ATTR_LFT, .nitems = 12,
-			      .window = 4, .retries = 2, .fill = fill,
-			      .done = done, .ctx = &res };
+	struct res res = {0};
+	uint8_t path[3] = {0, 1, 2};
+	struct bulk_req r = {.dr = true,
+			     .path = path,
+			     .hops = 2,
+			     .attr_id = SMP_ATTR_LFT,
+			     .nitems = 12,
+			     .window = 4,
+			     .retries = 2,
+			     .fill = fill,
+			     .done = done,
+			     .ctx = &res};
 	struct bulk_xfer *x;
 
 	(void)state;
@@ -147,10 +153,15 @@ static void test_failures_reported(void **state)
 {
 	struct fake f;
 	struct txn_engine *e = mk(&f);
-	struct res res = { 0 };
-	struct bulk_req r = { .dlid = 5, .attr_id = SMP_ATTR_MFT, .nitems = 6,
-			      .window = 8, .retries = 1, .fill = fill,
-			      .done = done, .ctx = &res };
+	struct res res = {0};
+	struct bulk_req r = {.dlid = 5,
+			     .attr_id = SMP_ATTR_MFT,
+			     .nitems = 6,
+			     .window = 8,
+			     .retries = 1,
+			     .fill = fill,
+			     .done = done,
+			     .ctx = &res};
 
 	(void)state;
 	assert_int_equal(bulk_start(e, &r, NULL), 0);
@@ -179,9 +190,13 @@ static void test_empty_and_fill_errors(void **state)
 {
 	struct fake f;
 	struct txn_engine *e = mk(&f);
-	struct res res = { 0 };
-	struct bulk_req r = { .dlid = 5, .attr_id = SMP_ATTR_LFT, .nitems = 0,
-			      .fill = fill, .done = done, .ctx = &res };
+	struct res res = {0};
+	struct bulk_req r = {.dlid = 5,
+			     .attr_id = SMP_ATTR_LFT,
+			     .nitems = 0,
+			     .fill = fill,
+			     .done = done,
+			     .ctx = &res};
 
 	(void)state;
 	assert_int_equal(bulk_start(e, &r, NULL), 0);
@@ -209,11 +224,17 @@ static void test_lft_helper(void **state)
 	struct fake f;
 	struct txn_engine *e = mk(&f);
 	uint8_t lft[150];
-	uint32_t blocks[2] = { 2, 0 };
-	struct lftres l = { 0 };
-	struct bulk_lft_req r = { .dlid = 9, .lft = lft, .lft_size = 150,
-				  .blocks = blocks, .n = 2, .window = 2,
-				  .retries = 1, .done = lft_done, .ctx = &l };
+	uint32_t blocks[2] = {2, 0};
+	struct lftres l = {0};
+	struct bulk_lft_req r = {.dlid = 9,
+				 .lft = lft,
+				 .lft_size = 150,
+				 .blocks = blocks,
+				 .n = 2,
+				 .window = 2,
+				 .retries = 1,
+				 .done = lft_done,
+				 .ctx = &l};
 
 	(void)state;
 	for (int i = 0; i < 150; i++)
@@ -234,13 +255,37 @@ static void test_lft_helper(void **state)
 	txn_destroy(e);
 }
 
+static void test_lft_changed(void **state)
+{
+	uint8_t old[200], cur[200];
+	uint32_t out[8];
+
+	(void)state;
+	memset(old, 3, sizeof(old));
+	memcpy(cur, old, sizeof(cur));
+	assert_int_equal(bulk_lft_changed(old, 200, cur, 200, out), 0);
+	cur[70] = 4;  /* block 1 */
+	cur[199] = 5; /* block 3 */
+	assert_int_equal(bulk_lft_changed(old, 200, cur, 200, out), 2);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(out[1], 3);
+	/* a table that grew: the new LIDs' block differs from "drop" */
+	assert_int_equal(bulk_lft_changed(old, 130, old, 200, out), 2);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 3);
+	/* unknown contents: everything */
+	assert_int_equal(bulk_lft_changed(NULL, 0, cur, 129, out), 3);
+	assert_int_equal(out[2], 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_window_and_resend),
-		cmocka_unit_test(test_failures_reported),
-		cmocka_unit_test(test_empty_and_fill_errors),
-		cmocka_unit_test(test_lft_helper),
+	    cmocka_unit_test(test_window_and_resend),
+	    cmocka_unit_test(test_failures_reported),
+	    cmocka_unit_test(test_empty_and_fill_errors),
+	    cmocka_unit_test(test_lft_helper),
+	    cmocka_unit_test(test_lft_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/dump.h"
 #include "routing/cdg.h"
 #include "routing/ucast.h"
 #include "routing/updown.h"
@@ -257,6 +261,11 @@ static void test_bfs_vs_dfs(void **state)
 	assert_int_equal(walk_sw(&f, s[4], s[2]), 3);
 	assert_int_equal(walk_sw(&f, s[3], s[0]), 2);
 	assert_int_equal(walk_sw(&f, s[0], s[3]), 2);
+	/* S3 -> S2 crosses the same-rank link (S2 has the lower GUID) and
+	 * ends there: allowed.  S3 -> S2 -> S1 would climb after it, which
+	 * ibdmchk -u calls down-then-up: S3 goes round by S4 and S0. */
+	assert_int_equal(walk_sw(&f, s[3], s[2]), 1);
+	assert_int_equal(walk_sw(&f, s[3], s[1]), 3);
 	routed_free(&r);
 	route(&f, NULL, "dfs", NULL, 0, &r);
 	assert_clean(&r);
@@ -356,20 +365,26 @@ static void test_deterministic(void **state)
 	pool_destroy(pool);
 }
 
+/* updn-roots.dump as ibdmchk -r reads it: one 0x%016 GUID per line. */
 static void test_roots_dump(void **state)
 {
 	struct fabric f;
 	struct routed r;
-	char buf[256] = "";
-	FILE *fp = fmemopen(buf, sizeof(buf), "w");
+	char dir[] = "/tmp/test_updown.XXXXXX", path[64], buf[256] = "";
 
 	(void)state;
+	assert_non_null(mkdtemp(dir));
 	fab_fattree2(&f, 2, 3, 1);
 	route(&f, NULL, NULL, NULL, 0, &r);
 	assert_clean(&r);
-	assert_int_equal(updown_roots_write(fp, r.res.roots, r.res.n_roots),
-			 0);
+	assert_int_equal(dump_write_roots(dir, r.res.roots, r.res.n_roots), 0);
+	snprintf(path, sizeof(path), "%s/updn-roots.dump", dir);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, fp) > 0);
 	fclose(fp);
+	unlink(path);
+	rmdir(dir);
 	assert_string_equal(buf, "0x0000000000001000\n0x0000000000001001\n");
 	routed_free(&r);
 	fabric_free(&f);
@@ -392,6 +407,50 @@ static void test_check_dag(void **state)
 	fabric_free(&f);
 }
 
+/* Switches of more than 64 ports (two mask words) and LMC 1 on hosts. */
+static void test_wide_and_lmc(void **state)
+{
+	struct fabric f;
+	struct routed r;
+
+	(void)state;
+	fab_fattree2(&f, 3, 70, 1); /* spines have 70 ports */
+	route(&f, NULL, NULL, NULL, 0, &r);
+	assert_clean(&r);
+	assert_roots(&r.res, 0x1000, 3);
+	assert_int_equal(r.res.max_hops, 4);
+	routed_free(&r);
+	/* LMC 1: every host gets two LIDs, both routed */
+	uint16_t lid = (uint16_t)(f.max_lid + 1);
+	lid += lid & 1;
+	for (uint32_t i = 0; i < f.n_nodes; i++) {
+		struct ib_node *n = f.nodes[i];
+		if (!node_is_switch(n)) {
+			fabric_set_lid(&f, &n->ports[1], lid, 1);
+			lid += 2;
+		}
+	}
+	route(&f, NULL, NULL, NULL, 0, &r);
+	assert_clean(&r);
+	for (uint32_t i = 0; i < f.n_nodes; i++) {
+		struct ib_node *n = f.nodes[i];
+		if (node_is_switch(n))
+			continue;
+		struct ib_node *leaf = n->ports[1].remote->node;
+		for (uint32_t s = 0; s < f.n_switches; s++) {
+			struct ib_node *sw = f.switches[s];
+			assert_int_not_equal(sw->lft[n->ports[1].lid], LFT_NO_PORT);
+			assert_int_not_equal(sw->lft[n->ports[1].lid + 1],
+					     LFT_NO_PORT);
+			if (sw == leaf)
+				assert_int_equal(sw->lft[n->ports[1].lid + 1],
+						 n->ports[1].remote->num);
+		}
+	}
+	routed_free(&r);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_roots_dump),
 		cmocka_unit_test(test_check_dag),
+		cmocka_unit_test(test_wide_and_lmc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,73 @@
+/* SIGHUP: the configuration is built again from the same file and -o
+ * overrides into a fresh struct, validated whole, and committed only if
+ * it is good (bgpd's way).  Keys that name resources opened at start
+ * (port.*, state_dir, control_socket) keep their running values until a
+ * restart; everything else (routing, SM priority, sweep interval, MAD
+ * windows/timeouts/retries, log level) applies from the next sweep. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/sm.h"
+#include "lib/log.h"
+
+static int keep_str(char **dst, const char *running, const char *key)
+{
+	char *v;
+
+	if (strcmp(*dst ? *dst : "", running ? running : "") == 0)
+		return 0;
+	log_warn("reload: %s changed; it applies at the next restart", key);
+	v = strdup(running ? running : "");
+	if (!v)
+		return -ENOMEM;
+	free(*dst);
+	*dst = v;
+	return 0;
+}
+
+/* Puts the running values of the restart-only keys into nc. */
+static int keep_restart_keys(struct config *nc, const struct config *cur)
+{
+	int rc;
+
+	if (nc->port_guid != cur->port_guid || nc->port_num != cur->port_num)
+		log_warn("reload: port.guid/port.num changed; they apply at "
+			 "the next restart");
+	nc->port_guid = cur->port_guid;
+	nc->port_num = cur->port_num;
+	rc = keep_str(&nc->port_ca, cur->port_ca, "port.ca");
+	if (rc == 0)
+		rc = keep_str(&nc->state_dir, cur->state_dir, "state_dir");
+	if (rc == 0)
+		rc = keep_str(&nc->control_socket, cur->control_socket,
+			      "control_socket");
+	return rc;
+}
+
+int sm_reload(struct sm *sm)
+{
+	struct config nc;
+	char err[512] = "";
+	int rc = config_build(&nc, sm->config_path, sm->overrides,
+			      sm->n_overrides, err, sizeof(err));
+
+	if (rc < 0) {
+		log_err("reload: %s; keeping the running configuration",
+			err[0] ? err : strerror(-rc));
+		return rc;
+	}
+	rc = keep_restart_keys(&nc, &sm->cfg);
+	if (rc < 0) {
+		config_free(&nc);
+		return rc;
+	}
+	config_free(&sm->cfg);
+	sm->cfg = nc;
+	log_set_level((enum log_level)sm->cfg.log_level);
+	sm_txn_params_from_cfg(sm);
+	txn_set_params(sm->txn, &sm->txnp);
+	log_notice("reload: configuration %s applied",
+		   sm->config_path ? sm->config_path : "(built-in defaults)");
+	return 0;
+}
