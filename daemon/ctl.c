@@ -34,7 +34,7 @@ struct ctl {
 	sd_event_source *src;
 	struct ctl_cmd cmds[CTL_MAX_CMDS];
 	unsigned n_cmds;
-	struct ctl_conn *conns;	/* open connections, freed with the ctl */
+	struct ctl_conn *conns; /* open connections, freed with the ctl */
 };
 
 struct ctl_conn {
@@ -56,8 +56,8 @@ static int help_cmd(void *arg, const char *args, FILE *out, char *err,
 	return 0;
 }
 
-int ctl_register(struct ctl *c, const char *name, ctl_handler_fn fn,
-		 void *arg, const char *help)
+int ctl_register(struct ctl *c, const char *name, ctl_handler_fn fn, void *arg,
+		 const char *help)
 {
 	struct ctl_cmd *cmd;
 
@@ -186,7 +186,8 @@ static int conn_process(struct ctl_conn *cn)
 	}
 	if (cn->used == sizeof(cn->buf)) {
 		log_warn("control socket: request line longer than %d bytes, "
-			 "closing the connection", CTL_LINE_MAX);
+			 "closing the connection",
+			 CTL_LINE_MAX);
 		return -1;
 	}
 	return 0;
@@ -217,7 +218,7 @@ static int conn_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
 static int listen_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
 {
 	struct ctl *c = ud;
-	struct timeval tv = { .tv_sec = 2 };
+	struct timeval tv = {.tv_sec = 2};
 	struct ctl_conn *cn;
 	int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
@@ -250,7 +251,7 @@ static int listen_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
 
 static int bind_socket(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -279,7 +280,8 @@ struct ctl *ctl_open(struct sd_event *ev, const char *path)
 	c->fd = bind_socket(path);
 	if (c->fd < 0) {
 		log_err("control socket %s: %s; ibsmctl will not reach this "
-			"daemon", path, strerror(-c->fd));
+			"daemon",
+			path, strerror(-c->fd));
 		free(c);
 		return NULL;
 	}

@@ -1,7 +1,8 @@
 /* The control socket: a local unix stream socket on which ibsmctl (or
  * `socat`) sends one command per line and reads the answer.  Commands are
  * registered by name, so other parts of the daemon (multicast: `mcg list`,
- * `mcg show`) add theirs without touching this file.  Protocol: man/ibsmctl.8. */
+ * `mcg show`) add theirs without touching this file.  Protocol: man/ibsmctl.8.
+ */
 #ifndef IBSMD_CTL_H
 #define IBSMD_CTL_H
 
@@ -12,8 +13,8 @@ struct ctl;
 
 /* A command handler writes its answer lines to out and returns 0, or a
  * negative errno with a message (err, errlen) for the "ERR" line. */
-typedef int (*ctl_handler_fn)(void *arg, const char *args, FILE *out,
-			      char *err, size_t errlen);
+typedef int (*ctl_handler_fn)(void *arg, const char *args, FILE *out, char *err,
+			      size_t errlen);
 
 /* Listens on path (an existing stale socket is replaced).  NULL on error
  * (logged). */
@@ -22,8 +23,8 @@ void ctl_close(struct ctl *c);
 
 /* Registers `name` (one or two words, e.g. "status", "mcg list"); the
  * longest registered prefix of a request line wins.  0 or -ENOMEM/-EEXIST. */
-int ctl_register(struct ctl *c, const char *name, ctl_handler_fn fn,
-		 void *arg, const char *help);
+int ctl_register(struct ctl *c, const char *name, ctl_handler_fn fn, void *arg,
+		 const char *help);
 
 /* Runs one request line through the registered handlers and writes the
  * whole answer (data lines, then "OK" or "ERR message") to out.  Exposed

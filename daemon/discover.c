@@ -83,8 +83,8 @@ static struct dreq *dreq_new(struct discovery *d, enum disc_kind kind,
 	return q;
 }
 
-static int ask_node(struct discovery *d, struct ib_node *n,
-		    enum disc_kind kind, uint16_t attr, uint8_t port)
+static int ask_node(struct discovery *d, struct ib_node *n, enum disc_kind kind,
+		    uint16_t attr, uint8_t port)
 {
 	struct dreq *q = dreq_new(d, kind, n->dr_path, n->dr_hops);
 
@@ -115,7 +115,8 @@ static int ask_behind(struct discovery *d, struct ib_node *sw, uint8_t port)
 	if (sw->dr_hops >= IB_MAX_DR_HOPS) {
 		log_warn("discovery: switch %s (0x%016" PRIx64 ") port %u is "
 			 "%u hops away, past the directed-route limit; not "
-			 "explored", ndesc(sw), sw->guid, port, sw->dr_hops + 1);
+			 "explored",
+			 ndesc(sw), sw->guid, port, sw->dr_hops + 1);
 		return 0;
 	}
 	q = dreq_new(d, DK_NODEINFO, sw->dr_path, sw->dr_hops);
@@ -193,7 +194,8 @@ static int new_node(struct discovery *d, struct dreq *q,
 		return rc;
 	rc = ask_node(d, n, DK_SWITCHINFO, SMP_ATTR_SWITCH_INFO, 0);
 	for (unsigned p = 0; rc == 0 && p <= n->nports; p++)
-		rc = ask_node(d, n, DK_PORTINFO, SMP_ATTR_PORT_INFO, (uint8_t)p);
+		rc =
+		    ask_node(d, n, DK_PORTINFO, SMP_ATTR_PORT_INFO, (uint8_t)p);
 	return rc;
 }
 
@@ -207,15 +209,14 @@ static int link_in(struct discovery *d, struct dreq *q, struct ib_node *n,
 	if (n->ports[lp].remote)
 		log_warn("discovery: %s (0x%016" PRIx64 ") port %u answered "
 			 "through %s port %u but was linked to %s port %u; "
-			 "keeping the newer link", ndesc(n), n->guid, lp,
-			 ndesc(q->parent), q->pport,
+			 "keeping the newer link",
+			 ndesc(n), n->guid, lp, ndesc(q->parent), q->pport,
 			 ndesc(n->ports[lp].remote->node),
 			 n->ports[lp].remote->num);
 	return fabric_link(d->f, q->parent, q->pport, n, lp);
 }
 
-static int on_nodeinfo(struct discovery *d, struct dreq *q,
-		       const uint8_t *data)
+static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct smp_node_info ni;
 	struct ib_node *n;
@@ -268,8 +269,7 @@ static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,
 			       node_is_switch(n) ? 0 : pi->lmc);
 }
 
-static int on_portinfo(struct discovery *d, struct dreq *q,
-		       const uint8_t *data)
+static int on_portinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct ib_node *n = q->node;
 	struct dnode *dn = disc_node(d, n);
@@ -283,8 +283,9 @@ static int on_portinfo(struct discovery *d, struct dreq *q,
 	port_from_pi(d, n, q->port, &pi);
 	/* Switches forward directed routes; of the CAs only the SM's own
 	 * port leads anywhere (the walk starts there). */
-	if (node_is_switch(n) ? q->port == 0
-			      : (n != d->f->sm_node || q->port != d->f->sm_port))
+	if (node_is_switch(n)
+		? q->port == 0
+		: (n != d->f->sm_node || q->port != d->f->sm_port))
 		return 0;
 	if (pi.port_phys_state != PI_PHYS_LINKUP ||
 	    pi.port_state < IB_PORT_INIT || n->ports[q->port].remote)
@@ -310,8 +311,7 @@ static int on_switchinfo(struct discovery *d, struct dreq *q,
 	return 0;
 }
 
-static int on_nodedesc(struct discovery *d, struct dreq *q,
-		       const uint8_t *data)
+static int on_nodedesc(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct dnode *dn = disc_node(d, q->node);
 	char desc[SMP_NODE_DESC_LEN + 1];
@@ -325,8 +325,10 @@ static int on_nodedesc(struct discovery *d, struct dreq *q,
 }
 
 static const char *const kind_names[] = {
-	[DK_NODEINFO] = "NodeInfo", [DK_NODEDESC] = "NodeDescription",
-	[DK_PORTINFO] = "PortInfo", [DK_SWITCHINFO] = "SwitchInfo",
+    [DK_NODEINFO] = "NodeInfo",
+    [DK_NODEDESC] = "NodeDescription",
+    [DK_PORTINFO] = "PortInfo",
+    [DK_SWITCHINFO] = "SwitchInfo",
 };
 
 static void log_failure(struct discovery *d, struct dreq *q, int status)
@@ -338,13 +340,16 @@ static void log_failure(struct discovery *d, struct dreq *q, int status)
 		d->st.silent_ports++;
 		log_warn("discovery: nothing answered NodeInfo behind %s "
 			 "(0x%016" PRIx64 ") port %u (path %s): %s; that port "
-			 "is left out, the sweep goes on", ndesc(q->parent),
-			 q->parent->guid, q->pport, ps, strerror(-status));
+			 "is left out, the sweep goes on",
+			 ndesc(q->parent), q->parent->guid, q->pport, ps,
+			 strerror(-status));
 		return;
 	}
 	if (q->kind == DK_NODEINFO) {
-		log_err("discovery: the SM's own node does not answer NodeInfo: "
-			"%s", strerror(-status));
+		log_err(
+		    "discovery: the SM's own node does not answer NodeInfo: "
+		    "%s",
+		    strerror(-status));
 		return;
 	}
 	struct dnode *dn = disc_node(d, q->node);
@@ -353,8 +358,8 @@ static void log_failure(struct discovery *d, struct dreq *q, int status)
 		d->st.failed_nodes++;
 		log_warn("discovery: %s (0x%016" PRIx64 ", path %s) did not "
 			 "answer %s: %s; node left out of this sweep",
-			 ndesc(q->node), q->node->guid, ps,
-			 kind_names[q->kind], strerror(-status));
+			 ndesc(q->node), q->node->guid, ps, kind_names[q->kind],
+			 strerror(-status));
 	}
 }
 
@@ -369,10 +374,18 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 	if (rc == 0) {
 		sa_daemon_note_smp(q->node, r->smp, r->data);
 		switch (q->kind) {
-		case DK_NODEINFO: rc = on_nodeinfo(d, q, r->data); break;
-		case DK_NODEDESC: rc = on_nodedesc(d, q, r->data); break;
-		case DK_PORTINFO: rc = on_portinfo(d, q, r->data); break;
-		case DK_SWITCHINFO: rc = on_switchinfo(d, q, r->data); break;
+		case DK_NODEINFO:
+			rc = on_nodeinfo(d, q, r->data);
+			break;
+		case DK_NODEDESC:
+			rc = on_nodedesc(d, q, r->data);
+			break;
+		case DK_PORTINFO:
+			rc = on_portinfo(d, q, r->data);
+			break;
+		case DK_SWITCHINFO:
+			rc = on_switchinfo(d, q, r->data);
+			break;
 		}
 	}
 	if (rc < 0 && rc != -ECANCELED)
@@ -423,7 +436,7 @@ int disc_start(struct txn_engine *txn, struct fabric *f, disc_done_fn done,
 	       void *ctx, struct discovery **out)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
-	uint8_t path[IB_MAX_DR_HOPS + 1] = { 0 };
+	uint8_t path[IB_MAX_DR_HOPS + 1] = {0};
 	struct dreq *q;
 	int rc;
 
@@ -463,9 +476,8 @@ const struct disc_stats *disc_stats(const struct discovery *d)
 	return &d->st;
 }
 
-int disc_port_path(const struct fabric *f, const struct ib_node *n,
-		   uint8_t pn, uint8_t path[IB_MAX_DR_HOPS + 1],
-		   uint8_t *hops)
+int disc_port_path(const struct fabric *f, const struct ib_node *n, uint8_t pn,
+		   uint8_t path[IB_MAX_DR_HOPS + 1], uint8_t *hops)
 {
 	const struct ib_port *r;
 

@@ -31,9 +31,9 @@ struct dnode {
 };
 
 struct disc_stats {
-	uint64_t gets;		/* SMPs submitted */
-	uint32_t failed_nodes;	/* answered NodeInfo, then went silent */
-	uint32_t silent_ports;	/* LinkUp ports behind which nothing answered */
+	uint64_t gets;	       /* SMPs submitted */
+	uint32_t failed_nodes; /* answered NodeInfo, then went silent */
+	uint32_t silent_ports; /* LinkUp ports behind which nothing answered */
 	int64_t usecs;
 };
 
@@ -60,8 +60,7 @@ struct dnode *disc_node(struct discovery *d, const struct ib_node *n);
  * only through the port it concerns): a switch's own path; the SM node's
  * port from hops 0; any other CA port as its switch's path plus the port.
  * -ENOENT when there is no such route. */
-int disc_port_path(const struct fabric *f, const struct ib_node *n,
-		   uint8_t pn, uint8_t path[IB_MAX_DR_HOPS + 1],
-		   uint8_t *hops);
+int disc_port_path(const struct fabric *f, const struct ib_node *n, uint8_t pn,
+		   uint8_t path[IB_MAX_DR_HOPS + 1], uint8_t *hops);
 
 #endif

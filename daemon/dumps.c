@@ -28,7 +28,7 @@ static int no_mft_entry(void *ctx, const struct ib_node *sw, uint32_t i,
 static int write_tables(const char *dir, const struct fabric *f,
 			const struct hops *h)
 {
-	struct hops_fdbs_ctx hc = { .f = f, .h = h };
+	struct hops_fdbs_ctx hc = {.f = f, .h = h};
 	int rc = dump_write_lfts(dir, f);
 
 	if (rc == 0)

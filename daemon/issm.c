@@ -20,15 +20,16 @@ int issm_open(struct sm *sm)
 
 	if (rc < 0) {
 		log_warn("no issm device for %s port %d: %s; SMInfo queries "
-			 "and traps may not reach ibsmd", pi->ca, pi->num,
-			 strerror(rc == -1 ? ENODEV : -rc));
+			 "and traps may not reach ibsmd",
+			 pi->ca, pi->num, strerror(rc == -1 ? ENODEV : -rc));
 		return 0;
 	}
 	sm->issm_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (sm->issm_fd < 0) {
 		log_warn("cannot open %s: %s; the port does not advertise an "
 			 "SM (IsSM), SMInfo queries and traps may not reach "
-			 "ibsmd", path, strerror(errno));
+			 "ibsmd",
+			 path, strerror(errno));
 		return 0;
 	}
 	log_info("holding %s (IsSM set on %s port %d)", path, pi->ca, pi->num);

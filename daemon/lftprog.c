@@ -40,7 +40,7 @@ static void lft_done(void *ctx, int status, const struct bulk_result *r)
 			uint32_t b = q->blocks[r->failed[i]];
 			if ((size_t)b * LFT_BLOCK_SIZE < q->sw->lft_size)
 				q->sw->lft[(size_t)b * LFT_BLOCK_SIZE] =
-					LFT_POISON;
+				    LFT_POISON;
 		}
 	} else if (status < 0 && !r) {
 		s->lft_errors += q->n;
@@ -64,8 +64,8 @@ static uint32_t changed_blocks(const struct ib_node *sw,
 	for (uint32_t b = 0; b < nb; b++) {
 		size_t off = (size_t)b * LFT_BLOCK_SIZE;
 		size_t len = sw->lft_size - off < LFT_BLOCK_SIZE
-				     ? sw->lft_size - off
-				     : LFT_BLOCK_SIZE;
+				 ? sw->lft_size - off
+				 : LFT_BLOCK_SIZE;
 		if (old && old->lft && old->lft_size >= off + len &&
 		    memcmp(sw->lft + off, old->lft + off, len) == 0)
 			continue;
@@ -78,7 +78,7 @@ static int program_switch(struct sweep *s, struct ib_node *sw,
 			  const struct ib_node *old)
 {
 	struct lft_req *q;
-	struct bulk_lft_req br = { 0 };
+	struct bulk_lft_req br = {0};
 	int rc;
 
 	if (!sw->lft || !sw->lft_size)
@@ -134,7 +134,7 @@ int lftprog_start(struct sweep *s, struct fabric *old)
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++) {
 		struct ib_node *sw = f->switches[i];
 		const struct ib_node *o =
-			old ? fabric_node_by_guid(old, sw->guid) : NULL;
+		    old ? fabric_node_by_guid(old, sw->guid) : NULL;
 		rc = program_switch(s, sw, o);
 	}
 	return rc;

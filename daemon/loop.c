@@ -103,8 +103,10 @@ void loop_notify_status(struct sm *sm)
 {
 	if (sm->once)
 		return;
-	sd_notifyf(0, "STATUS=%s, %" PRIu64 " sweeps, %u nodes, last sweep "
-		   "%.1f ms%s%s", sm_state_name(sm->sm_state), sm->sweeps,
+	sd_notifyf(0,
+		   "STATUS=%s, %" PRIu64 " sweeps, %u nodes, last sweep "
+		   "%.1f ms%s%s",
+		   sm_state_name(sm->sm_state), sm->sweeps,
 		   sm->fab ? sm->fab->n_nodes : 0, sm->last_sweep_ms,
 		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
 }
@@ -122,8 +124,8 @@ static void forward_signal(int signo)
 
 static int add_signals(struct sm *sm)
 {
-	struct sigaction sa = { .sa_handler = forward_signal };
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = {.sa_handler = forward_signal};
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
 	sigset_t ss;
 	int rc = 0;
 
@@ -154,9 +156,9 @@ int loop_init(struct sm *sm)
 	if (rc >= 0)
 		rc = sd_event_add_post(sm->ev, &sm->txn_post, on_post, sm);
 	if (rc >= 0)
-		rc = sd_event_add_time(sm->ev, &sm->sweep_timer,
-				       CLOCK_MONOTONIC, UINT64_MAX, 1000,
-				       on_sweep_timer, sm);
+		rc =
+		    sd_event_add_time(sm->ev, &sm->sweep_timer, CLOCK_MONOTONIC,
+				      UINT64_MAX, 1000, on_sweep_timer, sm);
 	if (rc >= 0)
 		rc = add_signals(sm);
 	if (rc >= 0)

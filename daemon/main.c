@@ -22,7 +22,7 @@
 #include "lib/pool.h"
 
 #define DEFAULT_CONFIG "/etc/ibsmd/ibsmd.yaml"
-#define MAX_OVERRIDES 256
+#define MAX_OVERRIDES  256
 
 struct args {
 	const char *config;
@@ -34,17 +34,18 @@ struct args {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
-		"[--foreground] [--state-dir DIR] [--check-config]\n"
-		"  -c FILE          configuration (default " DEFAULT_CONFIG
-		" if it exists)\n"
-		"  -o KEY=VALUE     override one configuration key\n"
-		"  --once           bring the subnet up, write the dumps, exit\n"
-		"  --foreground     accepted for compatibility: ibsmd never "
-		"forks\n"
-		"  --state-dir DIR  same as -o state_dir=DIR\n"
-		"  --check-config   print the effective configuration and exit\n");
+	fprintf(
+	    f,
+	    "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
+	    "[--foreground] [--state-dir DIR] [--check-config]\n"
+	    "  -c FILE          configuration (default " DEFAULT_CONFIG
+	    " if it exists)\n"
+	    "  -o KEY=VALUE     override one configuration key\n"
+	    "  --once           bring the subnet up, write the dumps, exit\n"
+	    "  --foreground     accepted for compatibility: ibsmd never "
+	    "forks\n"
+	    "  --state-dir DIR  same as -o state_dir=DIR\n"
+	    "  --check-config   print the effective configuration and exit\n");
 }
 
 enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK };
@@ -52,34 +53,44 @@ enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK };
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "override", required_argument, NULL, 'o' },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "foreground", no_argument, NULL, OPT_FG },
-		{ "state-dir", required_argument, NULL, OPT_STATE },
-		{ "check-config", no_argument, NULL, OPT_CHECK },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"config", required_argument, NULL, 'c'},
+	    {"override", required_argument, NULL, 'o'},
+	    {"once", no_argument, NULL, OPT_ONCE},
+	    {"foreground", no_argument, NULL, OPT_FG},
+	    {"state-dir", required_argument, NULL, OPT_STATE},
+	    {"check-config", no_argument, NULL, OPT_CHECK},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': a->config = optarg; break;
+		case 'c':
+			a->config = optarg;
+			break;
 		case 'o':
 			if (a->n_overrides == MAX_OVERRIDES - 1)
 				return -E2BIG;
 			a->overrides[a->n_overrides++] = optarg;
 			break;
-		case OPT_ONCE: a->once = true; break;
-		case OPT_FG: break;
+		case OPT_ONCE:
+			a->once = true;
+			break;
+		case OPT_FG:
+			break;
 		case OPT_STATE:
 			snprintf(a->state_dir_kv, sizeof(a->state_dir_kv),
 				 "state_dir=%s", optarg);
 			break;
-		case OPT_CHECK: a->check_config = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: return -EINVAL;
+		case OPT_CHECK:
+			a->check_config = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
 		}
 	}
 	if (optind < argc) {
@@ -147,9 +158,9 @@ static void block_signals(void)
 static void open_timeout(int sig)
 {
 	static const char msg[] =
-		"ibsmd: error: opening the umad port did not finish in 10 s: "
-		"the umad device does not answer (under ibsim: is ibsim "
-		"running, with the same IBSIM_SOCKNAME?)\n";
+	    "ibsmd: error: opening the umad port did not finish in 10 s: "
+	    "the umad device does not answer (under ibsim: is ibsim "
+	    "running, with the same IBSIM_SOCKNAME?)\n";
 
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(1);
@@ -159,12 +170,15 @@ static void open_timeout(int sig)
 static void no_port_error(const struct sm *sm, int rc)
 {
 	if (sm->cfg.port_guid)
-		log_err("no InfiniBand port with GUID 0x%016" PRIx64 " (port.guid):"
-			" %s", sm->cfg.port_guid, strerror(-rc));
+		log_err("no InfiniBand port with GUID 0x%016" PRIx64
+			" (port.guid):"
+			" %s",
+			sm->cfg.port_guid, strerror(-rc));
 	else if (sm->cfg.port_ca && sm->cfg.port_ca[0])
-		log_err("InfiniBand device %s port %u (port.ca, port.num) cannot "
-			"be opened: %s", sm->cfg.port_ca, sm->cfg.port_num,
-			strerror(-rc));
+		log_err(
+		    "InfiniBand device %s port %u (port.ca, port.num) cannot "
+		    "be opened: %s",
+		    sm->cfg.port_ca, sm->cfg.port_num, strerror(-rc));
 	else if (access("/sys/class/infiniband", F_OK) < 0 ||
 		 access("/dev/infiniband/umad0", F_OK) < 0)
 		log_err("no InfiniBand device: /sys/class/infiniband or "
@@ -177,10 +191,10 @@ static void no_port_error(const struct sm *sm, int rc)
 static int open_mad(struct sm *sm)
 {
 	struct mad_port_sel sel = {
-		.guid = sm->cfg.port_guid,
-		.ca = sm->cfg.port_ca && sm->cfg.port_ca[0] ? sm->cfg.port_ca
-							     : NULL,
-		.num = (int)sm->cfg.port_num,
+	    .guid = sm->cfg.port_guid,
+	    .ca =
+		sm->cfg.port_ca && sm->cfg.port_ca[0] ? sm->cfg.port_ca : NULL,
+	    .num = (int)sm->cfg.port_num,
 	};
 	int rc;
 
@@ -282,8 +296,8 @@ static void teardown(struct sm *sm)
 
 int main(int argc, char **argv)
 {
-	static struct sm sm = { .issm_fd = -1 };
-	struct args a = { 0 };
+	static struct sm sm = {.issm_fd = -1};
+	struct args a = {0};
 	char err[512] = "";
 	int rc;
 

@@ -20,7 +20,7 @@ struct set_req {
 	struct sweep *s;
 	struct ib_node *node;
 	uint8_t port;
-	uint8_t state;	/* PortState asked for, 0 = none */
+	uint8_t state; /* PortState asked for, 0 = none */
 	bool switchinfo;
 };
 
@@ -33,9 +33,9 @@ static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 	q->s->set_errors++;
 	log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
 		 "failed: %s (MAD status 0x%x); the port keeps its old state "
-		 "until the next sweep", q->switchinfo ? "SwitchInfo" : "PortInfo",
-		 q->node->desc, q->node->guid, q->port, strerror(-status),
-		 mad_status);
+		 "until the next sweep",
+		 q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
+		 q->node->guid, q->port, strerror(-status), mad_status);
 }
 
 /* After a refused state Set: what the port really is now. */
@@ -117,8 +117,9 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 	q->port = pn;
 	q->state = state;
 	q->switchinfo = attr == SMP_ATTR_SWITCH_INFO;
-	rc = txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
-			   attr == SMP_ATTR_PORT_INFO ? pn : 0, data, set_cb, q);
+	rc =
+	    txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
+			  attr == SMP_ATTR_PORT_INFO ? pn : 0, data, set_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -156,7 +157,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
 	struct smp_port_info pi;
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
 	bool set_lid, arm;
@@ -193,7 +194,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 static int set_switchinfo(struct sweep *s, struct dnode *dn)
 {
 	struct smp_switch_info si;
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t top = s->nf->max_lid;
 	int rc;
 
@@ -236,7 +237,7 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
 	struct smp_port_info pi;
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	int rc;
 
 	if (pn == 0 || !port_linked(s, n, pn) ||

@@ -12,8 +12,7 @@
 #include "lib/log.h"
 #include "routing/ucast.h"
 
-static int assign_lids(struct sm *sm, struct fabric *f, char *err,
-		       size_t len)
+static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
 	struct lids_stats st;
 	struct ib_port *smp;
@@ -24,8 +23,9 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err,
 		return rc;
 	}
 	log_info("LIDs: %u ports, %u kept, %u from guid2lid, %u new, %u "
-		 "dropped, max LID %u", st.ports, st.kept, st.from_map,
-		 st.fresh, st.dropped, f->max_lid);
+		 "dropped, max LID %u",
+		 st.ports, st.kept, st.from_map, st.fresh, st.dropped,
+		 f->max_lid);
 	smp = node_port(f->sm_node, f->sm_port);
 	sm->sm_lid = smp->lid;
 	return 0;
@@ -49,7 +49,8 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 
 	if (!eng) {
 		snprintf(err, len, "unknown routing engine '%s'",
-			 config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+			 config_enum_name("routing.unicast",
+					  sm->cfg.routing_unicast));
 		return -EINVAL;
 	}
 	rc = assign_lids(sm, f, err, len);
@@ -93,9 +94,9 @@ static void remember_lids(struct sm *sm)
 			const struct ib_port *pt = &n->ports[p];
 			uint64_t g = node_is_switch(n) ? n->guid : pt->guid;
 			if (pt->lid && g)
-				guid2lid_put(&sm->g2l, g, pt->lid,
-					     (uint16_t)(pt->lid +
-							(1u << pt->lmc) - 1));
+				guid2lid_put(
+				    &sm->g2l, g, pt->lid,
+				    (uint16_t)(pt->lid + (1u << pt->lmc) - 1));
 		}
 	}
 }

@@ -33,48 +33,47 @@ enum sweep_state {
 
 /* SMP counts by purpose, for `ibsmctl status` and the bring-up benchmark. */
 struct sm_smp_counts {
-	uint64_t disc_gets;	/* discovery Gets submitted */
-	uint64_t light_gets;	/* light-sweep SwitchInfo Gets */
+	uint64_t disc_gets;  /* discovery Gets submitted */
+	uint64_t light_gets; /* light-sweep SwitchInfo Gets */
 	uint64_t portinfo_sets;
 	uint64_t switchinfo_sets;
-	uint64_t lft_blocks;	/* LFT blocks submitted (not resends) */
-	uint64_t min_needed;	/* minimum the last heavy sweep needed */
+	uint64_t lft_blocks; /* LFT blocks submitted (not resends) */
+	uint64_t min_needed; /* minimum the last heavy sweep needed */
 };
 
 struct sweep;
 
 struct sm {
-	struct config cfg;	/* the committed configuration */
-	struct txn_params txnp;	/* from cfg.mad_* */
-	const char *config_path; /* for SIGHUP reload, may be NULL */
+	struct config cfg;	      /* the committed configuration */
+	struct txn_params txnp;	      /* from cfg.mad_* */
+	const char *config_path;      /* for SIGHUP reload, may be NULL */
 	const char *const *overrides; /* -o KEY=VALUE, for reload too */
 	size_t n_overrides;
 	bool once;
-	unsigned once_retries;	/* --once: sweeps repeated after a failure */
+	unsigned once_retries; /* --once: sweeps repeated after a failure */
 	int exit_code;
 
 	struct sd_event *ev;
 	struct sd_event_source *txn_io, *txn_timer, *txn_post;
 	struct sd_event_source *sweep_timer;
 	struct mad_port *port;
-	int issm_fd;		/* /dev/infiniband/issmN held open */
+	int issm_fd; /* /dev/infiniband/issmN held open */
 	struct txn_engine *txn;
 	struct ctl *ctl;
 	struct pool *pool;
 
-	struct fabric *fab;	/* model of the last complete heavy sweep */
-	struct hops hops;	/* for fab */
-	struct hops next_hops;	/* computed for the model being swept */
-	struct guid2lid g2l;	/* from the state dir at start */
+	struct fabric *fab;    /* model of the last complete heavy sweep */
+	struct hops hops;      /* for fab */
+	struct hops next_hops; /* computed for the model being swept */
+	struct guid2lid g2l;   /* from the state dir at start */
 
 	enum smp_sm_state sm_state;
-	uint32_t act_count;	/* SMInfo ActCount, bumped per sweep */
+	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
-	uint64_t sm_guid;	/* our port GUID */
+	uint64_t sm_guid; /* our port GUID */
 
 	struct sweep *sweep;
-	bool subnet_up;		/* a heavy sweep completed at least once */
-	bool resweep_pending;	/* a change was reported during a sweep */
+	bool subnet_up; /* a heavy sweep completed at least once */
 	bool heavy_pending;
 	uint64_t sweeps, heavy_sweeps;
 	struct timespec last_sweep; /* CLOCK_REALTIME end of last sweep */

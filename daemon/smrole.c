@@ -14,10 +14,10 @@
 #include "mad/smp_sm.h"
 
 static const char *const sm_state_names[] = {
-	[SM_STATE_NOT_ACTIVE] = "NOT_ACTIVE",
-	[SM_STATE_DISCOVERING] = "DISCOVERING",
-	[SM_STATE_STANDBY] = "STANDBY",
-	[SM_STATE_MASTER] = "MASTER",
+    [SM_STATE_NOT_ACTIVE] = "NOT_ACTIVE",
+    [SM_STATE_DISCOVERING] = "DISCOVERING",
+    [SM_STATE_STANDBY] = "STANDBY",
+    [SM_STATE_MASTER] = "MASTER",
 };
 
 const char *sm_state_name(enum smp_sm_state s)
@@ -38,13 +38,13 @@ void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
 static void answer_sminfo(struct sm *sm, const struct txn_request *req)
 {
 	struct smp_sm_info si = {
-		.guid = sm->sm_guid,
-		.sm_key = 0,
-		.act_count = sm->act_count,
-		.priority = (uint8_t)sm->cfg.sm_priority,
-		.state = (uint8_t)sm->sm_state,
+	    .guid = sm->sm_guid,
+	    .sm_key = 0,
+	    .act_count = sm->act_count,
+	    .priority = (uint8_t)sm->cfg.sm_priority,
+	    .state = (uint8_t)sm->sm_state,
 	};
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	int rc;
 
 	if (req->smp->hdr.method != MAD_METHOD_GET) {
@@ -64,7 +64,7 @@ static void answer_sminfo(struct sm *sm, const struct txn_request *req)
 static void on_trap(struct sm *sm, const struct txn_request *req)
 {
 	struct smp rep = *req->smp;
-	uint8_t mad[MAD_SIZE] = { 0 };
+	uint8_t mad[MAD_SIZE] = {0};
 	struct smp_notice n;
 	uint16_t lid = 0;
 
@@ -77,7 +77,8 @@ static void on_trap(struct sm *sm, const struct txn_request *req)
 	if (n.is_generic && n.trap_num == 128) {
 		smp_trap128_lid(&n, &lid);
 		log_notice("trap 128 (link state change) from LID %u; "
-			   "rediscovering", lid);
+			   "rediscovering",
+			   lid);
 		sweep_request(sm, true, "trap 128");
 	} else {
 		log_info("trap %u from LID %u ignored", n.trap_num,
@@ -140,8 +141,9 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {
 		/* Lost SMPs leave ports or blocks behind; the next heavy sweep
 		 * sends only what is still missing. */
-		log_notice("--once: sweep failed (%s); sweeping again (%u of %u)",
-			   sm->last_error, sm->once_retries, ONCE_RETRIES);
+		log_notice(
+		    "--once: sweep failed (%s); sweeping again (%u of %u)",
+		    sm->last_error, sm->once_retries, ONCE_RETRIES);
 		sweep_request(sm, true, "--once retry");
 		return;
 	}
@@ -156,5 +158,6 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	}
 	if (!sm->subnet_up)
 		sm_change_state(sm, SM_STATE_DISCOVERING, "sweep failed");
-	loop_schedule_sweep(sm, sm->subnet_up ? sm->cfg.sm_sweep_interval_ms : 1000);
+	loop_schedule_sweep(sm, sm->subnet_up ? sm->cfg.sm_sweep_interval_ms
+					      : 1000);
 }

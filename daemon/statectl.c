@@ -46,18 +46,20 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "heavy_sweeps %" PRIu64 "\n", sm->heavy_sweeps);
 	fprintf(out, "last_sweep %s\n", ts);
 	fprintf(out, "last_sweep_ms %.1f\n", sm->last_sweep_ms);
-	fprintf(out, "last_error %s\n", sm->last_error[0] ? sm->last_error
-							   : "none");
+	fprintf(out, "last_error %s\n",
+		sm->last_error[0] ? sm->last_error : "none");
 	fprintf(out, "nodes %u\n", f ? f->n_nodes : 0);
 	fprintf(out, "switches %u\n", f ? f->n_switches : 0);
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
-	fprintf(out, "max_lid %u\n", f ? f->max_lid : 0);
-	fprintf(out, "routing %s\n", config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	fprintf(out, "routing %s\n",
+		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
 	fprintf(out, "traps %" PRIu64 "\n", sm->traps);
 	fprintf(out, "smps_discovery %" PRIu64 "\n", sm->smps.disc_gets);
 	fprintf(out, "smps_light %" PRIu64 "\n", sm->smps.light_gets);
-	fprintf(out, "smps_portinfo_sets %" PRIu64 "\n", sm->smps.portinfo_sets);
+	fprintf(out, "smps_portinfo_sets %" PRIu64 "\n",
+		sm->smps.portinfo_sets);
 	fprintf(out, "smps_switchinfo_sets %" PRIu64 "\n",
 		sm->smps.switchinfo_sets);
 	fprintf(out, "smps_lft_blocks %" PRIu64 "\n", sm->smps.lft_blocks);

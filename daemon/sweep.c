@@ -17,9 +17,9 @@
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
-	[SWEEP_IDLE] = "IDLE",		 [SWEEP_LIGHT] = "LIGHT",
-	[SWEEP_DISCOVER] = "DISCOVER",	 [SWEEP_CONFIGURE] = "CONFIGURE",
-	[SWEEP_ACTIVATE] = "ACTIVATE",
+    [SWEEP_IDLE] = "IDLE",	   [SWEEP_LIGHT] = "LIGHT",
+    [SWEEP_DISCOVER] = "DISCOVER", [SWEEP_CONFIGURE] = "CONFIGURE",
+    [SWEEP_ACTIVATE] = "ACTIVATE",
 };
 
 const char *sweep_state_name(enum sweep_state st)
@@ -32,8 +32,7 @@ enum sweep_state sweep_state(const struct sm *sm)
 	return sm->sweep ? sm->sweep->state : SWEEP_IDLE;
 }
 
-static void change_state(struct sweep *s, enum sweep_state to,
-			 const char *why)
+static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 {
 	int64_t now = txn_now_us();
 
@@ -107,13 +106,14 @@ static void on_disc_done(void *ctx, int status)
 	if (status < 0) {
 		snprintf(s->error, sizeof(s->error),
 			 "discovery failed: the SM's own port does not answer "
-			 "(%s)", strerror(-status));
+			 "(%s)",
+			 strerror(-status));
 		finish(s, status);
 		return;
 	}
 	log_info("discovery: %u nodes (%u switches, %u hosts), %u links, "
-		 "%" PRIu64 " SMPs, %.1f ms", s->nf->n_nodes,
-		 s->nf->n_switches, fabric_count_hosts(s->nf),
+		 "%" PRIu64 " SMPs, %.1f ms",
+		 s->nf->n_nodes, s->nf->n_switches, fabric_count_hosts(s->nf),
 		 fabric_count_links(s->nf), ds->gets, ds->usecs / 1000.0);
 	if (route_compute(s->sm, s->nf, s->error, sizeof(s->error)) < 0) {
 		finish(s, -EINVAL);
@@ -199,8 +199,7 @@ static void phase_done(struct sweep *s)
 }
 
 /* Ports that should be ACTIVE and are not (a --once failure). */
-static uint32_t count_inactive(const struct fabric *f, char *first,
-			       size_t len)
+static uint32_t count_inactive(const struct fabric *f, char *first, size_t len)
 {
 	uint32_t n = 0;
 
@@ -211,8 +210,9 @@ static uint32_t count_inactive(const struct fabric *f, char *first,
 			    nd->ports[p].state == IB_PORT_ACTIVE)
 				continue;
 			if (!n++)
-				snprintf(first, len, "%s (0x%016" PRIx64
-					 ") port %u", nd->desc, nd->guid, p);
+				snprintf(first, len,
+					 "%s (0x%016" PRIx64 ") port %u",
+					 nd->desc, nd->guid, p);
 		}
 	}
 	return n;
@@ -240,9 +240,11 @@ static int adopt_model(struct sweep *s)
 		/* The model lacks them, so nothing above counts their ports:
 		 * --once has not brought every port up; a daemon serves the
 		 * rest and makes its next periodic sweep heavy. */
-		snprintf(s->error, sizeof(s->error),
-			 "%u nodes or linked ports did not answer discovery and "
-			 "were left out", s->left_out);
+		snprintf(
+		    s->error, sizeof(s->error),
+		    "%u nodes or linked ports did not answer discovery and "
+		    "were left out",
+		    s->left_out);
 		sm->heavy_pending = true;
 		if (sm->once)
 			return -EIO;
@@ -282,12 +284,13 @@ static void finish(struct sweep *s, int rc)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->error[0] ? s->error : strerror(-rc));
 	else if (s->heavy)
-		log_notice("sweep %" PRIu64 ": subnet up, %u switches, %u hosts,"
+		log_notice("sweep %" PRIu64
+			   ": subnet up, %u switches, %u hosts,"
 			   " %u ports armed, %u activated, %" PRIu64 " LFT "
-			   "blocks to %u switches, %.1f ms", sm->sweeps,
-			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
-			   s->armed, s->activated, s->lft_blocks,
-			   s->lft_switches, sm->last_sweep_ms);
+			   "blocks to %u switches, %.1f ms",
+			   sm->sweeps, sm->fab->n_switches,
+			   fabric_count_hosts(sm->fab), s->armed, s->activated,
+			   s->lft_blocks, s->lft_switches, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
 	sweep_reset(s);
 	sm_sweep_done(sm, s->heavy, rc);

@@ -14,26 +14,26 @@
 struct sweep {
 	struct sm *sm;
 	enum sweep_state state;
-	bool heavy;		/* this run rediscovers */
-	bool again;		/* another sweep was requested meanwhile */
+	bool heavy; /* this run rediscovers */
+	bool again; /* another sweep was requested meanwhile */
 	bool again_heavy;
-	unsigned pending;	/* SMPs/transfers of the current phase */
+	unsigned pending; /* SMPs/transfers of the current phase */
 	int64_t start_us;
-	int64_t state_us;	/* when the current state was entered */
+	int64_t state_us; /* when the current state was entered */
 
-	struct fabric *nf;	/* heavy: the model being built */
+	struct fabric *nf; /* heavy: the model being built */
 	struct discovery *disc;
 
 	/* Light sweep verdict: something changed, go heavy. */
 	bool changed;
 
 	/* Results of this sweep. */
-	uint32_t set_errors;	/* PortInfo/SwitchInfo Sets that failed */
-	uint32_t lft_errors;	/* LFT blocks that failed */
-	uint32_t lft_switches;	/* switches whose LFT blocks were sent */
+	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */
+	uint32_t lft_errors;   /* LFT blocks that failed */
+	uint32_t lft_switches; /* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
 	uint32_t armed, activated;
-	uint32_t left_out;	/* nodes/ports discovery had to leave out */
+	uint32_t left_out; /* nodes/ports discovery had to leave out */
 	uint64_t need_gets, need_sets; /* the minimum this fabric needed */
 	char error[256];
 };

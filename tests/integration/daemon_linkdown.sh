@@ -16,11 +16,24 @@ st=$T/state
 sock=$T/ibsmd.sock
 # Not through sim(): a backgrounded shell function's $! is the subshell.
 printf 'sm:\n  priority: 7\n  sweep_interval_ms: 300\n' >"$T/ibsmd.yaml"
+# A stand-in for systemd's notification socket: READY=1 must come after
+# the first subnet-up, with STATUS= lines.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode() + "\n"); f.flush()
+' "$T/notify.sock" "$T/notify.log" &
+NPID=$!
+for _ in $(seq 50); do [ -S "$T/notify.sock" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=$T/notify.sock \
 LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" -c "$T/ibsmd.yaml" \
 	--state-dir "$st" -o control_socket="$sock" -o log.level=info \
 	>"$T/ibsmd.log" 2>&1 &
 DPID=$!
-trap 'kill $DPID 2>/dev/null; cleanup' EXIT
+trap 'kill $DPID $NPID 2>/dev/null; cleanup' EXIT
 
 status() { "$IBSMCTL" -s "$sock" status 2>/dev/null; }
 field() { status | awk -v k="$1" '$1 == k { print $2 }'; }
@@ -47,6 +60,8 @@ echo "$out"
 echo "$out" | grep -q "priority 7 state 3 SMINFO_MASTER" ||
 	fail "sminfo does not report ibsmd as MASTER with priority 7"
 check_fabric "$T/up"
+grep -q "^READY=1" "$T/notify.log" || fail "no READY=1 sent to NOTIFY_SOCKET"
+grep -q "^STATUS=MASTER" "$T/notify.log" || fail "no STATUS= line: $(cat "$T/notify.log")"
 
 "$IBSMCTL" -s "$sock" dump "$T/dump" >/dev/null || fail "ibsmctl dump failed"
 for f in subnet.lst lfts.dump fdbs guid2lid; do

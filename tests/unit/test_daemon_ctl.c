@@ -53,7 +53,8 @@ static struct ctl *open_ctl(sd_event **ev, char *path, size_t len)
 	assert_int_equal(ctl_register(c, "mcg", echo_cmd, "mcg", "groups"), 0);
 	assert_int_equal(ctl_register(c, "mcg list", echo_cmd, "list", "l"), 0);
 	assert_int_equal(ctl_register(c, "mcg show", fail_cmd, NULL, "s"), 0);
-	assert_int_equal(ctl_register(c, "mcg", echo_cmd, NULL, "dup"), -EEXIST);
+	assert_int_equal(ctl_register(c, "mcg", echo_cmd, NULL, "dup"),
+			 -EEXIST);
 	return c;
 }
 
@@ -67,7 +68,7 @@ static void test_dispatch(void **state)
 	a = run(c, "mcg list  extra args");
 	assert_string_equal(a, "list [extra args]\nOK\n");
 	free(a);
-	a = run(c, "mcg listing");	/* not a whole-word match of "mcg list" */
+	a = run(c, "mcg listing"); /* not a whole-word match of "mcg list" */
 	assert_string_equal(a, "mcg [listing]\nOK\n");
 	free(a);
 	a = run(c, "  mcg");
@@ -91,7 +92,7 @@ static void test_dispatch(void **state)
 static void test_socket(void **state)
 {
 	char path[108], buf[256] = "";
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	sd_event *ev;
 	struct ctl *c = open_ctl(&ev, path, sizeof(path));
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -118,8 +119,8 @@ static void test_socket(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dispatch),
-		cmocka_unit_test(test_socket),
+	    cmocka_unit_test(test_dispatch),
+	    cmocka_unit_test(test_socket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,8 +67,8 @@ static void test_min_gets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_port_path),
-		cmocka_unit_test(test_min_gets),
+	    cmocka_unit_test(test_port_path),
+	    cmocka_unit_test(test_min_gets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,13 +20,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ibsmctl [-s SOCKET] status | sweep | dump DIR | help | "
 		"COMMAND...\n"
-		"  -s SOCKET  control socket of ibsmd (default $IBSMD_SOCKET or "
-		DEFAULT_SOCKET ")\n");
+		"  -s SOCKET  control socket of ibsmd (default $IBSMD_SOCKET "
+		"or " DEFAULT_SOCKET ")\n");
 }
 
 static int connect_socket(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
