@@ -1,14 +1,11 @@
 /* ibsmd's SA: see sa_daemon.h.  One SA per daemon; the state is file
  * static because discovery feeds it from callbacks that know nothing of
- * the daemon's struct sm. */
+ * the daemon's struct sm.  SA requests reach ibsmd because the daemon
+ * holds the port's issm device open (daemon/issm.c). */
 #include "daemon/sa_daemon.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <infiniband/umad.h>
 
 #include "daemon/sa_server.h"
 #include "daemon/sm.h"
@@ -22,29 +19,8 @@ static struct {
 	struct sa_out out;
 	struct fabric empty; /* answered from before the first sweep ends */
 	int agent;
-	int issm_fd;
 	bool ready;
-} g = { .issm_fd = -1 };
-
-/* Requests to QP1 (SA) and LID-routed SMPs to the SM go to the port's SM
- * only once it holds the port's issm device open, which also sets IsSM in
- * the port's CapabilityMask (IBA 14.4.1; ibsim hands requests only to a
- * client that did this).  Kept open for the daemon's life. */
-static void open_issm(struct sm *sm)
-{
-	const struct mad_port_info *pi = mad_port_info(sm->port);
-	char path[256];
-
-	if (umad_get_issm_path(pi->ca, pi->num, path, sizeof(path)) < 0) {
-		log_warn("SA: no issm device for %s port %d; SA requests will "
-			 "not reach ibsmd", pi->ca, pi->num);
-		return;
-	}
-	g.issm_fd = open(path, O_RDWR);
-	if (g.issm_fd < 0)
-		log_warn("SA: cannot open %s (%s): IsSM not set, SA requests "
-			 "may not reach ibsmd", path, strerror(errno));
-}
+} g;
 
 int sa_daemon_init(struct sm *sm)
 {
@@ -56,7 +32,6 @@ int sa_daemon_init(struct sm *sm)
 			strerror(-rc));
 		return rc;
 	}
-	open_issm(sm);
 	fabric_init(&g.empty);
 	rc = sa_init(&g.sa, &g.empty, NULL);
 	if (rc < 0) {
@@ -81,9 +56,6 @@ void sa_daemon_fini(struct sm *sm)
 	sa_free(&g.sa);
 	sa_out_free(&g.out);
 	fabric_free(&g.empty);
-	if (g.issm_fd >= 0)
-		close(g.issm_fd);
-	g.issm_fd = -1;
 	g.ready = false;
 }
 

@@ -78,6 +78,7 @@ int sa_init(struct sa *sa, struct fabric *f, const struct sa_sm_info *sm)
 	if (!sa->sm.subnet_timeout)
 		sa->sm.subnet_timeout = 18;
 	sa->now_ms = default_now_ms;
+	sa->max_response = SA_RESP_MAX;
 	sa->drop_rl.interval_ms = 5000;
 	sa->drop_rl.burst = 10;
 	return sa_mcm_init(sa);
@@ -118,8 +119,11 @@ int sa_append(struct sa_ctx *c, const void *rec)
 {
 	size_t stride = sa_rec_stride(c->desc);
 	size_t at = SA_HDR_SIZE + (size_t)c->n * stride;
-	int r = out_reserve(c->out, at + stride);
+	int r;
 
+	if (at + stride > c->sa->max_response)
+		return -ENOSPC;
+	r = out_reserve(c->out, at + stride);
 	if (r)
 		return r;
 	memset(c->out->buf + at, 0, stride);
@@ -289,9 +293,15 @@ static int dispatch(struct sa_ctx *c, const struct sa_attr_entry *ae)
 {
 	int r = ae->fn(c);
 
-	if (r < 0)
-		return r == -ENOMEM ? SA_MAD_STATUS(SA_STATUS_NO_RESOURCES)
-				    : SA_MAD_STATUS(SA_STATUS_REQ_INVALID);
+	if (r < 0) {
+		if (log_ratelimit_ok(&c->sa->drop_rl))
+			log_warn("SA: %s %s from LID %u: answer over %zu bytes "
+				 "or out of memory; answered ERR_NO_RESOURCES",
+				 sa_method_name(c->hdr->method), c->desc->name,
+				 c->from ? c->from->lid : 0,
+				 c->sa->max_response);
+		return SA_MAD_STATUS(SA_STATUS_NO_RESOURCES);
+	}
 	if (r & SA_MAD_STATUS_RAW)
 		return r & 0xFFFF;
 	if (r)

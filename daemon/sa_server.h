@@ -77,6 +77,10 @@ struct sa {
 	struct sa_mcgs mcgs;
 	struct sa_stats stats;
 	struct log_ratelimit drop_rl;
+	/* Largest answer (bytes): a table past it is refused with
+	 * ERR_NO_RESOURCES rather than built (a PathRecord "world" of a
+	 * large fabric is gigabytes).  Default SA_RESP_MAX. */
+	size_t max_response;
 	/* Monotonic clock in ms (ServiceRecord leases); tests replace it. */
 	uint64_t (*now_ms)(void);
 	/* MFT block of a switch for MulticastForwardingTableRecord: fills
@@ -90,6 +94,9 @@ struct sa {
 	const struct sa_mcm_ops *mcm_ops;
 	void *mcm_ctx;
 };
+
+/* 4 MiB: 65,000 PathRecords, an RMPP transfer of 21,000 segments. */
+#define SA_RESP_MAX (1u << 22)
 
 /* Initialises the SA on a fabric (not owned); creates the IPoIB broadcast
  * group.  0 or -ENOMEM. */

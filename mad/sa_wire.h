@@ -19,10 +19,13 @@ static inline uint64_t sa_get_bits(const uint8_t *buf, size_t len,
 
 	if (bits == 0 || bits > 64 || (bit + bits + 7) / 8 > len)
 		return 0;
-	if (bit % 8 == 0 && bits % 8 == 0) {
-		for (unsigned i = 0; i < bits / 8; i++)
+	if (bit % 8 + bits <= 64) { /* one window of whole bytes */
+		unsigned nbytes = (bit % 8 + bits + 7) / 8;
+
+		for (unsigned i = 0; i < nbytes; i++)
 			v = v << 8 | buf[bit / 8 + i];
-		return v;
+		v >>= nbytes * 8 - bit % 8 - bits;
+		return bits == 64 ? v : v & ((1ull << bits) - 1);
 	}
 	for (unsigned i = bit; i < bit + bits; i++)
 		v = v << 1 | ((buf[i / 8] >> (7 - i % 8)) & 1);
@@ -39,6 +42,18 @@ static inline void sa_put_bits(uint8_t *buf, size_t len, unsigned bit,
 	if (bit % 8 == 0 && bits % 8 == 0) {
 		for (unsigned i = bits / 8; i-- > 0; v >>= 8)
 			buf[bit / 8 + i] = (uint8_t)v;
+		return;
+	}
+	if (bit % 8 + bits <= 64) { /* read-modify-write one byte window */
+		unsigned nbytes = (bit % 8 + bits + 7) / 8;
+		unsigned shift = nbytes * 8 - bit % 8 - bits;
+		uint64_t w = 0, m = ((bits == 64 ? ~0ull : (1ull << bits) - 1)) << shift;
+
+		for (unsigned i = 0; i < nbytes; i++)
+			w = w << 8 | buf[bit / 8 + i];
+		w = (w & ~m) | ((v << shift) & m);
+		for (unsigned i = nbytes; i-- > 0; w >>= 8)
+			buf[bit / 8 + i] = (uint8_t)w;
 		return;
 	}
 	for (unsigned i = bit + bits; i-- > bit; v >>= 1) {

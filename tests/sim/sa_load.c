@@ -174,13 +174,19 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	double secs = (double)(now_us() - t0) / 1e6;
+	uint64_t t1 = now_us();
+	double secs = (double)(t1 - t0) / 1e6;
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
 	qsort(lat, (size_t)n_lat, sizeof(*lat), cmp_u64);
+	/* span: wall-clock start and end (s) so a script can pool clients */
+	double end = (double)rt.tv_sec + rt.tv_nsec / 1e9;
 	printf("sa_load %s: %d answered, %d errors, %d lost, %.3f s, %.0f q/s, "
-	       "p50 %" PRIu64 " us, p99 %" PRIu64 " us\n",
+	       "p50 %" PRIu64 " us, p99 %" PRIu64 " us, span %.6f %.6f\n",
 	       o.path ? "PathRecord" : "NodeRecord", done, errors, lost, secs,
 	       done / secs, n_lat ? lat[n_lat / 2] : 0,
-	       n_lat ? lat[(size_t)n_lat * 99 / 100] : 0);
+	       n_lat ? lat[(size_t)n_lat * 99 / 100] : 0, end - secs, end);
 	if (o.out) {
 		FILE *f = fopen(o.out, "w");
 

@@ -38,6 +38,42 @@ static void test_bits(void **state)
 	assert_int_equal(b[7], 0);
 }
 
+/* Reference bit access, one bit at a time. */
+static uint64_t ref_get(const uint8_t *b, unsigned bit, unsigned bits)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = bit; i < bit + bits; i++)
+		v = v << 1 | ((b[i / 8] >> (7 - i % 8)) & 1);
+	return v;
+}
+
+/* The byte-window fast paths agree with the bit loop everywhere. */
+static void test_bits_random(void **state)
+{
+	uint8_t a[32], b[32];
+	unsigned seed = 7;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		unsigned bits = 1 + (seed = seed * 1103515245u + 12345u) % 64;
+		unsigned bit = (seed = seed * 1103515245u + 12345u) % (256 - 64);
+		uint64_t hi = (seed = seed * 1103515245u + 12345u);
+		uint64_t v = hi << 32 ^ (seed = seed * 1103515245u + 12345u);
+		uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+
+		for (int i = 0; i < 32; i++)
+			a[i] = b[i] = (uint8_t)(seed >> (i % 24));
+		sa_put_bits(a, sizeof(a), bit, bits, v);
+		assert_true(sa_get_bits(a, sizeof(a), bit, bits) == (v & mask));
+		assert_true(ref_get(a, bit, bits) == (v & mask));
+		/* nothing outside the field changed */
+		for (unsigned i = 0; i < 256; i++)
+			if (i < bit || i >= bit + bits)
+				assert_int_equal(ref_get(a, i, 1), ref_get(b, i, 1));
+	}
+}
+
 static void test_header(void **state)
 {
 	uint8_t mad[256] = { 0 };
@@ -272,6 +308,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bits),
+		cmocka_unit_test(test_bits_random),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_path_record),
 		cmocka_unit_test(test_node_record),

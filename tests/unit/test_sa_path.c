@@ -57,6 +57,13 @@ static void test_world_table(void **state)
 		assert_int_equal(r.reversible, 1);
 		assert_int_equal(r.hop_limit, 0);
 	}
+	/* a table past the SA's size limit: ERR_NO_RESOURCES, not a crash
+	 * or a gigabyte answer */
+	x->sa.max_response = SA_HDR_SIZE + 10 * 64;
+	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, 0,
+				NULL, NULL),
+			 SA_MAD_STATUS(SA_STATUS_NO_RESOURCES));
+	x->sa.max_response = SA_RESP_MAX;
 	/* a Get of the world matches many */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, 0, NULL,
 				NULL),

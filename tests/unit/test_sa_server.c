@@ -150,7 +150,8 @@ static void test_portinfo_records(void **state)
 	struct fx *x = *state;
 	struct sa_portinfo_rec q = { .lid = 1 }, r = { 0 };
 
-	/* switch: every port, all with the switch's LID */
+	/* switch: every port, all with the switch's LID; external ports keep
+	 * GID prefix 0 (no GID) as switches report them */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PORTINFO_REC,
 				CM(SA_PIR_LID), &sa_portinfo_rec_desc, &q), 0);
 	assert_int_equal(x->out.records, 9);
@@ -163,8 +164,11 @@ static void test_portinfo_records(void **state)
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_LID, 16), 1);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_SMLID, 16), 1);
 	assert_true(sa_pi_get(r.port_info, SA_PI_CAPMASK, 32) & 0x2); /* IsSM */
+	assert_true(sa_pi_get(r.port_info, SA_PI_GIDPREFIX, 64) ==
+		    0xfe80000000000000ull);
 	fx_rec(x, &sa_portinfo_rec_desc, 3, &r);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_STATE, 4), IB_PORT_ACTIVE);
+	assert_true(sa_pi_get(r.port_info, SA_PI_GIDPREFIX, 64) == 0);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_LOCALPORT, 8), 3);
 	/* CA port by LID and port number: a Get */
 	q.lid = 8;
