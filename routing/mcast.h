@@ -65,6 +65,9 @@ struct mc_tree {
 	uint32_t *groups; /* group ids using this tree; TFI = n_groups */
 	uint32_t n_groups, cap_groups;
 	uint32_t mark;	 /* == ctx->mark_gen: part of the current vMcg */
+	uint32_t *msw;	 /* cache: switches with member ports (mc_tree_msw) */
+	uint32_t n_msw, cap_msw;
+	bool msw_valid;	 /* cleared by every change of member ports */
 	bool live;
 };
 
@@ -159,6 +162,9 @@ struct mc_ctx {
 	struct mc_scratch *scr;
 	unsigned n_scr;
 	uint32_t mark_gen;	/* tree marks, see mc_tree.mark */
+	uint32_t *node_stamp;	/* [f->n_nodes]: member dedupe (mcast_merge.c) */
+	struct ib_port **node_seen;
+	uint32_t node_gen;
 	double seconds;		/* time spent in add/remove/member calls */
 	uint64_t routed;	/* groups routed by add */
 	float *add_ms;		/* [routed]: time of each add, for the median */
@@ -274,6 +280,9 @@ uint32_t mc_member_switches(const struct mc_ctx *c, struct ib_port *const *m,
  * worst[n_sw] (HOPS_INF if any unreachable); returns the minimum. */
 uint8_t mc_worst_hops(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
 		      uint8_t *worst);
+/* acc[i] = max/min(acc[i], row[i]) for i < n (vectorised). */
+void mc_row_max(uint8_t *restrict acc, const uint8_t *restrict row, uint32_t n);
+void mc_row_min(uint8_t *restrict acc, const uint8_t *restrict row, uint32_t n);
 /* Optimal roots (worst-case hops == minimum) into roots[], sorted by
  * sw_load then index; returns their count. */
 uint32_t mc_optimal_roots(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
@@ -293,6 +302,10 @@ uint32_t mc_tree_add(struct mc_tree *t, uint32_t sw, uint32_t parent,
 		     uint8_t up_port, uint8_t down_port);
 /* Marks member port m on its switch's node (which must exist). */
 int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m);
+/* The switches of t with member ports (cached until t's members change).
+ * Safe in a parallel-for when each worker handles distinct trees.
+ * Returns NULL on ENOMEM. */
+const uint32_t *mc_tree_msw(struct mc_tree *t, uint32_t *n);
 /* Recomputes depths and height from the parent links. */
 void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t);
 
@@ -324,6 +337,8 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 		   struct mc_group *g);
 /* Attaches g to the committed tree t (all of g's members must be on it). */
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g);
+/* Only pushes g on t's group list (caller redoes paint/account). */
+int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g);
 /* Adds (sign +1) or subtracts (-1) t's n_groups to EFI and loads. */
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign);
 /* Registers (on = true) or clears t's color on its switches. */
@@ -371,6 +386,14 @@ uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
 int mc_gc_build(struct mc_ctx *c, unsigned worker, uint32_t color,
 		uint32_t mark, bool keep_old, uint32_t root,
 		struct ib_port *const *m, uint32_t n, struct mc_tree *t);
+
+/* Extend build (mcast_attach.c): copies the biggest of the marked trees
+ * trees[0..nt) into the empty tree t and joins the other trees whole and
+ * the member ports m[0..nm) by shortest paths in G_color (color, mark).
+ * 0, -EAGAIN when some piece cannot be joined that way, -errno. */
+int mc_attach_build(struct mc_ctx *c, uint32_t color, uint32_t mark,
+		    const uint32_t *trees, uint32_t nt,
+		    struct ib_port *const *m, uint32_t nm, struct mc_tree *t);
 
 /* Virtual groups (mcast_merge.c): routes the union of the groups on the
  * trees trees[0..nt) (all of one color) plus newg (may be NULL, must have

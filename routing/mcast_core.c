@@ -162,6 +162,12 @@ int mcast_create(struct mc_ctx **out, struct fabric *f, const struct hops *h,
 				 : MC_MAX_COLORS;
 	if ((rc = build_adj(c)) < 0 || (rc = alloc_scratch(c)) < 0)
 		goto fail;
+	c->node_stamp = calloc(f->n_nodes + 1, sizeof(uint32_t));
+	c->node_seen = calloc(f->n_nodes + 1, sizeof(*c->node_seen));
+	if (!c->node_stamp || !c->node_seen) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	c->cwords = 0;
 	if ((rc = c->eng->init ? c->eng->init(c) : 0) < 0)
 		goto fail;
@@ -184,6 +190,7 @@ void mcast_destroy(struct mc_ctx *c)
 		free(c->trees[i].nodes);
 		free(c->trees[i].slot);
 		free(c->trees[i].groups);
+		free(c->trees[i].msw);
 	}
 	for (uint32_t i = 0; i < c->owner_cap; i++)
 		free(c->owner[i]);
@@ -202,6 +209,8 @@ void mcast_destroy(struct mc_ctx *c)
 		free(s->worst);
 	}
 	free(c->scr);
+	free(c->node_stamp);
+	free(c->node_seen);
 	free(c->add_ms);
 	free(c->owner);
 	free(c->color_trees);

@@ -24,6 +24,7 @@ static bool node_has_members(const struct mc_tnode *n)
 /* Member ports = exactly those of t's groups. */
 static void tree_reset_members(struct mc_ctx *c, struct mc_tree *t)
 {
+	t->msw_valid = false;
 	for (uint32_t k = 0; k < t->n_nodes; k++) {
 		struct mc_tnode *n = &t->nodes[k];
 		for (int w = 0; w < MC_MASK_WORDS; w++) {
@@ -80,6 +81,7 @@ static int tree_prune(struct mc_ctx *c, struct mc_tree *t)
 		t->nodes[m++] = nd;
 	}
 	t->n_nodes = m;
+	t->msw_valid = false;
 	memset(t->slot, 0, t->slot_cap * sizeof(*t->slot));
 	for (uint32_t k = 0; k < m; k++) {
 		uint32_t i = (t->nodes[k].sw * 2654435761u) & (t->slot_cap - 1);

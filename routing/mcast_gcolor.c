@@ -137,8 +137,9 @@ static void worst_bfs(struct mc_ctx *c, struct mc_scratch *s, uint32_t color,
 	}
 }
 
-uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
-			 const uint32_t *msw, uint32_t nm)
+/* Fallback: BFS from every member switch (exact, O(members * n)). */
+static uint32_t best_root_all(struct mc_ctx *c, uint32_t color, uint32_t mark,
+			      const uint32_t *msw, uint32_t nm)
 {
 	struct mc_scratch *s = &c->scr[0];
 	uint32_t *reach = calloc(c->n_sw, sizeof(*reach));
@@ -158,6 +159,86 @@ uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
 			best = i;
 	}
 	free(reach);
+	return best;
+}
+
+struct cand_job {
+	struct mc_ctx *c;
+	uint32_t color, mark;
+	const uint32_t *msw, nm, *cand;
+	uint32_t *worst;	/* per candidate, MC_NONE if a member is missed */
+};
+
+/* BFS in G_color from candidate i: its worst distance to the members. */
+static void cand_bfs(void *arg, size_t i, unsigned worker)
+{
+	struct cand_job *j = arg;
+	struct mc_ctx *c = j->c;
+	struct mc_scratch *s = mc_scratch_get(c, worker);
+	uint32_t head = 0, tail = 0, src = j->cand[i], w = 0, found = 0;
+	uint32_t vgen = s->gen;
+
+	j->worst[i] = MC_NONE;
+	if (!mc_gc_usable(c, j->color, j->mark, src))
+		return;
+	s->queue[tail++] = src;
+	s->stamp[src] = vgen;
+	s->dist[src] = 0;
+	while (head < tail) {
+		uint32_t u = s->queue[head++];
+		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
+			uint32_t v = c->adj.peer[e];
+			if (s->stamp[v] == vgen || !mc_gc_usable(c, j->color, j->mark, v))
+				continue;
+			s->stamp[v] = vgen;
+			s->dist[v] = s->dist[u] + 1;
+			s->queue[tail++] = v;
+		}
+	}
+	for (uint32_t k = 0; k < j->nm; k++) {
+		uint32_t m = j->msw[k];
+		if (s->stamp[m] != vgen)
+			return;
+		w = s->dist[m] > w ? s->dist[m] : w;
+		found++;
+	}
+	j->worst[i] = w;
+}
+
+/* Reading (MR4LMS §3.3.2, "BFS gives every switch's worst distance to the
+ * vMcg's members; pick a root by it"): a BFS from every member is
+ * O(members * n) and a merged group has thousands of members, so the
+ * candidates are first the optimal roots of G (up to MC_ROOT_CANDS least
+ * loaded), each evaluated by one BFS in G_color, in parallel; the best of
+ * them is taken (when its G_color worst case equals its G one no better
+ * root exists; otherwise it may be a hop worse than the best, a price
+ * paid only by merged trees).  Only when no candidate reaches every
+ * member does the exact search over all switches run. */
+#define MC_ROOT_CANDS 32
+uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
+			 const uint32_t *msw, uint32_t nm)
+{
+	uint32_t *cand = malloc((c->n_sw + 1) * sizeof(uint32_t));
+	uint32_t worst[MC_ROOT_CANDS], nc, best = MC_NONE;
+	uint8_t gbest;
+	struct cand_job j = { .c = c, .color = color, .mark = mark, .msw = msw,
+			      .nm = nm, .worst = worst };
+
+	if (!cand)
+		return MC_NONE;
+	nc = mc_optimal_roots(c, msw, nm, cand, &gbest);
+	if (nc > MC_ROOT_CANDS)
+		nc = MC_ROOT_CANDS;
+	j.cand = cand;
+	pool_for(nc > 1 ? c->pool : NULL, nc, cand_bfs, &j);
+	for (uint32_t i = 0; i < nc; i++)
+		if (worst[i] != MC_NONE && (best == MC_NONE || worst[i] < worst[best]))
+			best = i;
+	if (best != MC_NONE)
+		best = cand[best];
+	else
+		best = best_root_all(c, color, mark, msw, nm);
+	free(cand);
 	return best;
 }
 

@@ -31,7 +31,11 @@ static int push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
 	return 0;
 }
 
-static int add_members(struct vmcg *v, const struct mc_group *g)
+/* Appends g's members not yet in the vMcg (merged groups share many
+ * members: a node stamp per call keeps the list distinct; a second port
+ * of the same CA is compared by pointer). */
+static int add_members(struct mc_ctx *c, struct vmcg *v,
+		       const struct mc_group *g)
 {
 	if (v->nm + g->n_members > v->cap_m) {
 		uint32_t nc = (v->nm + g->n_members) * 2;
@@ -41,8 +45,15 @@ static int add_members(struct vmcg *v, const struct mc_group *g)
 		v->m = na;
 		v->cap_m = nc;
 	}
-	memcpy(v->m + v->nm, g->members, g->n_members * sizeof(*v->m));
-	v->nm += g->n_members;
+	for (uint32_t i = 0; i < g->n_members; i++) {
+		struct ib_port *p = g->members[i];
+		uint32_t k = p->node->idx;
+		if (c->node_stamp[k] == c->node_gen && c->node_seen[k] == p)
+			continue;
+		c->node_stamp[k] = c->node_gen;
+		c->node_seen[k] = p;
+		v->m[v->nm++] = p;
+	}
 	return 0;
 }
 
@@ -58,7 +69,7 @@ static int take_tree(struct mc_ctx *c, struct vmcg *v, uint32_t tid)
 	if ((rc = push_u32(&v->trees, &v->nt, &v->cap_t, tid)) < 0)
 		return rc;
 	for (uint32_t i = 0; i < t->n_groups; i++)
-		if ((rc = add_members(v, &c->groups[t->groups[i]])) < 0)
+		if ((rc = add_members(c, v, &c->groups[t->groups[i]])) < 0)
 			return rc;
 	return 0;
 }
@@ -189,6 +200,7 @@ static int install(struct mc_ctx *c, struct vmcg *v, struct mc_tree *built,
 	t->slot = built->slot;
 	t->slot_cap = built->slot_cap;
 	t->root = built->root;
+	t->msw_valid = false;
 	t->groups = gs;
 	t->n_groups = ng;
 	t->cap_groups = cap;
@@ -203,6 +215,30 @@ static int install(struct mc_ctx *c, struct vmcg *v, struct mc_tree *built,
 	return 0;
 }
 
+/* The paper's remark (§3.2.1): a group whose members all sit on switches
+ * of an existing tree can use that tree as it is; only its member ports
+ * are added.  This is also what keeps merges into a big tree cheap. */
+static bool try_subset(struct mc_ctx *c, uint32_t tid, struct mc_group *g,
+		       int *rc)
+{
+	struct mc_tree *t = &c->trees[tid];
+
+	for (uint32_t i = 0; i < g->n_members; i++)
+		if (!mc_tree_node(t, mc_member_sw(g->members[i])))
+			return false;
+	mc_tree_account(c, t, -1);
+	mc_tree_paint(c, t, false);
+	for (uint32_t i = 0; i < g->n_members; i++)
+		(void)mc_tree_add_member(t, g->members[i]);
+	mc_tree_finish(c, t);
+	*rc = mc_tree_attach_quiet(t, g);
+	mc_tree_paint(c, t, true);
+	mc_tree_account(c, t, +1);
+	for (uint32_t i = 0; i < t->n_groups; i++)
+		c->groups[t->groups[i]].merged = t->n_groups > 1;
+	return true;
+}
+
 int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 		  uint32_t nt, struct mc_group *newg, bool keep_root, bool extend)
 {
@@ -213,11 +249,17 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 
 	if (!nt && !newg)
 		return -EINVAL;
+	if (nt == 1 && newg && try_subset(c, trees[0], newg, &rc))
+		return rc;
 	c->mark_gen++;
+	if (++c->node_gen == 0) {
+		memset(c->node_stamp, 0, c->f->n_nodes * sizeof(uint32_t));
+		c->node_gen = 1;
+	}
 	for (uint32_t i = 0; i < nt && rc == 0; i++)
 		rc = take_tree(c, &v, trees[i]);
 	if (newg && rc == 0)
-		rc = add_members(&v, newg);
+		rc = add_members(c, &v, newg);
 	if (rc == 0)
 		rc = refresh_switches(c, &v);
 	if (rc == 0 && !mc_gc_connected(c, 0, color, c->mark_gen, v.msw, v.nmsw)) {
@@ -227,14 +269,28 @@ int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 	}
 	if (rc < 0)
 		goto out;
-	root = keep_root && nt ? c->trees[trees[0]].root
-			       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
-	if (root == MC_NONE) {
-		rc = -EHOSTUNREACH;
-		goto out;
+	rc = -EAGAIN;
+	if (extend && v.nt)
+		/* old trees bring their member ports along: only the new
+		 * group's members (or, for a member addition, the group's
+		 * members) need joining */
+		rc = mc_attach_build(c, color, c->mark_gen, v.trees, v.nt,
+				     newg ? newg->members : v.m,
+				     newg ? newg->n_members : v.nm, &built);
+	if (rc == -EAGAIN) {
+		free(built.nodes);
+		free(built.slot);
+		memset(&built, 0, sizeof(built));
+		built.root = MC_NONE;
+		root = keep_root && nt ? c->trees[trees[0]].root
+				       : mc_gc_best_root(c, color, c->mark_gen, v.msw, v.nmsw);
+		if (root == MC_NONE) {
+			rc = -EHOSTUNREACH;
+			goto out;
+		}
+		rc = mc_gc_build(c, 0, color, c->mark_gen, extend, root, v.m,
+				 v.nm, &built);
 	}
-	rc = mc_gc_build(c, 0, color, c->mark_gen,
-			 extend, root, v.m, v.nm, &built);
 	if (rc == 0 && !v.nt) {
 		/* no old tree: install needs a fresh tree id */
 		struct mc_tree *t = mc_tree_new(c);

@@ -36,6 +36,7 @@ struct mc_tree *mc_tree_new(struct mc_ctx *c)
 	t->height = 0;
 	t->n_nodes = 0;
 	t->n_groups = 0;
+	t->msw_valid = false;
 	if (t->slot)
 		memset(t->slot, 0, t->slot_cap * sizeof(*t->slot));
 	t->live = true;
@@ -49,6 +50,7 @@ void mc_tree_free(struct mc_ctx *c, struct mc_tree *t)
 		return;
 	t->live = false;
 	t->n_nodes = 0;
+	t->msw_valid = false;
 	t->n_groups = 0;
 	t->color = MC_NONE;
 	/* Keep the arrays for reuse, but drop big ones from merged trees. */
@@ -66,6 +68,7 @@ void mc_tree_free(struct mc_ctx *c, struct mc_tree *t)
 void mc_tree_reset(struct mc_tree *t)
 {
 	t->n_nodes = 0;
+	t->msw_valid = false;
 	t->root = MC_NONE;
 	t->height = 0;
 	if (t->slot)
@@ -154,7 +157,30 @@ int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m)
 		return -EINVAL;
 	mc_mask_set(n->mask, m->remote->num);
 	mc_mask_set(n->members, m->remote->num);
+	t->msw_valid = false;
 	return 0;
+}
+
+const uint32_t *mc_tree_msw(struct mc_tree *t, uint32_t *n)
+{
+	if (!t->msw_valid) {
+		if (t->cap_msw < t->n_nodes) {
+			uint32_t *nm = realloc(t->msw, t->n_nodes * sizeof(*nm));
+			if (!nm)
+				return NULL;
+			t->msw = nm;
+			t->cap_msw = t->n_nodes;
+		}
+		t->n_msw = 0;
+		for (uint32_t k = 0; k < t->n_nodes; k++) {
+			const struct mc_tnode *nd = &t->nodes[k];
+			if (nd->members[0] | nd->members[1] | nd->members[2] | nd->members[3])
+				t->msw[t->n_msw++] = nd->sw;
+		}
+		t->msw_valid = true;
+	}
+	*n = t->n_msw;
+	return t->msw;
 }
 
 /* Depths from parent links (nodes may be stored in any order once a tree
@@ -336,6 +362,15 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 		g->tree = t->id;
 	mc_tree_account(c, t, +1);
 	return 0;
+}
+
+int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g)
+{
+	int rc = tree_group_push(t, g->id);
+
+	if (rc == 0)
+		g->tree = t->id;
+	return rc;
 }
 
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g)
