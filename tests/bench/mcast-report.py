@@ -112,21 +112,26 @@ def cell(agg, topo, pat, eng, mft, field, nd=0):
     return fmt(r[field], nd)
 
 
-def section(out, agg, topo, label, rec, info):
+def section(out, agg, topo, label, rec, info, work):
     pats = pats_of(agg, topo)
     out.append(f"\n### {topo}: {label}\n")
     out.append(f"{fmt(info.get('switches'))} switches, {fmt(info.get('hosts'))} hosts, "
                f"{fmt(info.get('links'))} links; MR4LMS recommended MFT size {rec}.")
     out.append("\nColors needed with no limit (`--mft-size 0`; baselines use one color per tree, "
-               "first free on all its switches, like MR4LMS's FBTC):\n")
-    out.append("| pattern | groups | " + " | ".join(ENGINES) + " |")
-    out.append("|---|---:|" + "---:|" * len(ENGINES))
+               "first free on all its switches, like MR4LMS's FBTC). Lower bound for any routing: "
+               "the most groups with a member on one switch (all their trees hold that switch):\n")
+    out.append("| pattern | groups | " + " | ".join(ENGINES) + " | lower bound |")
+    out.append("|---|---:|" + "---:|" * (len(ENGINES) + 1))
+    bounds = {p: leaf_bounds(work, topo, p) for p in pats}
     for p in pats:
         g = cell(agg, topo, p, "mr4lms", "0", "groups")
-        out.append(f"| {p} | {g} | " + " | ".join(cell(agg, topo, p, e, "0", "colors") for e in ENGINES) + " |")
-    out.append("\nMax / mean EFI, no limit (mean over links carrying at least one group):\n")
-    out.append("| pattern | " + " | ".join(ENGINES) + " | fulb/sssp-rr | mr4lms/sssp-rr |")
-    out.append("|---|" + "---:|" * (len(ENGINES) + 2))
+        b = fmt(bounds[p][0]) if bounds[p] else "–"
+        out.append(f"| {p} | {g} | " + " | ".join(cell(agg, topo, p, e, "0", "colors") for e in ENGINES) + f" | {b} |")
+    out.append("\nMax / mean EFI, no limit (mean over links carrying at least one group). Lower "
+               "bound for any routing: for each leaf, the groups with members on it and elsewhere "
+               "divided by its uplinks:\n")
+    out.append("| pattern | " + " | ".join(ENGINES) + " | fulb/sssp-rr | mr4lms/sssp-rr | max EFI lower bound |")
+    out.append("|---|" + "---:|" * (len(ENGINES) + 3))
     for p in pats:
         cells = [f"{cell(agg, topo, p, e, '0', 'max_efi')} / {cell(agg, topo, p, e, '0', 'avg_efi', 1)}" for e in ENGINES]
         ratios = []
@@ -136,7 +141,8 @@ def section(out, agg, topo, label, rec, info):
                 ratios.append(f"{num(a['max_efi']) / num(b['max_efi']):.2f}")
             else:
                 ratios.append("–")
-        out.append(f"| {p} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+        b = fmt(bounds[p][1]) if bounds[p] else "–"
+        out.append(f"| {p} | " + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {b} |")
     out.append(f"\nMR4LMS with MFT size {rec} (merging when colors run out) beside no limit:\n")
     out.append("| pattern | colors | merged groups | trees | max EFI (no limit) | max TFI | mean TFI | s total | median ms/group |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -202,6 +208,54 @@ def targets(out, agg, topos):
                    f"| < 10 s (paper up to 191.5 s) | {'yes' if r1['seconds'] < 10 else 'no'} |")
 
 
+def parse_topo(path):
+    """ibsim net file -> (host name -> its switch, switch -> uplink count)."""
+    host_sw, uplinks, kind, name = {}, {}, None, None
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if not t or t[0].startswith("#"):
+                continue
+            if t[0] in ("Switch", "Hca", "Rt"):
+                kind, name = t[0], line.split('"')[1]
+                if kind == "Switch":
+                    uplinks.setdefault(name, 0)
+            elif t[0].startswith("[") and name:
+                peer = line.split('"')[1]
+                if kind == "Hca":
+                    host_sw.setdefault(name, peer)
+                elif not peer.startswith("H"):
+                    uplinks[name] += 1
+    return host_sw, uplinks
+
+
+def leaf_bounds(work, topo, pat):
+    """Lower bounds any routing must meet, from the leaf switches alone:
+    every tree holds the switches of its members (colors >= groups with a
+    member on one switch), and a group with members on and off a leaf
+    crosses that leaf's uplinks (max EFI >= ceil(such groups / uplinks))."""
+    try:
+        host_sw, up = parse_topo(os.path.join(work, "topo", f"{topo}.topo"))
+        on, cross = {}, {}
+        with open(os.path.join(work, "pat", f"{topo}.{pat}.ev")) as f:
+            for line in f:
+                t = line.split()
+                if len(t) < 3 or t[0] != "+":
+                    continue
+                sws = {host_sw.get(m) for m in t[2:]}
+                if None in sws:
+                    return None
+                for sw in sws:
+                    on[sw] = on.get(sw, 0) + 1
+                    if len(sws) > 1:
+                        cross[sw] = cross.get(sw, 0) + 1
+        colors = max(on.values()) if on else 0
+        efi = max(((c + up[sw] - 1) // up[sw] for sw, c in cross.items() if up.get(sw)), default=0)
+        return colors, efi
+    except (OSError, KeyError, IndexError):
+        return None
+
+
 def notes(out, agg, topos):
     ids = [t[0] for t in topos]
     out.append("\n## Reading the results\n")
@@ -209,22 +263,24 @@ def notes(out, agg, topos):
                "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
                "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
+    out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
+               "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
+               "the core's bottom-up build that MR4LMS's FBTC uses) the TaihuLight model's 128x32x40 "
+               "pattern reached max EFI 182 instead of 128.")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
                "every group its own MLID.")
     if "th40960" in ids:
         r = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "0"))
         got = f" (ours: {fmt(r['colors'])} colors, max EFI {fmt(r['max_efi'])})" if r else ""
-        out.append("- th40960 is `ibsmgen pruned`'s model of TaihuLight: 1,280 leaf switches with 32 "
-                   "hosts and 2 uplinks, pods of 32 leaves sharing 2 middle switches, 64 top switches. "
-                   "In 128x32x40 with 4 processes per host, leaf (y, z) holds exactly the 128 "
+        out.append("- th40960 is `ibsmgen pruned`'s model of TaihuLight: leaf switches of 32 hosts with "
+                   "2 uplinks each. In 128x32x40 with 4 processes per host a leaf holds exactly the 128 "
                    "processes of one x-line, so its hosts belong to 1 local and 256 cross-leaf groups "
                    "(128 y-lines, 128 z-lines) that its 2 uplinks must carry: max EFI >= 128 for any "
-                   "routing. A pod holds one z plane: 128 y-lines and 32 x 128 = 4,096 z-lines each "
-                   "need one of the pod's 2 middle switches, so one of them holds >= 2,112 trees and "
-                   "any routing needs >= 2,112 colors" + got + ". The paper's 269 colors and max EFI "
-                   "37 were measured on the real machine, whose leaves (super nodes) are far larger; "
-                   "this model cannot reach them, and with 128 colors it forces heavy merging.")
+                   "routing (the lower-bound column), and every switch above the leaves is shared by "
+                   "many more trees than on the real machine" + got + ". The paper's 269 colors and max "
+                   "EFI 37 were measured on the real TaihuLight, whose leaves (super nodes) are far "
+                   "larger; this model cannot reach them, and with 128 colors it forces heavy merging.")
 
 
 def plot_data(agg, topos, work):
@@ -253,7 +309,15 @@ def plot_data(agg, topos, work):
 
 
 def main():
-    results, topos_tsv, docs, work, wall, full = sys.argv[1:7]
+    results, topos_tsv, docs, work = sys.argv[1:5]
+    walls = []
+    try:
+        with open(os.path.join(work, "wall.txt")) as f:
+            for line in f:
+                sec, cmd = line.rstrip("\n").split("\t", 1)
+                walls.append((int(sec), cmd))
+    except (OSError, ValueError):
+        pass
     try:
         with open(os.path.join(work, "load.txt")) as f:
             load_avg = f.read().split()
@@ -275,10 +339,10 @@ def main():
                     break
     except OSError:
         pass
+    runs = "; ".join(f"`{c}` ({s} s)" for s, c in walls) or "`tests/bench/mcast.sh`"
     out = ["# Multicast benchmarks", "",
-           "Generated by `tests/bench/mcast.sh" + (" --full" if full == "1" else "") +
-           f"` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs ({cpu}), "
-           f"{platform.system()} {platform.release()}; wall time of the whole benchmark {int(wall)} s; "
+           f"Generated by {runs} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+           f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()} (wall times in brackets); "
            f"1-minute load average {' -> '.join(load_avg) or '?'} (start -> end). On a shared machine "
            "total times grow with the load; the per-group medians are much less sensitive.",
            "",
@@ -308,7 +372,7 @@ def main():
                "random network; its Table 4 is lost, so the dragonfly also gets 256 here.")
     out.append("\n## Results per topology")
     for topo, gen, rec, label in topos:
-        section(out, agg, topo, label, rec, infos[topo])
+        section(out, agg, topo, label, rec, infos[topo], work)
     notes(out, agg, topos)
     targets(out, agg, topos)
     out.append("\n## The papers' figures (for comparison; from the paper texts, their tables and plots were lost)\n")

@@ -3,12 +3,17 @@
 # mr4lms) on the papers' topologies and patterns through the offline planner
 # (ibsmroute --groups), writing docs/benchmarks.md and docs/mcast-*.png.
 #
-#   tests/bench/mcast.sh [--full] [--reps N] [--only TOPO] [--no-docs]
+#   tests/bench/mcast.sh [--full] [--reps N] [--only TOPO] [--pattern PAT]
+#                        [--engines "E..."] [--append] [--no-docs]
 #
-# Default: the paper-scale fat tree (16,000 hosts) and both pruned trees
-# (8,704 and 40,960 hosts) with their headline patterns, plus scaled-down
-# torus, dragonfly and random networks — well under 15 minutes on 2 cores.
+# Default: the papers' fat tree, dragonfly and random network and both
+# pruned trees at full scale with their headline patterns, plus a scaled-
+# down torus — well under 15 minutes on 2 cores.  The paper-scale torus:
+#   tests/bench/mcast.sh --only torus --append [--engines "..."]
 # --full: all six topologies at the papers' scale and every pattern.
+# --only/--pattern restrict the runs; --append adds them to the results of
+# an earlier run in the same WORK (e.g. one paper-scale torus pattern added
+# to the default set) and regenerates the report from everything.
 # Timing: multicast "seconds" of the JSON report (routing only, no parsing
 # or unicast); fulb and mr4lms are run --reps times (default 3) on the
 # timing cases (fulb unlimited, mr4lms at the recommended MFT size) and the
@@ -28,17 +33,24 @@ WORK=${WORK:-$O/bench-mcast}
 DOCS=${DOCS:-$TOP/docs}
 THREADS=${THREADS:-2}
 RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 180, --full 1800)
+ARGS="$*"
+ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
 FULL=0
 REPS=3
 ONLY=
+ONLYPAT=
+APPEND=0
 NODOCS=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
 	--reps) REPS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--pattern) ONLYPAT=$2; shift ;;
+	--append) APPEND=1 ;;
+	--engines) ENGINES=$2; shift ;;
 	--no-docs) NODOCS=1 ;;
-	*) echo "usage: $0 [--full] [--reps N] [--only TOPO] [--no-docs]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--full] [--reps N] [--only TOPO] [--pattern PAT] [--engines LIST] [--append] [--no-docs]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -53,7 +65,11 @@ for t in jq gnuplot /usr/bin/time; do
 done
 mkdir -p "$WORK/topo" "$WORK/pat" "$WORK/runs"
 RESULTS=$WORK/results.tsv
-: >"$RESULTS"
+TOPOS_TSV=$WORK/topologies.tsv
+if [ $APPEND = 0 ]; then
+	: >"$RESULTS"
+	: >"$TOPOS_TSV"
+fi
 
 # ---- topologies: id | ibsmgen arguments | recommended MFT size | label ----
 # Recommended Ncolor (MR4LMS paper §4.5, Table 4 lost with the figures):
@@ -62,16 +78,16 @@ RESULTS=$WORK/results.tsv
 # 256 for the dragonfly (not stated; chosen like the other non-tree ones).
 topologies() {
 	echo "ft40|fattree3 --k 40|128|3-level fat tree, 40-port, 16,000 hosts (paper)"
-	echo "bl8704|pruned --hosts 8704 --radix 40 --uplinks 8|128|pruned fat tree, 8,704 hosts, 8 paths (Sunway BlueLight model)"
+	echo "bl8704|pruned --hosts 8704 --radix 64 --uplinks 8|128|pruned fat tree, 8,704 hosts, 8 paths (Sunway BlueLight model)"
 	echo "th40960|pruned --hosts 40960 --radix 64 --uplinks 2|128|pruned fat tree, 40,960 hosts, 2 paths (Sunway TaihuLight model)"
-	if [ $FULL = 1 ]; then
+	echo "df|dragonfly --a 18 --p 9 --h 9|256|dragonfly a=18 p=h=9, 26,406 hosts (paper)"
+	echo "rnd|random --switches 2048 --ports 40 --hosts-per-switch 20 --seed 1|256|random, 2,048 40-port switches, 40,960 hosts (paper)"
+	if [ $FULL = 1 ] || [ "$ONLY" = torus ]; then
 		echo "torus|torus 30 20 20 --hosts-per-switch 2|256|3-D torus 30x20x20, 2 hosts/switch, 24,000 hosts (paper)"
-		echo "df|dragonfly --a 18 --p 9 --h 9|256|dragonfly a=18 p=h=9, 26,406 hosts (paper)"
-		echo "rnd|random --switches 2048 --ports 40 --hosts-per-switch 20 --seed 1|256|random, 2,048 40-port switches, 40,960 hosts (paper)"
 	else
+		# the paper-scale torus costs about a minute of unicast routing
+		# per ibsmroute run: add it with --only torus --append
 		echo "torus-s|torus 10 10 8 --hosts-per-switch 2|256|3-D torus 10x10x8, 2 hosts/switch, 1,600 hosts (scaled down)"
-		echo "df-s|dragonfly --a 8 --p 4 --h 4|256|dragonfly a=8 p=h=4, 1,056 hosts (scaled down)"
-		echo "rnd-s|random --switches 256 --ports 20 --hosts-per-switch 10 --seed 1|256|random, 256 20-port switches, 2,560 hosts (scaled down)"
 	fi
 }
 
@@ -104,37 +120,28 @@ patterns() {
 		;;
 	torus)
 		echo "240x100|grid 240x100|1"
-		echo "60x20x20|grid 60x20x20|0"
-		echo "28x28x28|grid 28x28x28|0"
-		echo "28x28x28-shuf|grid 28x28x28 --shuffle 1|0"
+		[ $FULL = 1 ] && echo "60x20x20|grid 60x20x20|0"
+		[ $FULL = 1 ] && echo "28x28x28|grid 28x28x28|0"
+		[ $FULL = 1 ] && echo "28x28x28-shuf|grid 28x28x28 --shuffle 1|0"
 		;;
 	df)
 		echo "81x27x12|grid 81x27x12|1"
-		echo "162x163|grid 162x163|0"
 		echo "29x29x29-shuf|grid 29x29x29 --shuffle 1|0"
+		[ $FULL = 1 ] && echo "162x163|grid 162x163|0"
 		;;
 	rnd)
 		echo "256x160|grid 256x160|1"
 		echo "32x32x40|grid 32x32x40|0"
-		echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|0"
+		[ $FULL = 1 ] && echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|0"
 		;;
 	torus-s)
 		echo "40x40|grid 40x40|0"
 		echo "20x10x8|grid 20x10x8|1"
 		echo "12x12x11-shuf|grid 12x12x11 --shuffle 1|0"
 		;;
-	df-s)
-		echo "32x33|grid 32x33|1"
-		echo "11x12x8-shuf|grid 11x12x8 --shuffle 1|0"
-		;;
-	rnd-s)
-		echo "64x40|grid 64x40|1"
-		echo "16x16x10-shuf|grid 16x16x10 --shuffle 1|0"
-		;;
 	esac
 }
 
-ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
 
 # One ibsmroute run; appends a TSV row:
 # topo pattern engine mft rep groups colors trees merged max_efi avg_efi
@@ -174,27 +181,40 @@ quick() {
 }
 
 T0=$(date +%s)
-cut -d' ' -f1 /proc/loadavg >"$WORK/load.txt"
-TOPOS_TSV=$WORK/topologies.tsv
-: >"$TOPOS_TSV"
+if [ $APPEND = 0 ]; then
+	: >"$WORK/load.txt"
+	: >"$WORK/wall.txt"
+fi
+cut -d' ' -f1 /proc/loadavg >>"$WORK/load.txt"
 while IFS='|' read -r topo genargs rec label; do
 	[ -n "$ONLY" ] && [ "$ONLY" != "$topo" ] && continue
-	printf '%s\t%s\t%s\t%s\n' "$topo" "$genargs" "$rec" "$label" >>"$TOPOS_TSV"
+	grep -q "^$topo	" "$TOPOS_TSV" ||
+		printf '%s\t%s\t%s\t%s\n' "$topo" "$genargs" "$rec" "$label" >>"$TOPOS_TSV"
 	tf=$WORK/topo/$topo.topo
 	# shellcheck disable=SC2086
-	[ -s "$tf" ] || "$GEN" $genargs -o "$tf"
+	if [ ! -s "$tf" ] && ! "$GEN" $genargs -o "$tf"; then
+		echo "mcast.sh: ibsmgen $genargs failed; $topo skipped" >&2
+		rm -f "$tf"
+		continue
+	fi
 	while IFS='|' read -r pat patargs timing; do
+		[ -n "$ONLYPAT" ] && [ "$ONLYPAT" != "$pat" ] && continue
 		pf=$WORK/pat/$topo.$pat.ev
 		# shellcheck disable=SC2086
-		[ -s "$pf" ] || "$PAT" "$tf" $patargs -o "$pf" 2>/dev/null
+		if [ ! -s "$pf" ] && ! "$PAT" "$tf" $patargs -o "$pf" 2>"$pf.err"; then
+			echo "mcast.sh: ibsmpattern $patargs failed: $(cat "$pf.err"); skipped" >&2
+			rm -f "$pf"
+			continue
+		fi
 		echo "mcast.sh: [$(( $(date +%s) - T0 ))s] $topo $pat ($(wc -l <"$pf") groups)" >&2
 		for eng in $ENGINES; do
 			run_one "$topo" "$pat" "$eng" 0 1
 		done
-		run_one "$topo" "$pat" mr4lms "$rec" 1
+		case " $ENGINES " in *" mr4lms "*) run_one "$topo" "$pat" mr4lms "$rec" 1 ;; esac
 		if [ "$timing" = 1 ]; then
 			for r in $(seq 2 "$REPS"); do
 				for em in "fulb 0" "mr4lms $rec"; do
+					case " $ENGINES " in *" ${em%% *} "*) ;; *) continue ;; esac
 					# shellcheck disable=SC2086
 					set -- $em
 					# long runs vary little: repeat only short ones
@@ -205,9 +225,9 @@ while IFS='|' read -r topo genargs rec label; do
 	done < <(patterns "$topo")
 done < <(topologies)
 cut -d' ' -f1 /proc/loadavg >>"$WORK/load.txt"
+printf '%s\t%s\n' "$(( $(date +%s) - T0 ))" "tests/bench/mcast.sh${ARGS:+ $ARGS}" >>"$WORK/wall.txt"
 echo "mcast.sh: runs done in $(( $(date +%s) - T0 )) s; results in $RESULTS" >&2
 
 [ $NODOCS = 1 ] && exit 0
 mkdir -p "$DOCS"
-python3 "$TOP/tests/bench/mcast-report.py" "$RESULTS" "$TOPOS_TSV" "$DOCS" "$WORK" \
-	"$(( $(date +%s) - T0 ))" "$FULL"
+python3 "$TOP/tests/bench/mcast-report.py" "$RESULTS" "$TOPOS_TSV" "$DOCS" "$WORK"

@@ -296,6 +296,38 @@ static void test_fulb_reuse(void **state)
 	diamond_free(&d);
 }
 
+/* FULB's tie rule: A's uplinks to M0 and M1 carry no group, but M0's link
+ * to R does (a group with a member on M0): the walk from A takes M1, the
+ * neighbour that goes on over the less loaded link.  minhop takes M0. */
+static void test_fulb_tie_lookahead(void **state)
+{
+	struct diamond d;
+	struct ib_port *hm0;
+
+	(void)state;
+	diamond_build(&d);
+	hm0 = add_host(&d.f, d.M[0], 9, 0x500, "m0");
+	hops_free(&d.h);
+	assert_int_equal(hops_compute(&d.f, &d.h, NULL), 0);
+	for (int e = 0; e < 2; e++) {
+		struct mc_ctx *c =
+		    ctx_new(&d.f, &d.h, e ? "minhop" : "fulb", 0);
+		struct ib_port *pre[] = {hm0, d.b[0]};
+		struct ib_port *m[] = {d.a[0], d.b[1]};
+
+		(void)add_group(c, 1, pre, 2, 0); /* R-M0 and R-M2-B */
+		const struct mc_tree *t =
+		    mcast_group_tree(c, add_group(c, 2, m, 2, 0));
+		assert_int_equal(t->root, d.R->sw_idx);
+		assert_int_equal(tree_has(t, d.M[1]), !e);
+		assert_int_equal(tree_has(t, d.M[0]), e);
+		assert_int_equal(tree_has(t, d.M[3]), !e); /* B-M2 is loaded */
+		assert_int_equal(t->height, 3);
+		mcast_destroy(c);
+	}
+	diamond_free(&d);
+}
+
 /* Colors: A-only and B-only groups share no switch -> both color 0; a
  * group over both needs color 1; with one color it fails with -ENOSPC
  * (baselines never merge) and the group does not exist. */
@@ -349,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_link_balance),
 	    cmocka_unit_test(test_root_choice),
 	    cmocka_unit_test(test_fulb_reuse),
+	    cmocka_unit_test(test_fulb_tie_lookahead),
 	    cmocka_unit_test(test_colors_no_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 
 #include "lib/config.h"
 #include "lib/log.h"
+#include "routing/mcast.h"
 #include "tools/ibsmroute/opts.h"
 
 static const char *const mc_names[] = {
@@ -216,9 +217,12 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	for (size_t i = 0; i < sizeof(mc_names) / sizeof(*mc_names); i++)
 		if (!strcmp(o->mcast_engine, mc_names[i]))
 			return 0;
+	/* the core's root-rotation variants minhop-rr, sssp-rr (benchmarks) */
+	if (mcast_engine_find(o->mcast_engine, NULL))
+		return 0;
 	fprintf(stderr,
 		"ibsmroute: unknown multicast engine '%s' (mr4lms, "
-		"fulb, minhop or sssp)\n",
+		"fulb, minhop, sssp, minhop-rr or sssp-rr)\n",
 		o->mcast_engine);
 	return -EINVAL;
 }
