@@ -11,6 +11,9 @@ struct sm;
 /* Hooks the manager into the SA and the control socket (not in --once).
  * 0 or -errno (logged). */
 int mcg_init(struct sm *sm);
+/* The same on a given SA (unit tests: no umad port). */
+struct sa;
+int mcg_init_sa(struct sm *sm, struct sa *sa);
 void mcg_fini(struct sm *sm);
 /* After a heavy sweep replaced sm->fab: a new engine context over it,
  * every group routed again, MFTs programmed where they differ. */

@@ -432,10 +432,15 @@ static int adopt_sa_groups(void)
 
 int mcg_init(struct sm *sm)
 {
+	return mcg_init_sa(sm, sa_daemon_sa());
+}
+
+int mcg_init_sa(struct sm *sm, struct sa *sa)
+{
 	int rc;
 
 	mcg_m.sm = sm;
-	mcg_m.sa = sa_daemon_sa();
+	mcg_m.sa = sa;
 	if (!mcg_m.sa)
 		return -ENODEV;
 	rc = adopt_sa_groups();

@@ -281,7 +281,7 @@ static uint64_t first_change_us;
 static int on_kick(sd_event_source *s, uint64_t usec, void *ud)
 {
 	first_change_us = 0;
-	if (!mcg_m.mc || !mcg_m.sm->fab || !mcg_m.shadow)
+	if (!mcg_m.mc || !mcg_m.sm->fab || !mcg_m.shadow || !mcg_m.sm->txn)
 		return 0;
 	if (mcg_m.prog_busy) {
 		mcg_m.prog_dirty = true;
