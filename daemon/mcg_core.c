@@ -170,15 +170,19 @@ void mcg_tables_changed(struct mcg *g)
 	mftprog_kick();
 }
 
+static void tree_info(struct mcg *g);
+
 void mcg_pass_done(uint64_t gen)
 {
 	mcg_m.gen_done = gen;
 	for (uint32_t i = 0; i < mcg_m.n; i++) {
 		struct mcg *g = mcg_m.v[i];
 		if (g->sa->state == MCG_COMPUTING_ROUTES && g->eid != MC_NONE &&
-		    g->need_gen <= gen)
+		    g->need_gen <= gen) {
 			mcg_change_state(g, MCG_READY,
 					 "switches acknowledged the MFTs");
+			tree_info(g);
+		}
 	}
 	mcg_write_dumps();
 }
@@ -197,11 +201,14 @@ static uint32_t member_ports(struct mcg *g, struct ib_port **out)
 	return n;
 }
 
+/* A collective group shows its MLID (records, answers) only once Ready:
+ * before, the switches may not forward it yet (DESIGN 4.1). */
 static void tree_info(struct mcg *g)
 {
 	const struct mc_tree *t = mcast_group_tree(mcg_m.mc, g->eid);
 
-	g->sa->rec.mlid = mcast_group_mlid(mcg_m.mc, g->eid);
+	if (!g->sa->rec.member_count || g->sa->state != MCG_COMPUTING_ROUTES)
+		g->sa->rec.mlid = mcast_group_mlid(mcg_m.mc, g->eid);
 	g->sa->tree_groups = t ? (uint16_t)t->n_groups : 1;
 	g->sa->tree_height = t ? t->height : 0;
 }
