@@ -73,6 +73,12 @@ expect ERR_REQ_INVALID "$(sa_at H1 join "$MG" --port-guid 0x123456)" "unknown po
 expect ERR_REQ_INVALID "$(sa_at H4 leave "$MG")" "leave of a non-member"
 expect ERR_NO_RECORDS "$(sa_at H1 mcg-state ff12:601b:ffff::99)" "unknown MGID"
 
+# mcg list / show --dot over the control socket
+ctl mcg list | grep -q "^$MG mlid=$MLID state=Ready " || fail "mcg list: $(ctl mcg list)"
+dot=$(ctl mcg show "$MG" --dot)
+grep -q '^digraph' <<<"$dot" && [ "$(grep -c 'style=dashed' <<<"$dot")" -ge 7 ] ||
+	fail "mcg show --dot: $dot"
+
 # deliveries over the MFTs as ibroute -M reads them
 members=$(ctl mcg show "$MG" | awk '$1 == "member" { print $2 }')
 names=
