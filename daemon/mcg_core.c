@@ -23,8 +23,8 @@
 struct mcg_mgr mcg_m;
 
 static const char *const state_names[] = {
-	"?", "ReceivingJoinReq", "ComputingRoutes", "Ready",
-	"ReceivingLeaveReq", "Destroying",
+    "?",     "ReceivingJoinReq",  "ComputingRoutes",
+    "Ready", "ReceivingLeaveReq", "Destroying",
 };
 
 const char *mcg_state_name(unsigned st)
@@ -88,9 +88,9 @@ struct mcg *mcg_create(const struct sa_mcm_rec *params)
 	s->state = 0;
 	s->rec.mlid = 0;
 	s->joined = s->left = 0;
-	mcg_change_state(g, params->member_count ? MCG_RECEIVING_JOIN_REQ
-						 : MCG_READY,
-			 "created by a join");
+	mcg_change_state(
+	    g, params->member_count ? MCG_RECEIVING_JOIN_REQ : MCG_READY,
+	    "created by a join");
 	return g;
 }
 
@@ -136,8 +136,8 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *ud)
 
 	g->timer = sd_event_source_unref(g->timer);
 	mcg_destroy(g, g->sa->state == MCG_RECEIVING_JOIN_REQ
-			       ? "join timeout: members missing"
-			       : "leave timeout: members did not leave");
+			   ? "join timeout: members missing"
+			   : "leave timeout: members did not leave");
 	return 0;
 }
 
@@ -151,7 +151,8 @@ void mcg_arm_timer(struct mcg *g, uint32_t ms)
 			      now + (uint64_t)ms * 1000, 1000, on_timeout,
 			      g) < 0)
 		log_warn("mcg: cannot arm a %u ms timeout; the group waits "
-			 "without one", ms);
+			 "without one",
+			 ms);
 }
 
 void mcg_disarm_timer(struct mcg *g)
@@ -193,8 +194,8 @@ static uint32_t member_ports(struct mcg *g, struct ib_port **out)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < g->sa->n_members; i++) {
-		struct ib_port *p = sa_port_by_gid(mcg_m.sa,
-						   g->sa->members[i].port_gid);
+		struct ib_port *p =
+		    sa_port_by_gid(mcg_m.sa, g->sa->members[i].port_gid);
 		if (p && mc_member_sw(p) != MC_NONE)
 			out[n++] = p;
 	}
@@ -318,7 +319,8 @@ static void route_one(struct mcg *g)
 	if (rc < 0) {
 		mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
 		log_err("mcg %s: routing %u members failed: %s; the group is "
-			"destroyed", s, g->sa->n_members, strerror(-rc));
+			"destroyed",
+			s, g->sa->n_members, strerror(-rc));
 		mcg_destroy(g, "routing failed");
 		return;
 	}
@@ -362,15 +364,15 @@ static uint32_t fabric_colors(const struct sm *sm)
 static int new_context(struct sm *sm)
 {
 	struct mc_params prm;
-	const char *eng = config_enum_name("multicast.engine",
-					   sm->cfg.multicast_engine);
+	const char *eng =
+	    config_enum_name("multicast.engine", sm->cfg.multicast_engine);
 
 	mcast_params_default(&prm);
 	mcg_m.colors = fabric_colors(sm);
 	prm.mft_size = mcg_m.colors;
 	prm.merge = sm->cfg.multicast_merge == CFG_MERGE_REBUILD
-			    ? MC_MERGE_REBUILD
-			    : MC_MERGE_EXTEND;
+			? MC_MERGE_REBUILD
+			: MC_MERGE_EXTEND;
 	prm.switch_threshold = sm->cfg.multicast_switch_threshold;
 	return mcast_create(&mcg_m.mc, sm->fab, &sm->hops, sm->pool, eng, &prm);
 }
@@ -461,7 +463,8 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 		rc = mcg_ctl_register(sm);
 	if (rc < 0) {
 		log_err("multicast: cannot start the group manager: %s; joins "
-			"are refused", strerror(-rc));
+			"are refused",
+			strerror(-rc));
 		return rc;
 	}
 	mcg_m.sa->mcm_ops = &mcg_sa_ops;

@@ -26,9 +26,10 @@ static void group_line(FILE *out, struct mcg *g)
 		return;
 	}
 	mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
-	fprintf(out, "%s mlid=0x0000 state=%s tfi=0 height=0 "
-		"root=0x0000000000000000 members=", s,
-		mcg_state_name(g->sa->state));
+	fprintf(out,
+		"%s mlid=0x0000 state=%s tfi=0 height=0 "
+		"root=0x0000000000000000 members=",
+		s, mcg_state_name(g->sa->state));
 	for (uint32_t i = 0; i < g->sa->n_members; i++)
 		fprintf(out, "%s0x%016" PRIx64, i ? "," : "",
 			sa_get64(g->sa->members[i].port_gid + 8));
@@ -104,13 +105,15 @@ static void show_tree(FILE *out, const struct mc_tree *t, bool dot)
 				f->switches[t->nodes[n->parent].sw]->desc,
 				sw->desc);
 		else if (!dot)
-			fprintf(out, "switch 0x%016" PRIx64 " depth %u "
-				"up_port %u desc %s\n", sw->guid, n->depth,
-				n->up_port, sw->desc);
+			fprintf(out,
+				"switch 0x%016" PRIx64 " depth %u "
+				"up_port %u desc %s\n",
+				sw->guid, n->depth, n->up_port, sw->desc);
 		for (unsigned p = 1; dot && p <= sw->nports; p++)
 			if (mc_mask_test(n->members, p) && sw->ports[p].remote)
-				fprintf(out, "  \"%s\" -> \"%s\" [style=dashed];\n",
-					sw->desc, sw->ports[p].remote->node->desc);
+				fprintf(
+				    out, "  \"%s\" -> \"%s\" [style=dashed];\n",
+				    sw->desc, sw->ports[p].remote->node->desc);
 	}
 }
 
@@ -143,13 +146,15 @@ static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 		fprintf(out, "}\n");
 		return 0;
 	}
-	fprintf(out, "mgid %s\nmlid 0x%04x\nstate %s\nmember_count %u\n"
-		"joined %u\nleft %u\ntfi %u\nheight %u\n", mg, g->sa->rec.mlid,
-		mcg_state_name(g->sa->state), g->sa->rec.member_count,
-		g->sa->joined, g->sa->left, g->sa->tree_groups,
-		g->sa->tree_height);
+	fprintf(out,
+		"mgid %s\nmlid 0x%04x\nstate %s\nmember_count %u\n"
+		"joined %u\nleft %u\ntfi %u\nheight %u\n",
+		mg, g->sa->rec.mlid, mcg_state_name(g->sa->state),
+		g->sa->rec.member_count, g->sa->joined, g->sa->left,
+		g->sa->tree_groups, g->sa->tree_height);
 	for (uint32_t i = 0; i < g->sa->n_members; i++)
-		fprintf(out, "member 0x%016" PRIx64 " join_state 0x%x proxy %u\n",
+		fprintf(out,
+			"member 0x%016" PRIx64 " join_state 0x%x proxy %u\n",
 			sa_get64(g->sa->members[i].port_gid + 8),
 			g->sa->members[i].join_state, g->sa->members[i].proxy);
 	if (t)
@@ -160,7 +165,7 @@ static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
 		     size_t errlen)
 {
-	struct mc_stats st = { 0 };
+	struct mc_stats st = {0};
 	uint32_t n_std = 0, n_coll = 0;
 
 	for (uint32_t i = 0; i < mcg_m.n; i++)
@@ -170,12 +175,13 @@ static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
 			n_std++;
 	if (mcg_m.mc)
 		mcast_stats(mcg_m.mc, &st);
-	fprintf(out, "groups %u\nstandard_groups %u\ncollective_groups %u\n"
+	fprintf(out,
+		"groups %u\nstandard_groups %u\ncollective_groups %u\n"
 		"engine_groups %u\ntrees %u\ncolors %u\ncolors_used %u\n"
-		"merged_groups %u\nmax_tfi %u\njoins %" PRIu64 "\nleaves %" PRIu64
-		"\nrefused %" PRIu64 "\nrouted %" PRIu64 "\nmft_blocks_sent %"
-		PRIu64 "\nrouting_queue %u\n", mcg_m.n, n_std, n_coll,
-		mcg_m.mc ? mcg_m.mc->live_groups : 0,
+		"merged_groups %u\nmax_tfi %u\njoins %" PRIu64
+		"\nleaves %" PRIu64 "\nrefused %" PRIu64 "\nrouted %" PRIu64
+		"\nmft_blocks_sent %" PRIu64 "\nrouting_queue %u\n",
+		mcg_m.n, n_std, n_coll, mcg_m.mc ? mcg_m.mc->live_groups : 0,
 		mcg_m.mc ? mcg_m.mc->live_trees : 0, mcg_m.colors,
 		st.colors_used, st.merged_groups, st.max_tfi, mcg_m.joins,
 		mcg_m.leaves, mcg_m.refused, mcg_m.routed, mcg_m.blocks_sent,

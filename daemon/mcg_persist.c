@@ -49,10 +49,10 @@ struct saved_tree {
 static struct {
 	struct saved_tree *trees;
 	uint32_t n_trees;
-	struct saved_link {	/* group MGID -> its saved tree */
+	struct saved_link { /* group MGID -> its saved tree */
 		uint8_t mgid[16];
 		uint32_t tree;
-	} *links;
+	} * links;
 	uint32_t n_links;
 	struct sd_event_source *writer;
 	const struct saved_tree *plan; /* for the restore engine */
@@ -99,8 +99,9 @@ static int write_tree(FILE *fp, const struct mc_tree *t)
 		const struct mc_tnode *nd = &t->nodes[ord[i]];
 		fprintf(fp, "node 0x%016" PRIx64 " %d %u\n",
 			f->switches[nd->sw]->guid,
-			nd->parent == MC_NONE ? -1
-					      : (int)ord[t->n_nodes + nd->parent],
+			nd->parent == MC_NONE
+			    ? -1
+			    : (int)ord[t->n_nodes + nd->parent],
 			nd->up_port);
 	}
 	free(ord);
@@ -111,8 +112,8 @@ static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 {
 	const struct sa_mcm_rec *r = &g->sa->rec;
 	const struct mc_tree *t = g->eid != MC_NONE && mcg_m.mc
-					  ? mcast_group_tree(mcg_m.mc, g->eid)
-					  : NULL;
+				      ? mcast_group_tree(mcg_m.mc, g->eid)
+				      : NULL;
 
 	fputs("group ", fp);
 	put_gid(fp, r->mgid);
@@ -223,13 +224,15 @@ static struct mcg *load_group(const char *line)
 {
 	char mg[64];
 	unsigned v[15], mlid;
-	struct sa_mcm_rec r = { 0 };
+	struct sa_mcm_rec r = {0};
 	struct mcg *g;
 
-	if (sscanf(line, "group %63s %u %u %u %u %u %u %u %u %u %u %u %u %u %u "
-		   "%x", mg, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-		   &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13],
-		   &mlid) != 16 || parse_gid(mg, r.mgid) < 0)
+	if (sscanf(line,
+		   "group %63s %u %u %u %u %u %u %u %u %u %u %u %u %u %u "
+		   "%x",
+		   mg, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+		   &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &mlid) != 16 ||
+	    parse_gid(mg, r.mgid) < 0)
 		return NULL;
 	r.member_count = (uint16_t)v[0];
 	r.qkey = v[4];
@@ -269,7 +272,7 @@ static int link_group(const struct mcg *g, uint32_t tree)
 
 static int load_tree(FILE *fp, const char *line)
 {
-	struct saved_tree t = { .new_tid = MC_NONE };
+	struct saved_tree t = {.new_tid = MC_NONE};
 	struct saved_tree *nt;
 	char buf[128];
 
@@ -364,7 +367,8 @@ int mcg_persist_load(void)
 	fp = fopen(path, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : -errno;
-	if (!fgets(line, sizeof(line), fp) || strcmp(line, "ibsmd-mcgroups 1\n"))
+	if (!fgets(line, sizeof(line), fp) ||
+	    strcmp(line, "ibsmd-mcgroups 1\n"))
 		rc = -EINVAL;
 	while (rc == 0 && fgets(line, sizeof(line), fp)) {
 		lineno++;
@@ -373,8 +377,8 @@ int mcg_persist_load(void)
 	fclose(fp);
 	if (rc < 0) {
 		log_err("multicast: %s:%u: unreadable (%s); groups from it are "
-			"kept up to there and routed afresh", path, lineno,
-			strerror(-rc));
+			"kept up to there and routed afresh",
+			path, lineno, strerror(-rc));
 		forget_saved();
 		return 0;
 	}
@@ -382,9 +386,11 @@ int mcg_persist_load(void)
 	for (uint32_t i = 0; i < mcg_m.n; i++) {
 		struct mcg *g = mcg_m.v[i];
 		if (g->sa->state == MCG_RECEIVING_JOIN_REQ)
-			mcg_arm_timer(g, mcg_m.sm->cfg.multicast_join_timeout_ms);
+			mcg_arm_timer(g,
+				      mcg_m.sm->cfg.multicast_join_timeout_ms);
 		else if (g->sa->state == MCG_RECEIVING_LEAVE_REQ)
-			mcg_arm_timer(g, mcg_m.sm->cfg.multicast_leave_timeout_ms);
+			mcg_arm_timer(g,
+				      mcg_m.sm->cfg.multicast_leave_timeout_ms);
 	}
 	log_info("multicast: %u groups and %u trees from %s", mcg_m.n,
 		 P.n_trees, path);
@@ -409,19 +415,25 @@ static int restore_route(struct mc_ctx *c, struct mc_group *g)
 	if (st->color >= c->color_limit || !(t = mc_tree_new(c)))
 		return -EINVAL;
 	for (uint32_t i = 0; i < st->n; i++) {
-		const struct ib_node *sw = fabric_node_by_guid(f, st->nodes[i].guid);
+		const struct ib_node *sw =
+		    fabric_node_by_guid(f, st->nodes[i].guid);
 		const struct saved_node *sn = &st->nodes[i];
 		const struct ib_port *up;
 
-		if (!sw || !node_is_switch(sw) || (sn->parent >= 0 &&
-		    (sn->up_port > sw->nports || !(up = &sw->ports[sn->up_port])->remote ||
-		     up->remote->node->guid != st->nodes[sn->parent].guid)) ||
-		    mc_color_owner(c, (uint32_t)sw->sw_idx, st->color) != MC_NONE ||
+		if (!sw || !node_is_switch(sw) ||
+		    (sn->parent >= 0 &&
+		     (sn->up_port > sw->nports ||
+		      !(up = &sw->ports[sn->up_port])->remote ||
+		      up->remote->node->guid != st->nodes[sn->parent].guid)) ||
+		    mc_color_owner(c, (uint32_t)sw->sw_idx, st->color) !=
+			MC_NONE ||
 		    mc_tree_add(t, (uint32_t)sw->sw_idx,
 				sn->parent < 0 ? MC_NONE : (uint32_t)sn->parent,
 				sn->up_port,
-				sn->parent < 0 ? 0 : sw->ports[sn->up_port].remote->num) ==
-			    MC_NONE) {
+				sn->parent < 0
+				    ? 0
+				    : sw->ports[sn->up_port].remote->num) ==
+			MC_NONE) {
 			mc_tree_free(c, t);
 			return -EINVAL;
 		}
@@ -439,7 +451,8 @@ static int restore_route(struct mc_ctx *c, struct mc_group *g)
 }
 
 static const struct mc_engine restore_engine = {
-	.name = "restore", .route = restore_route,
+    .name = "restore",
+    .route = restore_route,
 };
 
 /* Routes g over its saved tree when it has one; true if done. */
@@ -462,7 +475,8 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 		char s[64];
 		mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
 		log_warn("multicast: the saved tree of %s does not fit the "
-			 "fabric; the group is routed afresh", s);
+			 "fabric; the group is routed afresh",
+			 s);
 		g->eid = MC_NONE;
 		return false;
 	}

@@ -16,21 +16,21 @@ struct sd_event_source;
 struct mft_shadow;
 
 struct mcg {
-	struct sa_mcg *sa;	/* the SA's record: params, state, members */
-	uint32_t eid;		/* engine group id, MC_NONE while unrouted */
-	bool queued;		/* waiting in ComputingRoutes for a slice */
-	uint64_t need_gen;	/* MFT pass that makes it Ready */
+	struct sa_mcg *sa; /* the SA's record: params, state, members */
+	uint32_t eid;	   /* engine group id, MC_NONE while unrouted */
+	bool queued;	   /* waiting in ComputingRoutes for a slice */
+	uint64_t need_gen; /* MFT pass that makes it Ready */
 	struct sd_event_source *timer; /* join or leave timeout */
 };
 
 struct mcg_mgr {
 	struct sm *sm;
 	struct sa *sa;
-	struct mc_ctx *mc;	/* NULL until the first sweep */
-	uint32_t colors;	/* MFT entries in use: min MulticastFDBCap */
+	struct mc_ctx *mc; /* NULL until the first sweep */
+	uint32_t colors;   /* MFT entries in use: min MulticastFDBCap */
 	struct mcg **v;
 	uint32_t n, cap;
-	struct mcg **queue;	/* ComputingRoutes, FIFO from qhead */
+	struct mcg **queue; /* ComputingRoutes, FIFO from qhead */
 	uint32_t qhead, qn, qcap;
 	struct sd_event_source *slicer;
 	/* MFT programming passes (mftprog.c) */
@@ -39,7 +39,7 @@ struct mcg_mgr {
 	unsigned prog_pending, prog_failed;
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
-	uint32_t mgid_seq;	/* SA-assigned MGIDs */
+	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
 };
 
@@ -72,8 +72,8 @@ void mcg_write_dumps(void);
 void mcg_write_dumps_now(void);
 
 /* mcg_persist.c: mcgroups.state in the state directory */
-int mcg_persist_load(void);	/* at start, after the SA's own groups */
-void mcg_persist_dirty(void);	/* write it at the end of this loop turn */
+int mcg_persist_load(void);   /* at start, after the SA's own groups */
+void mcg_persist_dirty(void); /* write it at the end of this loop turn */
 /* After the first sweep: g over its saved tree (same color); true if so. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
 void mcg_persist_restored(void);
@@ -81,7 +81,7 @@ void mcg_persist_fini(void);
 
 /* mftprog.c */
 void mftprog_kick(void);
-void mftprog_reset(void);	/* fabric replaced: shadows remapped by GUID */
+void mftprog_reset(void); /* fabric replaced: shadows remapped by GUID */
 void mftprog_free(void);
 
 /* sa_mcmember_join.c */

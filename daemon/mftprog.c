@@ -32,8 +32,8 @@ struct mft_shadow {
 struct mft_xfer {
 	uint64_t guid;
 	uint32_t npos;
-	uint16_t *m;	  /* the new table */
-	uint32_t *items;  /* block * npos + position */
+	uint16_t *m;	 /* the new table */
+	uint32_t *items; /* block * npos + position */
 	uint32_t n;
 };
 
@@ -75,7 +75,8 @@ void mftprog_reset(void)
 		ns[i].nblocks = (mcg_m.colors + 31) / 32;
 		for (uint32_t j = 0; j < mcg_m.n_shadow; j++) {
 			struct mft_shadow *o = &mcg_m.shadow[j];
-			if (o->guid == sw->guid && o->m && o->npos == ns[i].npos &&
+			if (o->guid == sw->guid && o->m &&
+			    o->npos == ns[i].npos &&
 			    o->nblocks == ns[i].nblocks) {
 				ns[i].m = o->m;
 				ns[i].stale = o->stale;
@@ -96,7 +97,8 @@ struct fill_ctx {
 	uint32_t npos, colors;
 };
 
-static void put_entry(void *arg, uint32_t color, const uint64_t mask[MC_MASK_WORDS])
+static void put_entry(void *arg, uint32_t color,
+		      const uint64_t mask[MC_MASK_WORDS])
 {
 	struct fill_ctx *k = arg;
 	uint32_t b = color / MFT_BLOCK_SIZE, e = color % MFT_BLOCK_SIZE;
@@ -106,7 +108,7 @@ static void put_entry(void *arg, uint32_t color, const uint64_t mask[MC_MASK_WOR
 	for (uint32_t p = 0; p < k->npos; p++) {
 		unsigned bit = p * MFT_PORTS_PER_POSITION;
 		k->m[((size_t)b * k->npos + p) * MFT_BLOCK_SIZE + e] =
-			(uint16_t)(mask[bit / 64] >> (bit % 64));
+		    (uint16_t)(mask[bit / 64] >> (bit % 64));
 	}
 }
 
@@ -140,7 +142,8 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 	if (nf) {
 		mcg_m.prog_failed += nf;
 		log_warn("MFT: %u of %u blocks to switch 0x%016" PRIx64 " "
-			 "failed (%s); they are sent again", nf, x->n, x->guid,
+			 "failed (%s); they are sent again",
+			 nf, x->n, x->guid,
 			 strerror(status < 0 ? -status : EIO));
 	}
 	free(x->m);
@@ -168,8 +171,8 @@ static int shadow_alloc(struct mft_shadow *sh)
 static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
 {
 	size_t items = (size_t)sh->nblocks * sh->npos;
-	struct fill_ctx k = { .npos = sh->npos, .colors = mcg_m.colors };
-	struct bulk_req br = { 0 };
+	struct fill_ctx k = {.npos = sh->npos, .colors = mcg_m.colors};
+	struct bulk_req br = {0};
 	struct mft_xfer *x;
 	int rc = shadow_alloc(sh);
 
@@ -186,8 +189,8 @@ static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
 	mcast_mft_foreach(mcg_m.mc, (uint32_t)sw->sw_idx, put_entry, &k);
 	for (uint32_t i = 0; i < items; i++) {
 		size_t o = (size_t)i * MFT_BLOCK_SIZE;
-		if (!sh->stale[i] && !memcmp(sh->m + o, k.m + o,
-					     MFT_BLOCK_SIZE * sizeof(*k.m)))
+		if (!sh->stale[i] &&
+		    !memcmp(sh->m + o, k.m + o, MFT_BLOCK_SIZE * sizeof(*k.m)))
 			continue;
 		x->items[x->n++] = i;
 		sh->stale[i] = 0;
@@ -239,7 +242,8 @@ static void start_pass(void)
 		rc = program_switch(f->switches[i], &mcg_m.shadow[i]);
 		if (rc < 0) {
 			mcg_m.prog_failed++;
-			log_err("MFT: cannot program %s (0x%016" PRIx64 "): %s; "
+			log_err("MFT: cannot program %s (0x%016" PRIx64
+				"): %s; "
 				"retried with the next change",
 				f->switches[i]->desc, f->switches[i]->guid,
 				strerror(-rc));
@@ -262,7 +266,8 @@ static void pass_release(void)
 	} else {
 		log_err("MFT: %u passes in a row had failed blocks; the groups "
 			"waiting for them stay in ComputingRoutes until the "
-			"next change or sweep", failed_passes);
+			"next change or sweep",
+			failed_passes);
 		failed_passes = 0;
 	}
 	if (mcg_m.prog_dirty)
@@ -275,7 +280,7 @@ static void pass_release(void)
  * (ibsim, like a switch's SMA, serves MADs in order), and its changes
  * share one pass. */
 #define KICK_QUIET_US 1000
-#define KICK_MAX_US 10000
+#define KICK_MAX_US   10000
 static uint64_t first_change_us;
 
 static int on_kick(sd_event_source *s, uint64_t usec, void *ud)
@@ -302,8 +307,8 @@ void mftprog_kick(void)
 	if (at > first_change_us + KICK_MAX_US)
 		at = first_change_us + KICK_MAX_US;
 	if (!kick_src &&
-	    sd_event_add_time(mcg_m.sm->ev, &kick_src, CLOCK_MONOTONIC, at,
-			      100, on_kick, NULL) < 0) {
+	    sd_event_add_time(mcg_m.sm->ev, &kick_src, CLOCK_MONOTONIC, at, 100,
+			      on_kick, NULL) < 0) {
 		on_kick(NULL, 0, NULL);
 		return;
 	}

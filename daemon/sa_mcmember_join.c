@@ -26,11 +26,12 @@
 #include "lib/log.h"
 
 #define C(x) (1ull << (x))
-#define CREATE_COMPS                                                        \
-	(C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |     \
-	 C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |             \
+#define CREATE_COMPS                                                           \
+	(C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |       \
+	 C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |               \
 	 C(SA_MCMR_SL))
-#define JOIN_COMPS (C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE))
+#define JOIN_COMPS                                                             \
+	(C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE))
 
 enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_BEST = 3 };
 
@@ -43,9 +44,11 @@ static void fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
-		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports; pn++) {
+		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports;
+		     pn++) {
 			const struct ib_port *p = &n->ports[pn];
-			uint8_t pr = sa_link_rate(p->width_active, p->speed_active);
+			uint8_t pr =
+			    sa_link_rate(p->width_active, p->speed_active);
 			if (!p->remote)
 				continue;
 			if (p->mtu_cap && p->mtu_cap < m)
@@ -66,10 +69,14 @@ static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
 	int c = is_rate ? sa_rate_rank(cap) : cap;
 
 	switch (sel) {
-	case SEL_GT: return c > w ? cap : 0;
-	case SEL_LT: return c < w ? cap : (w > 1 && !is_rate ? want - 1 : 0);
-	case SEL_EQ: return w <= c ? want : 0;
-	default: return cap;
+	case SEL_GT:
+		return c > w ? cap : 0;
+	case SEL_LT:
+		return c < w ? cap : (w > 1 && !is_rate ? want - 1 : 0);
+	case SEL_EQ:
+		return w <= c ? want : 0;
+	default:
+		return cap;
 	}
 }
 
@@ -79,10 +86,14 @@ static bool sel_ok(uint8_t sel, uint8_t want, uint8_t have, bool is_rate)
 	int h = is_rate ? sa_rate_rank(have) : have;
 
 	switch (sel) {
-	case SEL_GT: return h > w;
-	case SEL_LT: return h < w;
-	case SEL_EQ: return h == w;
-	default: return true;
+	case SEL_GT:
+		return h > w;
+	case SEL_LT:
+		return h < w;
+	case SEL_EQ:
+		return h == w;
+	default:
+		return true;
 	}
 }
 
@@ -141,14 +152,14 @@ static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
 	*p = *req;
 	fabric_mtu_rate(mcg_m.sa, &fm, &fr);
 	p->mtu = mask & C(SA_MCMR_MTU)
-			 ? pick(mask & C(SA_MCMR_MTU_SEL) ? req->mtu_sel : SEL_EQ,
-				req->mtu, fm, false)
-			 : fm;
-	p->rate = mask & C(SA_MCMR_RATE)
-			  ? pick(mask & C(SA_MCMR_RATE_SEL) ? req->rate_sel
-							     : SEL_EQ,
-				 req->rate, fr, true)
-			  : fr;
+		     ? pick(mask & C(SA_MCMR_MTU_SEL) ? req->mtu_sel : SEL_EQ,
+			    req->mtu, fm, false)
+		     : fm;
+	p->rate =
+	    mask & C(SA_MCMR_RATE)
+		? pick(mask & C(SA_MCMR_RATE_SEL) ? req->rate_sel : SEL_EQ,
+		       req->rate, fr, true)
+		: fr;
 	if (!p->mtu || !p->rate)
 		return SA_STATUS_REQ_INVALID;
 	p->mtu_sel = p->rate_sel = p->life_sel = SEL_EQ;
@@ -177,7 +188,8 @@ static bool params_agree(const struct sa_mcm_rec *g, const struct sa_mcm_rec *r,
 	uint8_t mtu = g->mtu ? g->mtu : fm, rate = g->rate ? g->rate : fr;
 
 	if ((mask & C(SA_MCMR_QKEY) && r->qkey != g->qkey) ||
-	    (mask & C(SA_MCMR_PKEY) && (r->pkey & 0x7FFF) != (g->pkey & 0x7FFF)) ||
+	    (mask & C(SA_MCMR_PKEY) &&
+	     (r->pkey & 0x7FFF) != (g->pkey & 0x7FFF)) ||
 	    (mask & C(SA_MCMR_SL) && r->sl != g->sl) ||
 	    (mask & C(SA_MCMR_FLOW) && r->flow_label != g->flow_label) ||
 	    (mask & C(SA_MCMR_TCLASS) && r->tclass != g->tclass))
@@ -210,7 +222,8 @@ static int add_member(struct mcg *g, struct ib_port *p,
 	rc = mcg_std_add(g, p);
 	if (rc < 0) {
 		log_warn("mcg: cannot add port 0x%016" PRIx64 " to a group's "
-			 "tree: %s; join refused", p->guid, strerror(-rc));
+			 "tree: %s; join refused",
+			 p->guid, strerror(-rc));
 		sa_mcg_member_del(g->sa, req->port_gid);
 		g->sa->joined--;
 		return SA_STATUS_NO_RESOURCES;
@@ -236,8 +249,9 @@ static int join_existing(struct mcg *g, struct ib_port *p,
 		answer(g, req, m->join_state, m->proxy, resp);
 		return 0;
 	}
-	if (g->sa->rec.member_count && (g->sa->state != MCG_RECEIVING_JOIN_REQ ||
-					g->sa->joined >= g->sa->rec.member_count))
+	if (g->sa->rec.member_count &&
+	    (g->sa->state != MCG_RECEIVING_JOIN_REQ ||
+	     g->sa->joined >= g->sa->rec.member_count))
 		return SA_STATUS_REQ_INVALID; /* an (N+1)-th port */
 	st = add_member(g, p, req, proxy);
 	if (st == 0)
@@ -304,8 +318,9 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	st = member_port(sa, from, req, &p, &proxy);
 	if (st)
 		return st;
-	g = mask & C(SA_MCMR_MGID) && !mgid_zero(req->mgid) ? mcg_find(req->mgid)
-							    : NULL;
+	g = mask & C(SA_MCMR_MGID) && !mgid_zero(req->mgid)
+		? mcg_find(req->mgid)
+		: NULL;
 	st = g ? join_existing(g, p, req, mask, proxy, resp)
 	       : join_new(p, req, mask, proxy, resp);
 	if (st)
@@ -374,6 +389,6 @@ static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
 }
 
 const struct sa_mcm_ops mcg_sa_ops = {
-	.join = mcg_join,
-	.leave = mcg_leave,
+    .join = mcg_join,
+    .leave = mcg_leave,
 };

@@ -42,7 +42,7 @@ static int mft_entry(void *arg, const struct ib_node *sw, uint32_t i,
 int mcast_dump_mfts(const char *dir, const struct mc_ctx *c,
 		    const struct fabric *f)
 {
-	struct mft_cursor k = { .c = c, .sw = UINT32_MAX };
+	struct mft_cursor k = {.c = c, .sw = UINT32_MAX};
 
 	return dump_write_mfts(dir, f, mft_entry, &k);
 }
@@ -64,10 +64,11 @@ void mcast_dump_group_line(FILE *fp, const struct mc_ctx *c,
 	if (!gr || !t)
 		return;
 	mcast_mgid_str(gr->mgid, s, sizeof(s));
-	fprintf(fp, "%s mlid=0x%04x state=%s tfi=%u height=%u root=0x%016"
-		PRIx64 " members=", s, mcast_group_mlid(c, gid),
-		state ? state : "Ready", t->n_groups, t->height,
-		f->switches[t->root]->guid);
+	fprintf(fp,
+		"%s mlid=0x%04x state=%s tfi=%u height=%u root=0x%016" PRIx64
+		" members=",
+		s, mcast_group_mlid(c, gid), state ? state : "Ready",
+		t->n_groups, t->height, f->switches[t->root]->guid);
 	for (uint32_t m = 0; m < gr->n_members; m++)
 		fprintf(fp, "%s0x%016" PRIx64, m ? "," : "",
 			gr->members[m]->guid);

@@ -26,16 +26,19 @@
 static int fd, agent;
 static umad_port_t port;
 static void *umad;
-static uint64_t tid = 0x6d630000;
+static uint64_t next_tid = 0x6d630000;
 
 /* One Set (join) or Delete (leave); returns the answer's JoinState, or -1
  * on an error status or no answer. */
 static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION, .method = method,
-			    .attr_id = SA_ATTR_MCMEMBER_REC, .tid = ++tid };
-	struct sa_mcm_rec r = { .pkey = 0xFFFF, .join_state = js };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = method,
+			   .attr_id = SA_ATTR_MCMEMBER_REC,
+			   .tid = ++next_tid};
+	struct sa_mcm_rec r = {.pkey = 0xFFFF, .join_state = js};
 	uint8_t *m = umad_get_mad(umad);
 	int len = SA_MAD_SIZE;
 
@@ -48,8 +51,8 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 	sa_put16(r.mgid + 14, (uint16_t)group);
 	sa_put64(r.port_gid, be64toh(port.gid_prefix));
 	sa_put64(r.port_gid + 8, guid);
-	h.comp_mask = C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
-		      C(SA_MCMR_JOIN_STATE);
+	h.comp_mask =
+	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
 	if (method == SA_METHOD_SET)
 		h.comp_mask |= C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) |
 			       C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
@@ -64,13 +67,15 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 		return -1;
 	}
 	if (sa_get16(m + 4)) {
-		fprintf(stderr, "mcast_churn: %s group %u port 0x%llx js %u: "
-			"status 0x%04x\n", method == SA_METHOD_SET ? "join"
-								  : "leave",
-			group, (unsigned long long)guid, js, sa_get16(m + 4));
+		fprintf(stderr,
+			"mcast_churn: %s group %u port 0x%llx js %u: "
+			"status 0x%04x\n",
+			method == SA_METHOD_SET ? "join" : "leave", group,
+			(unsigned long long)guid, js, sa_get16(m + 4));
 		return -1;
 	}
-	sa_rec_decode(&sa_mcm_rec_desc, m + SA_HDR_SIZE, sa_mcm_rec_desc.size, &r);
+	sa_rec_decode(&sa_mcm_rec_desc, m + SA_HDR_SIZE, sa_mcm_rec_desc.size,
+		      &r);
 	return r.join_state;
 }
 
@@ -87,14 +92,15 @@ static int leave(uint32_t g, uint64_t guid, uint8_t js)
 
 int main(int argc, char **argv)
 {
-	static const uint8_t states[] = { 1, 8, 9 };
+	static const uint8_t states[] = {1, 8, 9};
 	uint32_t cycles, groups, np, live = 0, joins = 0, leaves = 0;
 	uint64_t *guid;
 	uint8_t *js; /* [port * groups + group] */
 	struct timespec t0, t1;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: mcast_churn CYCLES GROUPS PORTGUID...\n");
+		fprintf(stderr,
+			"usage: mcast_churn CYCLES GROUPS PORTGUID...\n");
 		return 2;
 	}
 	cycles = (uint32_t)strtoul(argv[1], NULL, 0);
@@ -115,7 +121,8 @@ int main(int argc, char **argv)
 	srand(42);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (leaves < cycles) {
-		uint32_t p = (uint32_t)rand() % np, g = (uint32_t)rand() % groups;
+		uint32_t p = (uint32_t)rand() % np,
+			 g = (uint32_t)rand() % groups;
 		uint8_t *s = &js[(size_t)p * groups + g];
 
 		if (!*s && live < np * groups / 4 + 1 && joins < cycles) {
@@ -138,7 +145,8 @@ int main(int argc, char **argv)
 			return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("cycles %u joins %u leaves %u seconds %.2f\n", leaves, joins,
-	       leaves, (double)(t1.tv_sec - t0.tv_sec) +
-			       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	       leaves,
+	       (double)(t1.tv_sec - t0.tv_sec) +
+		   (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }

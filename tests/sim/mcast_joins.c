@@ -33,7 +33,7 @@ struct job {
 static int fd, agent;
 static umad_port_t port;
 static void *umad;
-static uint64_t tid = 0x6a000000;
+static uint64_t next_tid = 0x6a000000;
 static uint16_t last_mlid;
 
 static double now(void)
@@ -58,12 +58,16 @@ static int transact(void)
 
 static int join(const struct job *j)
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION,
-			    .method = SA_METHOD_SET,
-			    .attr_id = SA_ATTR_MCMEMBER_REC, .tid = ++tid };
-	struct sa_mcm_rec r = { .pkey = 0xFFFF, .join_state = SA_JOIN_FULL,
-				.member_count = j->n, .qkey = 0x0B1B };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = SA_METHOD_SET,
+			   .attr_id = SA_ATTR_MCMEMBER_REC,
+			   .tid = ++next_tid};
+	struct sa_mcm_rec r = {.pkey = 0xFFFF,
+			       .join_state = SA_JOIN_FULL,
+			       .member_count = j->n,
+			       .qkey = 0x0B1B};
 	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: (IPoIB
 	 * signature) groups the broadcast group's parameters and refuses any
 	 * other Q_Key. */
@@ -88,12 +92,14 @@ static int join(const struct job *j)
 /* MCGStateRecord state of mgid, or -1. */
 static int state_of(const uint8_t mgid[16])
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION,
-			    .method = SA_METHOD_GET,
-			    .attr_id = SA_ATTR_MCGSTATE_REC, .tid = ++tid,
-			    .comp_mask = C(SA_MCGS_MGID) };
-	struct sa_mcgstate_rec r = { 0 };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = SA_METHOD_GET,
+			   .attr_id = SA_ATTR_MCGSTATE_REC,
+			   .tid = ++next_tid,
+			   .comp_mask = C(SA_MCGS_MGID)};
+	struct sa_mcgstate_rec r = {0};
 	uint8_t *m = umad_get_mad(umad);
 
 	memcpy(r.mgid, mgid, 16);

@@ -19,9 +19,10 @@
 #include "tests/unit/sa_fixture.h"
 
 #define C(x) (1ull << (x))
-#define CREATE (C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE) | \
-		C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |          \
-		C(SA_MCMR_FLOW) | C(SA_MCMR_SL))
+#define CREATE                                                                 \
+	(C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE) |       \
+	 C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |               \
+	 C(SA_MCMR_FLOW) | C(SA_MCMR_SL))
 #define ST(code) (SA_MAD_STATUS(code))
 
 static struct sm sm;
@@ -37,14 +38,15 @@ static int setup(void **state)
 {
 	struct fx *x;
 	char kv[64], err[256];
-	const char *ov[1] = { kv };
+	const char *ov[1] = {kv};
 
 	fx_setup(state);
 	x = *state;
 	memset(&sm, 0, sizeof(sm));
 	assert_non_null(mkdtemp(dir));
 	snprintf(kv, sizeof(kv), "state_dir=%s", dir);
-	assert_int_equal(config_build(&sm.cfg, NULL, ov, 1, err, sizeof(err)), 0);
+	assert_int_equal(config_build(&sm.cfg, NULL, ov, 1, err, sizeof(err)),
+			 0);
 	assert_true(sd_event_new(&sm.ev) >= 0);
 	sm.fab = &x->f;
 	assert_int_equal(hops_compute(&x->f, &sm.hops, NULL), 0);
@@ -63,14 +65,15 @@ static int teardown(void **state)
 	sm.ev = sd_event_unref(sm.ev);
 	config_free(&sm.cfg);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd)) {}
+	if (system(cmd)) {
+	}
 	strcpy(dir, "/tmp/test_mcg.XXXXXX");
 	return fx_teardown(state);
 }
 
 static struct sa_mcm_rec rec(uint16_t grp, uint64_t port_guid, uint8_t js)
 {
-	struct sa_mcm_rec r = { .pkey = 0xFFFF, .join_state = js };
+	struct sa_mcm_rec r = {.pkey = 0xFFFF, .join_state = js};
 
 	r.mgid[0] = 0xff;
 	r.mgid[1] = 0x12;
@@ -85,7 +88,8 @@ static struct sa_mcm_rec rec(uint16_t grp, uint64_t port_guid, uint8_t js)
 static int ask(struct fx *x, uint8_t method, uint64_t mask,
 	       const struct sa_mcm_rec *r, struct sa_mcm_rec *out)
 {
-	int st = fx_ask(x, method, SA_ATTR_MCMEMBER_REC, mask, &sa_mcm_rec_desc, r);
+	int st =
+	    fx_ask(x, method, SA_ATTR_MCMEMBER_REC, mask, &sa_mcm_rec_desc, r);
 
 	if (out) {
 		memset(out, 0, sizeof(*out));
@@ -97,7 +101,7 @@ static int ask(struct fx *x, uint8_t method, uint64_t mask,
 static int state_of(struct fx *x, const uint8_t mgid[16],
 		    struct sa_mcgstate_rec *out)
 {
-	struct sa_mcgstate_rec q = { 0 };
+	struct sa_mcgstate_rec q = {0};
 	int st;
 
 	memcpy(q.mgid, mgid, 16);
@@ -144,8 +148,9 @@ static void test_zero_mgid_and_refusals(void **state)
 	assert_int_equal(a.mgid[3], 0x1b);
 	assert_true(a.mlid >= 0xC000);
 	r = rec(2, 0x100001, SA_JOIN_FULL);
-	assert_int_equal(ask(x, SA_METHOD_SET, CREATE & ~C(SA_MCMR_QKEY), &r, NULL),
-			 ST(SA_STATUS_INSUF_COMPS));
+	assert_int_equal(
+	    ask(x, SA_METHOD_SET, CREATE & ~C(SA_MCMR_QKEY), &r, NULL),
+	    ST(SA_STATUS_INSUF_COMPS));
 	r.join_state = SA_JOIN_NON;
 	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, NULL),
 			 ST(SA_STATUS_REQ_INVALID));
@@ -164,8 +169,9 @@ static void test_zero_mgid_and_refusals(void **state)
 			 ST(SA_STATUS_REQ_INVALID));
 	r.qkey = 0;
 	r.member_count = 2;
-	assert_int_equal(ask(x, SA_METHOD_SET, CREATE | C(SA_MCMR_MEMBER_COUNT),
-			     &r, NULL), ST(SA_STATUS_REQ_INVALID));
+	assert_int_equal(
+	    ask(x, SA_METHOD_SET, CREATE | C(SA_MCMR_MEMBER_COUNT), &r, NULL),
+	    ST(SA_STATUS_REQ_INVALID));
 }
 
 static void test_partial_leave(void **state)
@@ -173,7 +179,8 @@ static void test_partial_leave(void **state)
 	struct fx *x = *state;
 	struct sa_mcm_rec r = rec(3, 0x100001, SA_JOIN_SENDONLY_FULL), a;
 	struct sa_mcgstate_rec s;
-	uint64_t lm = C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
+	uint64_t lm =
+	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
 
 	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, &a), 0);
 	r.join_state = SA_JOIN_FULL;
@@ -193,7 +200,7 @@ static void test_partial_leave(void **state)
 static void test_collective(void **state)
 {
 	struct fx *x = *state;
-	static const uint64_t g[] = { 0x100001, 0x100004, 0x100007, 0x10000a };
+	static const uint64_t g[] = {0x100001, 0x100004, 0x100007, 0x10000a};
 	uint64_t m = CREATE | C(SA_MCMR_MEMBER_COUNT);
 	struct sa_mcm_rec r, a;
 	struct sa_mcgstate_rec s;
@@ -211,7 +218,8 @@ static void test_collective(void **state)
 	/* idempotent */
 	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, &a), 0);
 	r.member_count = 4;
-	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, NULL), ST(SA_STATUS_REQ_INVALID));
+	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, NULL),
+			 ST(SA_STATUS_REQ_INVALID));
 	r = rec(4, g[2], SA_JOIN_FULL);
 	r.member_count = 3;
 	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, &a), 0);
@@ -220,7 +228,8 @@ static void test_collective(void **state)
 	assert_int_equal(s.state, MCG_COMPUTING_ROUTES);
 	r = rec(4, g[3], SA_JOIN_FULL);
 	r.member_count = 3;
-	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, NULL), ST(SA_STATUS_REQ_INVALID));
+	assert_int_equal(ask(x, SA_METHOD_SET, m, &r, NULL),
+			 ST(SA_STATUS_REQ_INVALID));
 	/* the loop routes it in a slice; without MADs it never becomes
 	 * Ready (no switch acknowledged), and answers keep MLID 0 */
 	for (int i = 0; i < 5; i++)
@@ -238,10 +247,12 @@ static void test_collective(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_standard, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_mgid_and_refusals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_leave, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_collective, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_standard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_zero_mgid_and_refusals, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_partial_leave, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_collective, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,10 +40,14 @@ struct sa_opts {
 
 static const char *status_name(unsigned s)
 {
-	static const char *const n[] = { "success", "ERR_NO_RESOURCES",
-		"ERR_REQ_INVALID", "ERR_NO_RECORDS", "ERR_TOO_MANY_RECORDS",
-		"ERR_REQ_INVALID_GID", "ERR_REQ_INSUFFICIENT_COMPONENTS",
-		"ERR_REQ_DENIED" };
+	static const char *const n[] = {"success",
+					"ERR_NO_RESOURCES",
+					"ERR_REQ_INVALID",
+					"ERR_NO_RECORDS",
+					"ERR_TOO_MANY_RECORDS",
+					"ERR_REQ_INVALID_GID",
+					"ERR_REQ_INSUFFICIENT_COMPONENTS",
+					"ERR_REQ_DENIED"};
 	return s < 8 ? n[s] : "ERR_UNKNOWN";
 }
 
@@ -125,9 +129,9 @@ static int sa_fd = -1, sa_agent = -1;
 static int open_agent(void)
 {
 	sa_fd = umad_open_port(NULL, 0);
-	if (sa_fd < 0 || (sa_agent = umad_register(sa_fd, SA_MGMT_CLASS,
-						   SA_CLASS_VERSION, 0,
-						   NULL)) < 0) {
+	if (sa_fd < 0 ||
+	    (sa_agent = umad_register(sa_fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
+				      NULL)) < 0) {
 		fprintf(stderr, "ibsmctl sa: cannot open the umad port\n");
 		return -1;
 	}
@@ -145,7 +149,8 @@ static int transact(umad_port_t *port, uint16_t sm_lid, void *umad)
 		len = SA_MAD_SIZE;
 		if (umad_send(sa_fd, sa_agent, umad, SA_MAD_SIZE, 1000, 2) < 0)
 			break;
-		if (umad_recv(sa_fd, umad, &len, 5000) >= 0 && !umad_status(umad))
+		if (umad_recv(sa_fd, umad, &len, 5000) >= 0 &&
+		    !umad_status(umad))
 			return 0;
 	}
 	fprintf(stderr, "ibsmctl sa: no answer from the SA at LID %u\n",
@@ -156,17 +161,19 @@ static int transact(umad_port_t *port, uint16_t sm_lid, void *umad)
 static void build_mcm(const struct sa_opts *o, umad_port_t *port,
 		      struct sa_hdr *h, uint8_t *rec)
 {
-	struct sa_mcm_rec r = { .qkey = o->qkey, .pkey = o->pkey, .sl = o->sl,
-				.join_state = o->join_state,
-				.member_count = o->member_count };
+	struct sa_mcm_rec r = {.qkey = o->qkey,
+			       .pkey = o->pkey,
+			       .sl = o->sl,
+			       .join_state = o->join_state,
+			       .member_count = o->member_count};
 
 	parse_mgid(o->mgid, r.mgid);
 	sa_put64(r.port_gid, be64toh(port->gid_prefix));
 	sa_put64(r.port_gid + 8,
 		 o->port_guid ? o->port_guid : be64toh(port->port_guid));
 	h->attr_id = SA_ATTR_MCMEMBER_REC;
-	h->comp_mask = C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
-		       C(SA_MCMR_JOIN_STATE);
+	h->comp_mask =
+	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
 	if (!strcmp(o->cmd, "join"))
 		h->comp_mask |= C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) |
 				C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
@@ -192,22 +199,25 @@ static void print_mcm(const uint8_t *rec)
 
 static void print_state(const uint8_t *rec)
 {
-	static const char *const st[] = { "?", "ReceivingJoinReq",
-		"ComputingRoutes", "Ready", "ReceivingLeaveReq", "Destroying" };
+	static const char *const st[] = {
+	    "?",     "ReceivingJoinReq",  "ComputingRoutes",
+	    "Ready", "ReceivingLeaveReq", "Destroying"};
 	struct sa_mcgstate_rec r;
 
-	sa_rec_decode(&sa_mcgstate_rec_desc, rec, sa_mcgstate_rec_desc.size, &r);
+	sa_rec_decode(&sa_mcgstate_rec_desc, rec, sa_mcgstate_rec_desc.size,
+		      &r);
 	print_mgid("mgid", r.mgid);
 	printf("mlid 0x%04x\nstate %s\nmember_count %u\njoined %u\nleft %u\n"
-	       "tree_groups %u\ntree_height %u\n", r.mlid,
-	       r.state <= 5 ? st[r.state] : "?", r.member_count,
+	       "tree_groups %u\ntree_height %u\n",
+	       r.mlid, r.state <= 5 ? st[r.state] : "?", r.member_count,
 	       r.joined_count, r.left_count, r.tree_groups, r.tree_height);
 }
 
 static int run(const struct sa_opts *o, umad_port_t *port)
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION};
 	bool state = !strcmp(o->cmd, "mcg-state");
 	void *umad = calloc(1, umad_size() + SA_MAD_SIZE);
 	uint8_t *m = umad_get_mad(umad);
@@ -216,7 +226,7 @@ static int run(const struct sa_opts *o, umad_port_t *port)
 
 	h.tid = (uint64_t)getpid() << 8 | 1;
 	if (state) {
-		struct sa_mcgstate_rec r = { 0 };
+		struct sa_mcgstate_rec r = {0};
 		h.method = o->mgid ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
 		h.attr_id = SA_ATTR_MCGSTATE_REC;
 		if (o->mgid) {
@@ -225,8 +235,8 @@ static int run(const struct sa_opts *o, umad_port_t *port)
 		}
 		sa_rec_encode(&sa_mcgstate_rec_desc, &r, m + SA_HDR_SIZE);
 	} else {
-		h.method = !strcmp(o->cmd, "join") ? SA_METHOD_SET
-						   : SA_METHOD_DELETE;
+		h.method =
+		    !strcmp(o->cmd, "join") ? SA_METHOD_SET : SA_METHOD_DELETE;
 		build_mcm(o, port, &h, m + SA_HDR_SIZE);
 	}
 	sa_hdr_encode(&h, m);
@@ -258,12 +268,12 @@ static int run(const struct sa_opts *o, umad_port_t *port)
 
 int ibsmctl_sa_main(int argc, char **argv)
 {
-	struct sa_opts o = { 0 };
+	struct sa_opts o = {0};
 	umad_port_t port;
 
-	if (parse(argc, argv, &o) < 0 || (strcmp(o.cmd, "join") &&
-					   strcmp(o.cmd, "leave") &&
-					   strcmp(o.cmd, "mcg-state"))) {
+	if (parse(argc, argv, &o) < 0 ||
+	    (strcmp(o.cmd, "join") && strcmp(o.cmd, "leave") &&
+	     strcmp(o.cmd, "mcg-state"))) {
 		usage();
 		return 2;
 	}
@@ -276,7 +286,7 @@ int ibsmctl_sa_main(int argc, char **argv)
 	}
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0) {
 		fprintf(stderr, "ibsmctl sa: no umad port (is an HCA or "
-			"ibsim's libumad2sim there?)\n");
+				"ibsim's libumad2sim there?)\n");
 		return 3;
 	}
 	if (open_agent() < 0)
