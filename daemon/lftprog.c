@@ -55,25 +55,6 @@ static uint32_t lft_blocks(const struct ib_node *sw)
 	return (sw->lft_size + LFT_BLOCK_SIZE - 1) / LFT_BLOCK_SIZE;
 }
 
-/* Lists the blocks of sw that differ from old (NULL: all). */
-static uint32_t changed_blocks(const struct ib_node *sw,
-			       const struct ib_node *old, uint32_t *out)
-{
-	uint32_t nb = lft_blocks(sw), n = 0;
-
-	for (uint32_t b = 0; b < nb; b++) {
-		size_t off = (size_t)b * LFT_BLOCK_SIZE;
-		size_t len = sw->lft_size - off < LFT_BLOCK_SIZE
-				 ? sw->lft_size - off
-				 : LFT_BLOCK_SIZE;
-		if (old && old->lft && old->lft_size >= off + len &&
-		    memcmp(sw->lft + off, old->lft + off, len) == 0)
-			continue;
-		out[n++] = b;
-	}
-	return n;
-}
-
 static int program_switch(struct sweep *s, struct ib_node *sw,
 			  const struct ib_node *old)
 {
@@ -83,7 +64,7 @@ static int program_switch(struct sweep *s, struct ib_node *sw,
 
 	if (!sw->lft || !sw->lft_size)
 		return 0;
-	if (old && (!old->lft || lft_blocks(old) != lft_blocks(sw)))
+	if (old && !old->lft)
 		old = NULL;
 	q = calloc(1, sizeof(*q));
 	if (!q)
@@ -95,7 +76,8 @@ static int program_switch(struct sweep *s, struct ib_node *sw,
 	}
 	q->s = s;
 	q->sw = sw;
-	q->n = changed_blocks(sw, old, q->blocks);
+	q->n = bulk_lft_changed(old ? old->lft : NULL, old ? old->lft_size : 0,
+				sw->lft, sw->lft_size, q->blocks);
 	if (q->n == 0) {
 		free(q->blocks);
 		free(q);

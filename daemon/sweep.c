@@ -139,15 +139,12 @@ static int start_discovery(struct sweep *s)
 		return -ENOMEM;
 	fabric_init(f);
 	s->nf = f;
-	sweep_hold(s);
+	/* Discovery reports through on_disc_done, never from inside
+	 * disc_start, so the sweep holds nothing for it. */
 	rc = disc_start(s->sm->txn, f, on_disc_done, s, &s->disc);
-	if (rc < 0) {
-		s->pending--;
-		return rc;
-	}
-	s->pending--; /* discovery reports through on_disc_done */
-	loop_txn_kick(s->sm);
-	return 0;
+	if (rc == 0)
+		loop_txn_kick(s->sm);
+	return rc;
 }
 
 static void begin(struct sweep *s, bool heavy, const char *why)

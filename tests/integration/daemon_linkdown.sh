@@ -68,6 +68,14 @@ for f in subnet.lst lfts.dump fdbs guid2lid; do
 	[ -s "$T/dump/$f" ] || fail "ibsmctl dump did not write $f"
 done
 
+# A heavy sweep of an unchanged fabric programs nothing again.
+lft=$(field smps_lft_blocks); pis=$(field smps_portinfo_sets)
+h=$(field heavy_sweeps)
+"$IBSMCTL" -s "$sock" sweep >/dev/null || fail "ibsmctl sweep failed"
+wait_heavy "$h"
+[ "$(field smps_lft_blocks)" = "$lft" ] && [ "$(field smps_portinfo_sets)" = "$pis" ] ||
+	fail "unchanged resweep sent LFT blocks or PortInfo Sets: $(status | grep -E 'lft|portinfo')"
+
 # Take an uplink of leaf S1 down: a trap or the next light sweep notices.
 h=$(field heavy_sweeps)
 ibsim_cmd 'Unlink "S1"[5]'
