@@ -441,7 +441,7 @@ static int adopt_sa_groups(void)
 
 int mcg_init(struct sm *sm)
 {
-	return mcg_init_sa(sm, sa_daemon_sa());
+	return mcg_init_sa(sm, sa_daemon_get());
 }
 
 int mcg_init_sa(struct sm *sm, struct sa *sa)

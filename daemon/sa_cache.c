@@ -33,8 +33,8 @@ static struct sa_cache_ent *lookup(const struct sa_cache *c, uint64_t guid,
 	     i = (i + 1) & (c->cap - 1)) {
 		struct sa_cache_ent *e = &c->ents[i];
 
-		if (!e->used || (e->guid == guid && e->port == port &&
-				 e->attr == attr))
+		if (!e->used ||
+		    (e->guid == guid && e->port == port && e->attr == attr))
 			return e;
 	}
 }

@@ -27,9 +27,10 @@ int sa_daemon_init(struct sm *sm)
 	int rc = mad_port_register_sa(sm->port, true, &g.agent);
 
 	if (rc < 0) {
-		log_err("SA: cannot register the SA agent (class 0x03 v2, RMPP) "
-			"on the SM port: %s; the SA will not answer",
-			strerror(-rc));
+		log_err(
+		    "SA: cannot register the SA agent (class 0x03 v2, RMPP) "
+		    "on the SM port: %s; the SA will not answer",
+		    strerror(-rc));
 		return rc;
 	}
 	fabric_init(&g.empty);
@@ -44,11 +45,6 @@ int sa_daemon_init(struct sm *sm)
 	return 0;
 }
 
-struct sa *sa_daemon_sa(void)
-{
-	return g.ready ? &g.sa : NULL;
-}
-
 void sa_daemon_fini(struct sm *sm)
 {
 	if (!g.ready)
@@ -57,6 +53,11 @@ void sa_daemon_fini(struct sm *sm)
 	sa_out_free(&g.out);
 	fabric_free(&g.empty);
 	g.ready = false;
+}
+
+struct sa *sa_daemon_get(void)
+{
+	return g.ready ? &g.sa : NULL;
 }
 
 /* The SM's side of the records, as of now. */
@@ -127,6 +128,8 @@ void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
 	default:
 		return;
 	}
-	sa_cache_put(&g.sa, guid, port, attr, data, attr == SMP_ATTR_SWITCH_INFO
-						       ? 20 : attr == SMP_ATTR_NODE_INFO ? 40 : 64);
+	sa_cache_put(&g.sa, guid, port, attr, data,
+		     attr == SMP_ATTR_SWITCH_INFO ? 20
+		     : attr == SMP_ATTR_NODE_INFO ? 40
+						  : 64);
 }

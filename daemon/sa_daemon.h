@@ -17,9 +17,10 @@ struct sa;
 /* Registers the SA agent and creates the SA.  0 or -errno (logged). */
 int sa_daemon_init(struct sm *sm);
 void sa_daemon_fini(struct sm *sm);
-/* The daemon's SA (the multicast manager hooks its Set/Delete ops and
- * group table there), NULL before sa_daemon_init. */
-struct sa *sa_daemon_sa(void);
+/* The daemon's SA (NULL before sa_daemon_init), for the multicast manager
+ * to fill the group table and set mcm_ops / mft_block (sa_server.h,
+ * sa_mcm.h). */
+struct sa *sa_daemon_get(void);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
 /* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node

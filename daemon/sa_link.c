@@ -15,10 +15,10 @@ static int link_node(struct sa_ctx *c, const struct ib_node *n)
 
 		if (!r)
 			continue;
-		lr = (struct sa_link_rec){ .from_lid = sa_port_lid(p),
-					   .from_port = pn,
-					   .to_port = r->num,
-					   .to_lid = sa_port_lid(r) };
+		lr = (struct sa_link_rec){.from_lid = sa_port_lid(p),
+					  .from_port = pn,
+					  .to_port = r->num,
+					  .to_lid = sa_port_lid(r)};
 		if (!lr.from_lid || !lr.to_lid)
 			continue;
 		if (sa_emit(c, &lr) < 0)
@@ -35,7 +35,7 @@ int sa_link_handle(struct sa_ctx *c)
 
 	if (sa_has(c, SA_LR_FROM_LID)) {
 		struct ib_port *p = fabric_port_by_lid(
-			f, (uint16_t)sa_req_get(c, SA_LR_FROM_LID));
+		    f, (uint16_t)sa_req_get(c, SA_LR_FROM_LID));
 		return p ? link_node(c, p->node) : 0;
 	}
 	v = sa_nodes_sorted(f);

@@ -9,12 +9,12 @@
 
 /* IPoIB broadcast group of the default partition (RFC 4391):
  * ff12:401b:ffff::ffff:ffff. */
-const uint8_t sa_ipoib_bcast_mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
-					  0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
-					  0xff };
+const uint8_t sa_ipoib_bcast_mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+					 0,    0,    0,	   0,	 0,    0,
+					 0xff, 0xff, 0xff, 0xff};
 
 #define IPOIB_QKEY 0x0B1B
-#define MCG_MAX 65536
+#define MCG_MAX	   65536
 
 struct sa_mcg *sa_mcg_find(struct sa *sa, const uint8_t mgid[16])
 {
@@ -35,8 +35,8 @@ struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params)
 	}
 	if (t->n == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		struct sa_mcg **nv = cap > MCG_MAX ? NULL
-						   : realloc(t->v, cap * sizeof(*nv));
+		struct sa_mcg **nv =
+		    cap > MCG_MAX ? NULL : realloc(t->v, cap * sizeof(*nv));
 		if (!nv) {
 			errno = ENOMEM;
 			return NULL;
@@ -90,7 +90,7 @@ int sa_mcg_member_set(struct sa_mcg *g, const uint8_t gid[16],
 		if (g->n_members == g->cap_members) {
 			uint32_t cap = g->cap_members ? g->cap_members * 2 : 4;
 			struct sa_mcg_member *nm =
-				realloc(g->members, cap * sizeof(*nm));
+			    realloc(g->members, cap * sizeof(*nm));
 			if (!nm)
 				return -ENOMEM;
 			g->members = nm;
@@ -117,11 +117,16 @@ int sa_mcg_member_del(struct sa_mcg *g, const uint8_t gid[16])
 int sa_mcm_init(struct sa *sa)
 {
 	struct sa_mcm_rec b = {
-		.qkey = IPOIB_QKEY, .mlid = IB_LID_MCAST_START,
-		.mtu_sel = SA_SEL_EQ, .mtu = 0, /* fabric's, at query time */
-		.pkey = 0xFFFF, .rate_sel = SA_SEL_EQ, .rate = 0,
-		.life_sel = SA_SEL_EQ, .life = sa->sm.subnet_timeout,
-		.scope = 2, /* link-local */
+	    .qkey = IPOIB_QKEY,
+	    .mlid = IB_LID_MCAST_START,
+	    .mtu_sel = SA_SEL_EQ,
+	    .mtu = 0, /* fabric's, at query time */
+	    .pkey = 0xFFFF,
+	    .rate_sel = SA_SEL_EQ,
+	    .rate = 0,
+	    .life_sel = SA_SEL_EQ,
+	    .life = sa->sm.subnet_timeout,
+	    .scope = 2, /* link-local */
 	};
 
 	memcpy(b.mgid, sa_ipoib_bcast_mgid, 16);
@@ -147,9 +152,11 @@ static void fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
 
-		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports; pn++) {
+		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports;
+		     pn++) {
 			const struct ib_port *p = &n->ports[pn];
-			uint8_t pr = sa_link_rate(p->width_active, p->speed_active);
+			uint8_t pr =
+			    sa_link_rate(p->width_active, p->speed_active);
 
 			if (!p->remote)
 				continue;
@@ -199,8 +206,10 @@ static int mcm_set_del(struct sa_ctx *c)
 	sa_rec_decode(c->desc, c->req, c->desc->size, &req);
 	memset(&resp, 0, sizeof(resp));
 	st = c->hdr->method == SA_METHOD_SET
-		     ? ops->join(c->sa->mcm_ctx, c->sa, c->from, &req, c->mask, &resp)
-		     : ops->leave(c->sa->mcm_ctx, c->sa, c->from, &req, c->mask, &resp);
+		 ? ops->join(c->sa->mcm_ctx, c->sa, c->from, &req, c->mask,
+			     &resp)
+		 : ops->leave(c->sa->mcm_ctx, c->sa, c->from, &req, c->mask,
+			      &resp);
 	if (st)
 		return st;
 	return sa_append(c, &resp) < 0 ? -ENOMEM : 0;
@@ -208,10 +217,12 @@ static int mcm_set_del(struct sa_ctx *c)
 
 int sa_mcm_handle(struct sa_ctx *c)
 {
-	if (c->hdr->method == SA_METHOD_SET || c->hdr->method == SA_METHOD_DELETE)
+	if (c->hdr->method == SA_METHOD_SET ||
+	    c->hdr->method == SA_METHOD_DELETE)
 		return mcm_set_del(c);
 	if (sa_has(c, SA_MCMR_MGID)) {
-		const struct sa_field *f = sa_rec_comp_field(c->desc, SA_MCMR_MGID);
+		const struct sa_field *f =
+		    sa_rec_comp_field(c->desc, SA_MCMR_MGID);
 		struct sa_mcg *g = sa_mcg_find(c->sa, c->req + f->bit / 8);
 		return g ? mcm_group(c, g) : 0;
 	}
@@ -226,11 +237,13 @@ int sa_mcgstate_handle(struct sa_ctx *c)
 	for (uint32_t i = 0; i < c->sa->mcgs.n && !sa_ctx_done(c); i++) {
 		const struct sa_mcg *g = c->sa->mcgs.v[i];
 		struct sa_mcgstate_rec r = {
-			.mlid = g->rec.mlid, .state = g->state,
-			.member_count = g->rec.member_count,
-			.joined_count = g->joined, .left_count = g->left,
-			.tree_groups = g->tree_groups,
-			.tree_height = g->tree_height,
+		    .mlid = g->rec.mlid,
+		    .state = g->state,
+		    .member_count = g->rec.member_count,
+		    .joined_count = g->joined,
+		    .left_count = g->left,
+		    .tree_groups = g->tree_groups,
+		    .tree_height = g->tree_height,
 		};
 
 		memcpy(r.mgid, g->rec.mgid, 16);

@@ -11,7 +11,7 @@
 
 /* ibsim's NodeInfo values, used when discovery fed no NodeInfo. */
 #define DEFAULT_PARTITION_CAP 0x40
-#define DEFAULT_REVISION 0xA1
+#define DEFAULT_REVISION      0xA1
 
 static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 		    struct sa_node_rec *r)
@@ -67,11 +67,13 @@ int sa_node_handle(struct sa_ctx *c)
 	int e = 0;
 
 	if (sa_has(c, SA_NR_LID)) { /* the common case, no table walk */
-		struct ib_port *p = fabric_port_by_lid(f, (uint16_t)sa_req_get(c, SA_NR_LID));
+		struct ib_port *p =
+		    fabric_port_by_lid(f, (uint16_t)sa_req_get(c, SA_NR_LID));
 		return p ? node_records(c, p->node) : 0;
 	}
 	if (sa_has(c, SA_NR_NODE_GUID)) {
-		struct ib_node *n = fabric_node_by_guid(f, sa_req_get(c, SA_NR_NODE_GUID));
+		struct ib_node *n =
+		    fabric_node_by_guid(f, sa_req_get(c, SA_NR_NODE_GUID));
 		return n ? node_records(c, n) : 0;
 	}
 	v = sa_nodes_sorted(f);

@@ -14,9 +14,12 @@
 
 /* IBA rate codes (PortInfo/PathRecord "Rate") in bandwidth order; the
  * codes themselves are not monotonic. */
-static const struct { uint8_t code; uint16_t gbps10; } rates[] = {
-	{ 2, 25 }, { 5, 50 }, { 3, 100 }, { 6, 200 }, { 4, 300 },
-	{ 7, 400 }, { 8, 600 }, { 9, 800 }, { 10, 1200 },
+static const struct {
+	uint8_t code;
+	uint16_t gbps10;
+} rates[] = {
+    {2, 25},  {5, 50},	{3, 100}, {6, 200},   {4, 300},
+    {7, 400}, {8, 600}, {9, 800}, {10, 1200},
 };
 #define N_RATES (sizeof(rates) / sizeof(rates[0]))
 
@@ -31,8 +34,12 @@ int sa_rate_rank(uint8_t code)
 /* Rate code of a link from LinkWidthActive and LinkSpeedActive. */
 uint8_t sa_link_rate(uint8_t width, uint8_t speed)
 {
-	unsigned mult = width == 1 ? 1 : width == 2 ? 4 : width == 4 ? 8
-		      : width == 8 ? 12 : width == 16 ? 2 : 4;
+	unsigned mult = width == 1    ? 1
+			: width == 2  ? 4
+			: width == 4  ? 8
+			: width == 8  ? 12
+			: width == 16 ? 2
+				      : 4;
 	unsigned s10 = speed == 2 ? 50 : speed == 4 ? 100 : 25;
 	unsigned bw = mult * s10; /* Gb/s x 10 */
 	uint8_t best = rates[0].code;
@@ -61,7 +68,7 @@ static uint8_t port_rate(const struct sa *sa, const struct ib_port *p)
 		return sa_link_rate(p->width_active, p->speed_active);
 	sa_portinfo_build(sa, p, pi);
 	return sa_link_rate((uint8_t)sa_pi_get(pi, SA_PI_LWA, 8),
-			 (uint8_t)sa_pi_get(pi, SA_PI_LSA, 4));
+			    (uint8_t)sa_pi_get(pi, SA_PI_LSA, 4));
 }
 
 struct walk {
@@ -128,9 +135,12 @@ static int walk_path(const struct sa *sa, const struct ib_port *src,
 static int select_mtu(uint8_t sel, uint8_t want, uint8_t have)
 {
 	switch (sel) {
-	case SA_SEL_GT: return have > want ? have : -1;
-	case SA_SEL_LT: return have < want ? have : want > 1 ? want - 1 : -1;
-	case SA_SEL_EQ: return have >= want ? want : -1;
+	case SA_SEL_GT:
+		return have > want ? have : -1;
+	case SA_SEL_LT:
+		return have < want ? have : want > 1 ? want - 1 : -1;
+	case SA_SEL_EQ:
+		return have >= want ? want : -1;
 	}
 	return have;
 }
@@ -142,9 +152,12 @@ static int select_rate(uint8_t sel, uint8_t want, uint8_t have)
 	if (sel != SA_SEL_BEST && w < 0)
 		return -1;
 	switch (sel) {
-	case SA_SEL_GT: return h > w ? have : -1;
-	case SA_SEL_LT: return h < w ? have : w > 0 ? rates[w - 1].code : -1;
-	case SA_SEL_EQ: return h >= w ? want : -1;
+	case SA_SEL_GT:
+		return h > w ? have : -1;
+	case SA_SEL_LT:
+		return h < w ? have : w > 0 ? rates[w - 1].code : -1;
+	case SA_SEL_EQ:
+		return h >= w ? want : -1;
 	}
 	return have;
 }
@@ -152,17 +165,19 @@ static int select_rate(uint8_t sel, uint8_t want, uint8_t have)
 static int select_life(uint8_t sel, uint8_t want, uint8_t have)
 {
 	switch (sel) {
-	case SA_SEL_GT: return have > want ? have : -1;
-	case SA_SEL_LT: return have < want ? have : -1;
-	case SA_SEL_EQ: return have == want ? have : -1;
+	case SA_SEL_GT:
+		return have > want ? have : -1;
+	case SA_SEL_LT:
+		return have < want ? have : -1;
+	case SA_SEL_EQ:
+		return have == want ? have : -1;
 	}
 	return have;
 }
 
 /* Selector of a value component: the request's when given, else
  * "exactly" for a bare value, else none (best). */
-static uint8_t selector(const struct sa_ctx *c, unsigned sel_comp,
-			uint8_t sel)
+static uint8_t selector(const struct sa_ctx *c, unsigned sel_comp, uint8_t sel)
 {
 	return sa_has(c, sel_comp) ? sel : SA_SEL_EQ;
 }
@@ -188,14 +203,16 @@ static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
 	r->slid = slid;
 	r->dlid = dlid;
 	v = sa_has(c, SA_PR_MTU)
-		    ? select_mtu(selector(c, SA_PR_MTU_SEL, q->mtu_sel), q->mtu,
-				 w.mtu) : w.mtu;
+		? select_mtu(selector(c, SA_PR_MTU_SEL, q->mtu_sel), q->mtu,
+			     w.mtu)
+		: w.mtu;
 	if (v < 0)
 		return 0;
 	r->mtu = (uint8_t)v;
 	v = sa_has(c, SA_PR_RATE)
-		    ? select_rate(selector(c, SA_PR_RATE_SEL, q->rate_sel),
-				  q->rate, w.rate) : w.rate;
+		? select_rate(selector(c, SA_PR_RATE_SEL, q->rate_sel), q->rate,
+			      w.rate)
+		: w.rate;
 	if (v < 0)
 		return 0;
 	r->rate = (uint8_t)v;
@@ -223,7 +240,7 @@ static int resolve_end(struct sa_ctx *c, const uint8_t gid[16], unsigned gcomp,
 {
 	const struct ib_port *p = NULL;
 
-	*e = (struct end){ 0 };
+	*e = (struct end){0};
 	if (sa_has(c, gcomp))
 		p = sa_port_by_gid(c->sa, gid);
 	else if (sa_has(c, lcomp))

@@ -34,8 +34,8 @@ static void pi_defaults(const struct ib_port *p, uint8_t *pi)
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64])
 {
-	const uint8_t *raw = sa_cache_get(sa, p->node->guid, p->num,
-					  SA_SMP_PORT_INFO);
+	const uint8_t *raw =
+	    sa_cache_get(sa, p->node->guid, p->num, SA_SMP_PORT_INFO);
 	const struct ib_port *ep = node_port(p->node, p->num);
 	bool endport = ep == p;
 
@@ -57,7 +57,7 @@ void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		    (node_is_switch(p->node) || sa->fabric->sm_port == p->num))
 			sa_pi_set(pi, SA_PI_CAPMASK, 32,
 				  sa_pi_get(pi, SA_PI_CAPMASK, 32) |
-					  PI_CAP_IS_SM);
+				      PI_CAP_IS_SM);
 	}
 	if (!raw || !node_is_switch(p->node) || p->num)
 		sa_pi_set(pi, SA_PI_LOCALPORT, 8, p->num);
@@ -99,7 +99,7 @@ static bool caps_match(struct sa_ctx *c, const uint8_t *pi, unsigned comp,
 
 static int pir_emit(struct sa_ctx *c, const struct ib_port *p)
 {
-	struct sa_portinfo_rec r = { .lid = sa_port_lid(p), .port_num = p->num };
+	struct sa_portinfo_rec r = {.lid = sa_port_lid(p), .port_num = p->num};
 	const uint64_t caps = 1ull << SA_PIR_CAPMASK | 1ull << SA_PIR_CAPMASK2;
 	uint64_t saved = c->mask;
 	int e;
@@ -140,8 +140,8 @@ static int walk_nodes(struct sa_ctx *c, unsigned lid_comp,
 	int e = 0;
 
 	if (sa_has(c, lid_comp)) {
-		struct ib_port *p = fabric_port_by_lid(
-			f, (uint16_t)sa_req_get(c, lid_comp));
+		struct ib_port *p =
+		    fabric_port_by_lid(f, (uint16_t)sa_req_get(c, lid_comp));
 		return p ? fn(c, p->node) : 0;
 	}
 	v = sa_nodes_sorted(f);
@@ -161,8 +161,8 @@ int sa_portinfo_handle(struct sa_ctx *c)
 static int gir_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	uint8_t pi[SA_PORTINFO_SIZE];
-	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SA_SMP_GUID_INFO);
+	const uint8_t *raw =
+	    sa_cache_get(c->sa, p->node->guid, p->num, SA_SMP_GUID_INFO);
 	unsigned blocks;
 
 	sa_portinfo_build(c->sa, p, pi);
@@ -170,7 +170,7 @@ static int gir_port(struct sa_ctx *c, const struct ib_port *p)
 	if (!blocks)
 		blocks = 1;
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
-		struct sa_guidinfo_rec r = { .lid = p->lid, .block = (uint8_t)b };
+		struct sa_guidinfo_rec r = {.lid = p->lid, .block = (uint8_t)b};
 
 		if (b == 0) {
 			for (int i = 0; raw && i < 8; i++)
@@ -216,14 +216,15 @@ static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 
 static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 {
-	const uint8_t *raw = sa_cache_get(c->sa, p->node->guid, p->num,
-					  SA_SMP_PKEY_TABLE);
+	const uint8_t *raw =
+	    sa_cache_get(c->sa, p->node->guid, p->num, SA_SMP_PKEY_TABLE);
 	unsigned blocks = pkey_blocks(c->sa, p);
 
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
-		struct sa_pkey_rec r = { .lid = sa_port_lid(p),
-					 .block = (uint16_t)b,
-					 .port = node_is_switch(p->node) ? p->num : 0 };
+		struct sa_pkey_rec r = {.lid = sa_port_lid(p),
+					.block = (uint16_t)b,
+					.port = node_is_switch(p->node) ? p->num
+									: 0};
 
 		/* The default partition is what every port is in (DESIGN:
 		 * P_Key 0xFFFF); a port's own table wins when known. */

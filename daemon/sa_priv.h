@@ -13,12 +13,12 @@ struct sa_ctx {
 	struct sa *sa;
 	const struct sa_hdr *hdr;
 	const struct sa_rec_desc *desc;
-	const uint8_t *req;	/* request record, desc->size bytes */
-	uint64_t mask;		/* component mask */
+	const uint8_t *req; /* request record, desc->size bytes */
+	uint64_t mask;	    /* component mask */
 	const struct sa_peer *from;
 	struct sa_out *out;
-	uint32_t n;		/* records appended */
-	bool trusted;		/* SM_Key matched ours */
+	uint32_t n;   /* records appended */
+	bool trusted; /* SM_Key matched ours */
 };
 
 /* A handler returns an SA status (enum sa_status), a MAD status with
@@ -44,9 +44,9 @@ static inline bool sa_has(const struct sa_ctx *c, unsigned comp)
 /* Request field of component comp (<= 64 bits wide). */
 uint64_t sa_req_get(const struct sa_ctx *c, unsigned comp);
 
-/* Nodes sorted by node GUID as OpenSM sorts them (the order OpenSM answers tables in, so
- * answers cut to one MAD under ibsim start with the same records).
- * Caller frees. NULL on ENOMEM. */
+/* Nodes sorted by node GUID as OpenSM sorts them (the order OpenSM answers
+ * tables in, so answers cut to one MAD under ibsim start with the same
+ * records). Caller frees. NULL on ENOMEM. */
 struct ib_node **sa_nodes_sorted(const struct fabric *f);
 /* End ports with a LID (CA/router ports, switch port 0) in port GUID
  * order, the same way; *n gets the count.  Caller frees. */
@@ -65,9 +65,13 @@ static inline uint16_t sa_port_lid(const struct ib_port *p)
 const uint8_t *sa_cache_get(const struct sa *sa, uint64_t node_guid,
 			    uint8_t port, uint16_t smp_attr);
 void sa_cache_free(struct sa_cache *c);
-enum { SA_SMP_NODE_INFO = 0x0011, SA_SMP_SWITCH_INFO = 0x0012,
-       SA_SMP_GUID_INFO = 0x0014, SA_SMP_PORT_INFO = 0x0015,
-       SA_SMP_PKEY_TABLE = 0x0016 };
+enum {
+	SA_SMP_NODE_INFO = 0x0011,
+	SA_SMP_SWITCH_INFO = 0x0012,
+	SA_SMP_GUID_INFO = 0x0014,
+	SA_SMP_PORT_INFO = 0x0015,
+	SA_SMP_PKEY_TABLE = 0x0016
+};
 
 /* PortInfo of port p as the SA reports it (cache + the SM's fields). */
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,

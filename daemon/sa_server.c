@@ -29,33 +29,28 @@ struct sa_attr_entry {
 };
 
 static const struct sa_attr_entry attr_table[] = {
-	{ SA_ATTR_CLASS_PORT_INFO, M_GET, &sa_cpi_desc, sa_cpi_handle },
-	{ SA_ATTR_NODE_REC, M_GET | M_GETTABLE, &sa_node_rec_desc,
-	  sa_node_handle },
-	{ SA_ATTR_PORTINFO_REC, M_GET | M_GETTABLE, &sa_portinfo_rec_desc,
-	  sa_portinfo_handle },
-	{ SA_ATTR_SWITCHINFO_REC, M_GET | M_GETTABLE, &sa_switchinfo_rec_desc,
-	  sa_switchinfo_handle },
-	{ SA_ATTR_LFT_REC, M_GET | M_GETTABLE, &sa_lft_rec_desc,
-	  sa_lft_handle },
-	{ SA_ATTR_MFT_REC, M_GET | M_GETTABLE, &sa_mft_rec_desc,
-	  sa_mft_handle },
-	{ SA_ATTR_SMINFO_REC, M_GET | M_GETTABLE, &sa_sminfo_rec_desc,
-	  sa_sminfo_handle },
-	{ SA_ATTR_LINK_REC, M_GET | M_GETTABLE, &sa_link_rec_desc,
-	  sa_link_handle },
-	{ SA_ATTR_GUIDINFO_REC, M_GET | M_GETTABLE, &sa_guidinfo_rec_desc,
-	  sa_guidinfo_handle },
-	{ SA_ATTR_SERVICE_REC, M_GET | M_GETTABLE | M_SET | M_DELETE,
-	  &sa_service_rec_desc, sa_service_handle },
-	{ SA_ATTR_PKEY_TABLE_REC, M_GET | M_GETTABLE, &sa_pkey_rec_desc,
-	  sa_pkey_handle },
-	{ SA_ATTR_PATH_REC, M_GET | M_GETTABLE, &sa_path_rec_desc,
-	  sa_path_handle },
-	{ SA_ATTR_MCMEMBER_REC, M_GET | M_GETTABLE | M_SET | M_DELETE,
-	  &sa_mcm_rec_desc, sa_mcm_handle },
-	{ SA_ATTR_MCGSTATE_REC, M_GET | M_GETTABLE, &sa_mcgstate_rec_desc,
-	  sa_mcgstate_handle },
+    {SA_ATTR_CLASS_PORT_INFO, M_GET, &sa_cpi_desc, sa_cpi_handle},
+    {SA_ATTR_NODE_REC, M_GET | M_GETTABLE, &sa_node_rec_desc, sa_node_handle},
+    {SA_ATTR_PORTINFO_REC, M_GET | M_GETTABLE, &sa_portinfo_rec_desc,
+     sa_portinfo_handle},
+    {SA_ATTR_SWITCHINFO_REC, M_GET | M_GETTABLE, &sa_switchinfo_rec_desc,
+     sa_switchinfo_handle},
+    {SA_ATTR_LFT_REC, M_GET | M_GETTABLE, &sa_lft_rec_desc, sa_lft_handle},
+    {SA_ATTR_MFT_REC, M_GET | M_GETTABLE, &sa_mft_rec_desc, sa_mft_handle},
+    {SA_ATTR_SMINFO_REC, M_GET | M_GETTABLE, &sa_sminfo_rec_desc,
+     sa_sminfo_handle},
+    {SA_ATTR_LINK_REC, M_GET | M_GETTABLE, &sa_link_rec_desc, sa_link_handle},
+    {SA_ATTR_GUIDINFO_REC, M_GET | M_GETTABLE, &sa_guidinfo_rec_desc,
+     sa_guidinfo_handle},
+    {SA_ATTR_SERVICE_REC, M_GET | M_GETTABLE | M_SET | M_DELETE,
+     &sa_service_rec_desc, sa_service_handle},
+    {SA_ATTR_PKEY_TABLE_REC, M_GET | M_GETTABLE, &sa_pkey_rec_desc,
+     sa_pkey_handle},
+    {SA_ATTR_PATH_REC, M_GET | M_GETTABLE, &sa_path_rec_desc, sa_path_handle},
+    {SA_ATTR_MCMEMBER_REC, M_GET | M_GETTABLE | M_SET | M_DELETE,
+     &sa_mcm_rec_desc, sa_mcm_handle},
+    {SA_ATTR_MCGSTATE_REC, M_GET | M_GETTABLE, &sa_mcgstate_rec_desc,
+     sa_mcgstate_handle},
 };
 #define N_ATTRS (sizeof(attr_table) / sizeof(attr_table[0]))
 
@@ -134,7 +129,7 @@ int sa_append(struct sa_ctx *c, const void *rec)
 
 int sa_emit(struct sa_ctx *c, const void *rec)
 {
-	uint8_t wire[256] = { 0 };
+	uint8_t wire[256] = {0};
 
 	sa_rec_encode(c->desc, rec, wire);
 	if (!sa_rec_match(c->desc, c->mask, c->req, wire))
@@ -171,10 +166,14 @@ static const struct sa_attr_entry *find_attr(uint16_t attr)
 static uint8_t method_bit(uint8_t method)
 {
 	switch (method) {
-	case SA_METHOD_GET: return M_GET;
-	case SA_METHOD_SET: return M_SET;
-	case SA_METHOD_GET_TABLE: return M_GETTABLE;
-	case SA_METHOD_DELETE: return M_DELETE;
+	case SA_METHOD_GET:
+		return M_GET;
+	case SA_METHOD_SET:
+		return M_SET;
+	case SA_METHOD_GET_TABLE:
+		return M_GETTABLE;
+	case SA_METHOD_DELETE:
+		return M_DELETE;
 	}
 	return 0;
 }
@@ -182,8 +181,10 @@ static uint8_t method_bit(uint8_t method)
 static uint8_t resp_method(uint8_t method)
 {
 	switch (method) {
-	case SA_METHOD_GET_TABLE: return SA_METHOD_GET_TABLE_RESP;
-	case SA_METHOD_DELETE: return SA_METHOD_DELETE_RESP;
+	case SA_METHOD_GET_TABLE:
+		return SA_METHOD_GET_TABLE_RESP;
+	case SA_METHOD_DELETE:
+		return SA_METHOD_DELETE_RESP;
 	}
 	return SA_METHOD_GET_RESP;
 }
@@ -227,10 +228,11 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 		 * rewrites these when it segments. */
 		h.rmpp_version = 1;
 		h.rmpp_type = RMPP_TYPE_DATA;
-		h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST |
-			       RMPP_FLAG_LAST;
+		h.rmpp_flags =
+		    RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
 		h.rmpp_data1 = 1;
-		h.rmpp_data2 = (uint32_t)(SA_HDR_SIZE - 36 + (status ? 0 : n * stride));
+		h.rmpp_data2 =
+		    (uint32_t)(SA_HDR_SIZE - 36 + (status ? 0 : n * stride));
 	}
 	sa_hdr_encode(&h, out->buf);
 	out->len = len;
@@ -337,10 +339,15 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 	if (st)
 		return finish(sa, &h, req + SA_HDR_SIZE, len - SA_HDR_SIZE,
 			      ae ? ae->desc : NULL, 0, (uint16_t)st, out);
-	c = (struct sa_ctx){ .sa = sa, .hdr = &h, .desc = ae->desc,
-			     .req = req + SA_HDR_SIZE, .mask = h.comp_mask,
-			     .from = from, .out = out,
-			     .trusted = sa->sm.sm_key && h.sm_key == sa->sm.sm_key };
+	c = (struct sa_ctx){.sa = sa,
+			    .hdr = &h,
+			    .desc = ae->desc,
+			    .req = req + SA_HDR_SIZE,
+			    .mask = h.comp_mask,
+			    .from = from,
+			    .out = out,
+			    .trusted =
+				sa->sm.sm_key && h.sm_key == sa->sm.sm_key};
 	st = dispatch(&c, ae);
 	if (h.method != SA_METHOD_GET_TABLE && !st)
 		c.n = 1;

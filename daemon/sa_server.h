@@ -2,7 +2,23 @@
  * the fabric model, the SM's own state, the ServiceRecord database and the
  * multicast group table.  sa_handle() takes one encoded request MAD and
  * writes the whole response (all records of a GetTable, however many);
- * segmenting it (RMPP) is the transport's job.  Nothing here does I/O. */
+ * segmenting it (RMPP) is the transport's job.  Nothing here does I/O.
+ *
+ * Decisions (where the IBA leaves room, we do what OpenSM 3.3.23 does, so
+ * saquery shows the same; tests/integration/sa_saquery.sh compares):
+ *  - tables come in OpenSM's order (GUIDs byte-reversed, see sa_util.c);
+ *  - a Get matching nothing is ERR_NO_RECORDS, several ERR_TOO_MANY_-
+ *    RECORDS; a GetTable matching nothing is an empty table (success);
+ *  - component bits the record does not define, or an AttributeOffset
+ *    other than 0 or the record's, are ERR_REQ_INVALID;
+ *  - P_KeyTableRecords only for trusted requesters (SM_Key), and the
+ *    SM_Key in SMInfoRecord only for them;
+ *  - answers over max_response (4 MiB) are ERR_NO_RESOURCES, as is a full
+ *    ServiceRecord database (4096 records);
+ *  - CapabilityMask and CapabilityMask2 of PortInfoRecord match bitwise;
+ *  - requests that cannot be answered (not SA class, response methods,
+ *    RMPP control packets, shorter than the SA header) are dropped,
+ *    counted in stats.dropped and logged with a rate limit. */
 #ifndef IBSM_SA_SERVER_H
 #define IBSM_SA_SERVER_H
 
@@ -18,13 +34,13 @@ struct sa_mcm_ops;
 
 /* What the SM tells the SA about itself (SMInfo, defaults of records). */
 struct sa_sm_info {
-	uint64_t guid;		/* SM port GUID */
+	uint64_t guid; /* SM port GUID */
 	uint64_t sm_key;
 	uint32_t act_count;
 	uint8_t priority, state; /* SMInfo priority, SMState (3 = master) */
-	uint16_t lid;		/* SM port LID */
-	uint64_t subnet_prefix; /* GID prefix, default fe80:: */
-	uint8_t subnet_timeout; /* PortInfo SubnetTimeOut, packet lifetime */
+	uint16_t lid;		 /* SM port LID */
+	uint64_t subnet_prefix;	 /* GID prefix, default fe80:: */
+	uint8_t subnet_timeout;	 /* PortInfo SubnetTimeOut, packet lifetime */
 };
 
 /* Who sent the request (from the umad address). */
@@ -36,7 +52,8 @@ struct sa_peer {
  * Get/Set/Delete answers, header + records for GetTable answers (the
  * buffer is zero padded to at least 256 bytes either way).  For
  * GetTableResp the RMPP PayloadLength field holds the exact size (SA
- * header + records) for the transport to segment by.  The buffer grows as needed; reuse it across calls. */
+ * header + records) for the transport to segment by.  The buffer grows as
+ * needed; reuse it across calls. */
 struct sa_out {
 	uint8_t *buf;
 	size_t len, cap;

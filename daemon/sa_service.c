@@ -51,7 +51,7 @@ void sa_service_expire(struct sa *sa)
 
 /* The record as answered: the lease is what remains of it. */
 static struct sa_service_rec current(const struct sa *sa,
-				    const struct sa_service *s)
+				     const struct sa_service *s)
 {
 	struct sa_service_rec r = s->rec;
 
@@ -59,8 +59,8 @@ static struct sa_service_rec current(const struct sa *sa,
 		uint64_t now = sa->now_ms();
 
 		r.lease = s->expires_ms > now
-				  ? (uint32_t)((s->expires_ms - now + 999) / 1000)
-				  : 0;
+			      ? (uint32_t)((s->expires_ms - now + 999) / 1000)
+			      : 0;
 	}
 	return r;
 }
@@ -93,7 +93,8 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 			return SA_STATUS_NO_RESOURCES;
 		if (db->n == db->cap) {
 			uint32_t cap = db->cap ? db->cap * 2 : 16;
-			struct sa_service *nv = realloc(db->v, cap * sizeof(*nv));
+			struct sa_service *nv =
+			    realloc(db->v, cap * sizeof(*nv));
 
 			if (!nv)
 				return SA_STATUS_NO_RESOURCES;
@@ -104,7 +105,8 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 	}
 	s->rec = *q;
 	s->expires_ms = q->lease == SA_SR_LEASE_INFINITE
-				? 0 : c->sa->now_ms() + (uint64_t)q->lease * 1000;
+			    ? 0
+			    : c->sa->now_ms() + (uint64_t)q->lease * 1000;
 	{
 		struct sa_service_rec r = current(c->sa, s);
 

@@ -22,15 +22,19 @@
 #define SA_CAP_MASK2 0xB4E8
 /* 4.096 us * 2^16 = 268 ms, the same response time OpenSM advertises. */
 #define SA_RESP_TIME 16
-#define QP1_QKEY 0x80010000u
+#define QP1_QKEY     0x80010000u
 
 int sa_cpi_handle(struct sa_ctx *c)
 {
 	struct sa_cpi cpi = {
-		.base_version = 1, .class_version = 2,
-		.cap_mask = SA_CAP_MASK, .cap_mask2 = SA_CAP_MASK2,
-		.resp_time = SA_RESP_TIME,
-		.redir_qp = 1, .redir_qkey = QP1_QKEY, .trap_qkey = QP1_QKEY,
+	    .base_version = 1,
+	    .class_version = 2,
+	    .cap_mask = SA_CAP_MASK,
+	    .cap_mask2 = SA_CAP_MASK2,
+	    .resp_time = SA_RESP_TIME,
+	    .redir_qp = 1,
+	    .redir_qkey = QP1_QKEY,
+	    .trap_qkey = QP1_QKEY,
 	};
 
 	return sa_append(c, &cpi) < 0 ? -ENOMEM : 0;
@@ -40,11 +44,13 @@ int sa_sminfo_handle(struct sa_ctx *c)
 {
 	const struct sa_sm_info *sm = &c->sa->sm;
 	struct sa_sminfo_rec r = {
-		.lid = sm->lid, .guid = sm->guid,
-		/* The SM_Key is for trusted requesters only (IBA 14.4.1). */
-		.sm_key = c->trusted ? sm->sm_key : 0,
-		.act_count = sm->act_count, .priority = sm->priority,
-		.state = sm->state,
+	    .lid = sm->lid,
+	    .guid = sm->guid,
+	    /* The SM_Key is for trusted requesters only (IBA 14.4.1). */
+	    .sm_key = c->trusted ? sm->sm_key : 0,
+	    .act_count = sm->act_count,
+	    .priority = sm->priority,
+	    .state = sm->state,
 	};
 
 	return sa_emit(c, &r) < 0 ? -ENOMEM : 0;

@@ -37,8 +37,8 @@ static int each_switch(struct sa_ctx *c, unsigned lid_comp,
 	int e = 0;
 
 	if (sa_has(c, lid_comp)) {
-		struct ib_port *p = fabric_port_by_lid(
-			f, (uint16_t)sa_req_get(c, lid_comp));
+		struct ib_port *p =
+		    fabric_port_by_lid(f, (uint16_t)sa_req_get(c, lid_comp));
 		return p && node_is_switch(p->node) ? fn(c, p->node) : 0;
 	}
 	v = sa_nodes_sorted(f);
@@ -53,7 +53,7 @@ static int each_switch(struct sa_ctx *c, unsigned lid_comp,
 
 static int swir_one(struct sa_ctx *c, const struct ib_node *sw)
 {
-	struct sa_switchinfo_rec r = { .lid = sw->ports[0].lid };
+	struct sa_switchinfo_rec r = {.lid = sw->ports[0].lid};
 
 	switchinfo_build(c->sa, sw, r.switch_info);
 	return sa_emit(c, &r) < 0 ? -ENOMEM : 0;
@@ -69,16 +69,18 @@ static int lft_one(struct sa_ctx *c, const struct ib_node *sw)
 	unsigned top = sw->lft_top;
 
 	for (unsigned b = 0; b <= top / 64 && !sa_ctx_done(c); b++) {
-		struct sa_lft_rec r = { .lid = sw->ports[0].lid,
-					.block = (uint16_t)b };
+		struct sa_lft_rec r = {.lid = sw->ports[0].lid,
+				       .block = (uint16_t)b};
 
-		if (sa_has(c, SA_LFTR_BLOCK) && sa_req_get(c, SA_LFTR_BLOCK) != b)
+		if (sa_has(c, SA_LFTR_BLOCK) &&
+		    sa_req_get(c, SA_LFTR_BLOCK) != b)
 			continue;
 		for (unsigned i = 0; i < 64; i++) {
 			unsigned lid = b * 64 + i;
 
 			r.lft[i] = lid < sw->lft_size && lid <= top
-					   ? sw->lft[lid] : LFT_NO_PORT;
+				       ? sw->lft[lid]
+				       : LFT_NO_PORT;
 		}
 		if (sa_emit(c, &r) < 0)
 			return -ENOMEM;
@@ -94,14 +96,15 @@ int sa_lft_handle(struct sa_ctx *c)
 static int mft_one(struct sa_ctx *c, const struct ib_node *sw)
 {
 	struct sa *sa = c->sa;
-	unsigned blocks = (sw->mft_cap + 31u) / 32, positions = sw->nports / 16 + 1;
+	unsigned blocks = (sw->mft_cap + 31u) / 32,
+		 positions = sw->nports / 16 + 1;
 
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
 		for (unsigned pos = 0; pos < positions; pos++) {
-			struct sa_mft_rec r = { .lid = sw->ports[0].lid,
-						.position = (uint8_t)pos,
-						.block = (uint16_t)b };
-			uint16_t masks[32] = { 0 };
+			struct sa_mft_rec r = {.lid = sw->ports[0].lid,
+					       .position = (uint8_t)pos,
+					       .block = (uint16_t)b};
+			uint16_t masks[32] = {0};
 			int got = sa->mft_block(sa->mft_ctx, sw, (uint16_t)b,
 						(uint8_t)pos, masks);
 

@@ -8,8 +8,8 @@
 struct sa_cpi {
 	uint8_t base_version, class_version;
 	uint16_t cap_mask;
-	uint32_t cap_mask2;	/* 27 bits */
-	uint8_t resp_time;	/* 5 bits */
+	uint32_t cap_mask2; /* 27 bits */
+	uint8_t resp_time;  /* 5 bits */
 	uint8_t redir_gid[16];
 	uint8_t redir_tc, redir_sl;
 	uint32_t redir_fl;

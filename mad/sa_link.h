@@ -5,8 +5,12 @@
 
 #include "mad/sa_wire.h"
 
-enum { SA_LR_FROM_LID = 0, SA_LR_FROM_PORT = 1, SA_LR_TO_PORT = 2,
-       SA_LR_TO_LID = 3 };
+enum {
+	SA_LR_FROM_LID = 0,
+	SA_LR_FROM_PORT = 1,
+	SA_LR_TO_PORT = 2,
+	SA_LR_TO_LID = 3
+};
 
 struct sa_link_rec {
 	uint16_t from_lid;

@@ -57,22 +57,38 @@ void sa_hdr_encode(const struct sa_hdr *h, uint8_t *b)
 const char *sa_attr_name(uint16_t a)
 {
 	switch (a) {
-	case SA_ATTR_CLASS_PORT_INFO: return "ClassPortInfo";
-	case SA_ATTR_NOTICE: return "Notice";
-	case SA_ATTR_INFORM_INFO: return "InformInfo";
-	case SA_ATTR_NODE_REC: return "NodeRecord";
-	case SA_ATTR_PORTINFO_REC: return "PortInfoRecord";
-	case SA_ATTR_SWITCHINFO_REC: return "SwitchInfoRecord";
-	case SA_ATTR_LFT_REC: return "LinearForwardingTableRecord";
-	case SA_ATTR_MFT_REC: return "MulticastForwardingTableRecord";
-	case SA_ATTR_SMINFO_REC: return "SMInfoRecord";
-	case SA_ATTR_LINK_REC: return "LinkRecord";
-	case SA_ATTR_GUIDINFO_REC: return "GUIDInfoRecord";
-	case SA_ATTR_SERVICE_REC: return "ServiceRecord";
-	case SA_ATTR_PKEY_TABLE_REC: return "PKeyTableRecord";
-	case SA_ATTR_PATH_REC: return "PathRecord";
-	case SA_ATTR_MCMEMBER_REC: return "MCMemberRecord";
-	case SA_ATTR_MCGSTATE_REC: return "MCGStateRecord";
+	case SA_ATTR_CLASS_PORT_INFO:
+		return "ClassPortInfo";
+	case SA_ATTR_NOTICE:
+		return "Notice";
+	case SA_ATTR_INFORM_INFO:
+		return "InformInfo";
+	case SA_ATTR_NODE_REC:
+		return "NodeRecord";
+	case SA_ATTR_PORTINFO_REC:
+		return "PortInfoRecord";
+	case SA_ATTR_SWITCHINFO_REC:
+		return "SwitchInfoRecord";
+	case SA_ATTR_LFT_REC:
+		return "LinearForwardingTableRecord";
+	case SA_ATTR_MFT_REC:
+		return "MulticastForwardingTableRecord";
+	case SA_ATTR_SMINFO_REC:
+		return "SMInfoRecord";
+	case SA_ATTR_LINK_REC:
+		return "LinkRecord";
+	case SA_ATTR_GUIDINFO_REC:
+		return "GUIDInfoRecord";
+	case SA_ATTR_SERVICE_REC:
+		return "ServiceRecord";
+	case SA_ATTR_PKEY_TABLE_REC:
+		return "PKeyTableRecord";
+	case SA_ATTR_PATH_REC:
+		return "PathRecord";
+	case SA_ATTR_MCMEMBER_REC:
+		return "MCMemberRecord";
+	case SA_ATTR_MCGSTATE_REC:
+		return "MCGStateRecord";
 	}
 	return "unknown";
 }
@@ -80,16 +96,26 @@ const char *sa_attr_name(uint16_t a)
 const char *sa_method_name(uint8_t m)
 {
 	switch (m) {
-	case SA_METHOD_GET: return "Get";
-	case SA_METHOD_SET: return "Set";
-	case SA_METHOD_GET_RESP: return "GetResp";
-	case SA_METHOD_REPORT: return "Report";
-	case SA_METHOD_GET_TABLE: return "GetTable";
-	case SA_METHOD_GET_TABLE_RESP: return "GetTableResp";
-	case SA_METHOD_GET_TRACE_TABLE: return "GetTraceTable";
-	case SA_METHOD_GET_MULTI: return "GetMulti";
-	case SA_METHOD_DELETE: return "Delete";
-	case SA_METHOD_DELETE_RESP: return "DeleteResp";
+	case SA_METHOD_GET:
+		return "Get";
+	case SA_METHOD_SET:
+		return "Set";
+	case SA_METHOD_GET_RESP:
+		return "GetResp";
+	case SA_METHOD_REPORT:
+		return "Report";
+	case SA_METHOD_GET_TABLE:
+		return "GetTable";
+	case SA_METHOD_GET_TABLE_RESP:
+		return "GetTableResp";
+	case SA_METHOD_GET_TRACE_TABLE:
+		return "GetTraceTable";
+	case SA_METHOD_GET_MULTI:
+		return "GetMulti";
+	case SA_METHOD_DELETE:
+		return "Delete";
+	case SA_METHOD_DELETE_RESP:
+		return "DeleteResp";
 	}
 	return "unknown";
 }

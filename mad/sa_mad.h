@@ -10,11 +10,11 @@
 
 #include "mad/smp.h"
 
-#define SA_MAD_SIZE 256
-#define SA_HDR_SIZE 56 /* MAD 24 + RMPP 12 + SA 20 */
+#define SA_MAD_SIZE  256
+#define SA_HDR_SIZE  56 /* MAD 24 + RMPP 12 + SA 20 */
 #define SA_DATA_SIZE (SA_MAD_SIZE - SA_HDR_SIZE)
 
-#define SA_MGMT_CLASS 0x03
+#define SA_MGMT_CLASS	 0x03
 #define SA_CLASS_VERSION 2
 #define MAD_BASE_VERSION 1
 
@@ -68,13 +68,21 @@ enum sa_status {
 #define SA_MAD_STATUS(code) ((uint16_t)((code) << 8))
 
 /* RMPP (IBA 13.6.2) */
-enum { RMPP_TYPE_DATA = 1, RMPP_TYPE_ACK = 2, RMPP_TYPE_STOP = 3,
-       RMPP_TYPE_ABORT = 4 };
+enum {
+	RMPP_TYPE_DATA = 1,
+	RMPP_TYPE_ACK = 2,
+	RMPP_TYPE_STOP = 3,
+	RMPP_TYPE_ABORT = 4
+};
 enum { RMPP_FLAG_ACTIVE = 1, RMPP_FLAG_FIRST = 2, RMPP_FLAG_LAST = 4 };
 
 /* Selectors of PathRecord / MCMemberRecord rate, MTU and packet life. */
-enum sa_selector { SA_SEL_GT = 0, SA_SEL_LT = 1, SA_SEL_EQ = 2,
-		   SA_SEL_BEST = 3 };
+enum sa_selector {
+	SA_SEL_GT = 0,
+	SA_SEL_LT = 1,
+	SA_SEL_EQ = 2,
+	SA_SEL_BEST = 3
+};
 
 struct sa_hdr {
 	uint8_t base_version, mgmt_class, class_version, method;

@@ -4,9 +4,20 @@
 
 #include "mad/sa_wire.h"
 
-enum { SA_SR_ID = 0, SA_SR_GID, SA_SR_PKEY, SA_SR_RESV, SA_SR_LEASE,
-       SA_SR_KEY, SA_SR_NAME, SA_SR_DATA8_0 = 7, SA_SR_DATA16_0 = 23,
-       SA_SR_DATA32_0 = 31, SA_SR_DATA64_0 = 35, SA_SR_NCOMPS = 37 };
+enum {
+	SA_SR_ID = 0,
+	SA_SR_GID,
+	SA_SR_PKEY,
+	SA_SR_RESV,
+	SA_SR_LEASE,
+	SA_SR_KEY,
+	SA_SR_NAME,
+	SA_SR_DATA8_0 = 7,
+	SA_SR_DATA16_0 = 23,
+	SA_SR_DATA32_0 = 31,
+	SA_SR_DATA64_0 = 35,
+	SA_SR_NCOMPS = 37
+};
 
 #define SA_SR_LEASE_INFINITE 0xFFFFFFFFu
 

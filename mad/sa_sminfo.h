@@ -5,12 +5,23 @@
 
 #include "mad/sa_wire.h"
 
-enum { SA_SMIR_LID = 0, SA_SMIR_RESV0, SA_SMIR_GUID, SA_SMIR_SMKEY,
-       SA_SMIR_ACTCOUNT, SA_SMIR_PRIORITY, SA_SMIR_STATE };
+enum {
+	SA_SMIR_LID = 0,
+	SA_SMIR_RESV0,
+	SA_SMIR_GUID,
+	SA_SMIR_SMKEY,
+	SA_SMIR_ACTCOUNT,
+	SA_SMIR_PRIORITY,
+	SA_SMIR_STATE
+};
 
 /* SMInfo SMState values */
-enum { SA_SM_NOT_ACTIVE = 0, SA_SM_DISCOVERING = 1,
-       SA_SM_STANDBY = 2, SA_SM_MASTER = 3 };
+enum {
+	SA_SM_NOT_ACTIVE = 0,
+	SA_SM_DISCOVERING = 1,
+	SA_SM_STANDBY = 2,
+	SA_SM_MASTER = 3
+};
 
 struct sa_sminfo_rec {
 	uint16_t lid;

@@ -10,8 +10,13 @@
 #define SA_SWITCHINFO_SIZE 20
 enum { SA_SWIR_LID = 0, SA_SWIR_RESV1 = 1 };
 enum { SA_LFTR_LID = 0, SA_LFTR_BLOCK = 1 };
-enum { SA_MFTR_LID = 0, SA_MFTR_POSITION = 1, SA_MFTR_RESV1 = 2,
-       SA_MFTR_BLOCK = 3, SA_MFTR_RESV2 = 4 };
+enum {
+	SA_MFTR_LID = 0,
+	SA_MFTR_POSITION = 1,
+	SA_MFTR_RESV1 = 2,
+	SA_MFTR_BLOCK = 3,
+	SA_MFTR_RESV2 = 4
+};
 
 struct sa_switchinfo_rec {
 	uint16_t lid;

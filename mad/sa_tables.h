@@ -5,8 +5,13 @@
 
 #include "mad/sa_wire.h"
 
-enum { SA_GIR_LID = 0, SA_GIR_BLOCK = 1, SA_GIR_RESV1 = 2, SA_GIR_RESV2 = 3,
-       SA_GIR_GID0 = 4 /* .. GID7 = 11 */ };
+enum {
+	SA_GIR_LID = 0,
+	SA_GIR_BLOCK = 1,
+	SA_GIR_RESV1 = 2,
+	SA_GIR_RESV2 = 3,
+	SA_GIR_GID0 = 4 /* .. GID7 = 11 */
+};
 enum { SA_PKR_LID = 0, SA_PKR_BLOCK = 1, SA_PKR_PORT = 2 };
 
 struct sa_guidinfo_rec {

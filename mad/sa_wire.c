@@ -13,10 +13,18 @@ static uint64_t member_get(const void *rec, const struct sa_field *f)
 	uint64_t v64;
 
 	switch (f->size) {
-	case 1: memcpy(&v8, p, 1); return v8;
-	case 2: memcpy(&v16, p, 2); return v16;
-	case 4: memcpy(&v32, p, 4); return v32;
-	case 8: memcpy(&v64, p, 8); return v64;
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return v64;
 	}
 	return 0;
 }
@@ -29,15 +37,22 @@ static void member_set(void *rec, const struct sa_field *f, uint64_t v)
 	uint32_t v32 = (uint32_t)v;
 
 	switch (f->size) {
-	case 1: memcpy(p, &v8, 1); break;
-	case 2: memcpy(p, &v16, 2); break;
-	case 4: memcpy(p, &v32, 4); break;
-	case 8: memcpy(p, &v, 8); break;
+	case 1:
+		memcpy(p, &v8, 1);
+		break;
+	case 2:
+		memcpy(p, &v16, 2);
+		break;
+	case 4:
+		memcpy(p, &v32, 4);
+		break;
+	case 8:
+		memcpy(p, &v, 8);
+		break;
 	}
 }
 
-void sa_rec_encode(const struct sa_rec_desc *d, const void *rec,
-		   uint8_t *wire)
+void sa_rec_encode(const struct sa_rec_desc *d, const void *rec, uint8_t *wire)
 {
 	for (unsigned i = 0; i < d->n_fields; i++) {
 		const struct sa_field *f = &d->fields[i];
@@ -53,8 +68,8 @@ void sa_rec_encode(const struct sa_rec_desc *d, const void *rec,
 	}
 }
 
-int sa_rec_decode(const struct sa_rec_desc *d, const uint8_t *wire,
-		  size_t len, void *rec)
+int sa_rec_decode(const struct sa_rec_desc *d, const uint8_t *wire, size_t len,
+		  void *rec)
 {
 	if (len < d->size)
 		return -EMSGSIZE;
@@ -82,8 +97,8 @@ static bool field_equal(const struct sa_rec_desc *d, const struct sa_field *f,
 	       sa_get_bits(b, d->size, f->bit, f->bits);
 }
 
-bool sa_rec_match(const struct sa_rec_desc *d, uint64_t mask,
-		  const uint8_t *a, const uint8_t *b)
+bool sa_rec_match(const struct sa_rec_desc *d, uint64_t mask, const uint8_t *a,
+		  const uint8_t *b)
 {
 	for (unsigned i = 0; mask && i < d->n_fields; i++) {
 		const struct sa_field *f = &d->fields[i];

@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* Reads `bits` (1..64) bits at bit offset `bit` (0 = MSB of byte 0). */
-static inline uint64_t sa_get_bits(const uint8_t *buf, size_t len,
-				   unsigned bit, unsigned bits)
+static inline uint64_t sa_get_bits(const uint8_t *buf, size_t len, unsigned bit,
+				   unsigned bits)
 {
 	uint64_t v = 0;
 
@@ -47,7 +47,8 @@ static inline void sa_put_bits(uint8_t *buf, size_t len, unsigned bit,
 	if (bit % 8 + bits <= 64) { /* read-modify-write one byte window */
 		unsigned nbytes = (bit % 8 + bits + 7) / 8;
 		unsigned shift = nbytes * 8 - bit % 8 - bits;
-		uint64_t w = 0, m = ((bits == 64 ? ~0ull : (1ull << bits) - 1)) << shift;
+		uint64_t w = 0, m = ((bits == 64 ? ~0ull : (1ull << bits) - 1))
+				    << shift;
 
 		for (unsigned i = 0; i < nbytes; i++)
 			w = w << 8 | buf[bit / 8 + i];
@@ -58,12 +59,15 @@ static inline void sa_put_bits(uint8_t *buf, size_t len, unsigned bit,
 	}
 	for (unsigned i = bit + bits; i-- > bit; v >>= 1) {
 		uint8_t m = (uint8_t)(1u << (7 - i % 8));
-		buf[i / 8] = (uint8_t)((v & 1) ? (buf[i / 8] | m)
-					      : (buf[i / 8] & ~m));
+		buf[i / 8] =
+		    (uint8_t)((v & 1) ? (buf[i / 8] | m) : (buf[i / 8] & ~m));
 	}
 }
 
-static inline uint16_t sa_get16(const uint8_t *b) { return (uint16_t)(b[0] << 8 | b[1]); }
+static inline uint16_t sa_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
 static inline uint32_t sa_get32(const uint8_t *b)
 {
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
@@ -96,26 +100,31 @@ static inline void sa_put64(uint8_t *b, uint64_t v)
  * the wire only, e.g. the sub-fields of an embedded PortInfo). */
 struct sa_field {
 	uint16_t bit, bits;
-	uint16_t off;  /* offsetof in the C struct */
-	uint8_t size;  /* sizeof the member, 0 = wire only */
-	uint8_t comp;  /* component-mask bit, SA_NO_COMP if none */
+	uint16_t off; /* offsetof in the C struct */
+	uint8_t size; /* sizeof the member, 0 = wire only */
+	uint8_t comp; /* component-mask bit, SA_NO_COMP if none */
 };
 
 struct sa_rec_desc {
 	const char *name;
 	uint16_t attr_id;
-	uint16_t size;	   /* wire size in bytes, before padding to 8 */
-	uint8_t n_comps;   /* component-mask bits defined: 0..n_comps-1 */
+	uint16_t size;	 /* wire size in bytes, before padding to 8 */
+	uint8_t n_comps; /* component-mask bits defined: 0..n_comps-1 */
 	uint8_t n_fields;
 	const struct sa_field *fields;
 };
 
-#define SA_F(type, member, bit_, bits_, comp_)                             \
-	{ .bit = (bit_), .bits = (bits_), .off = offsetof(type, member),   \
-	  .size = sizeof(((type *)0)->member), .comp = (comp_) }
+#define SA_F(type, member, bit_, bits_, comp_)                                 \
+	{                                                                      \
+		.bit = (bit_), .bits = (bits_), .off = offsetof(type, member), \
+		.size = sizeof(((type *)0)->member), .comp = (comp_)           \
+	}
 /* A component with no struct member. */
-#define SA_W(bit_, bits_, comp_)                                           \
-	{ .bit = (bit_), .bits = (bits_), .off = 0, .size = 0, .comp = (comp_) }
+#define SA_W(bit_, bits_, comp_)                                               \
+	{                                                                      \
+		.bit = (bit_), .bits = (bits_), .off = 0, .size = 0,           \
+		.comp = (comp_)                                                \
+	}
 
 /* Record size on the wire rounded to 8 bytes, as AttributeOffset counts. */
 static inline size_t sa_rec_stride(const struct sa_rec_desc *d)
@@ -125,15 +134,14 @@ static inline size_t sa_rec_stride(const struct sa_rec_desc *d)
 
 /* Encodes rec into wire (at least d->size bytes, zeroed by the caller for
  * reserved fields). */
-void sa_rec_encode(const struct sa_rec_desc *d, const void *rec,
-		   uint8_t *wire);
+void sa_rec_encode(const struct sa_rec_desc *d, const void *rec, uint8_t *wire);
 /* Decodes wire (len bytes) into rec; 0, or -EMSGSIZE if len < d->size. */
-int sa_rec_decode(const struct sa_rec_desc *d, const uint8_t *wire,
-		  size_t len, void *rec);
+int sa_rec_decode(const struct sa_rec_desc *d, const uint8_t *wire, size_t len,
+		  void *rec);
 /* True when every component selected by mask is equal in a and b (both
  * encoded records of this descriptor). */
-bool sa_rec_match(const struct sa_rec_desc *d, uint64_t mask,
-		  const uint8_t *a, const uint8_t *b);
+bool sa_rec_match(const struct sa_rec_desc *d, uint64_t mask, const uint8_t *a,
+		  const uint8_t *b);
 /* Mask of the component bits this record defines. */
 static inline uint64_t sa_rec_comp_all(const struct sa_rec_desc *d)
 {

@@ -9,17 +9,23 @@
 #   O=build tests/bench/sa.sh [NETFILE] [CLIENTS] [QUERIES_PER_CLIENT] [WINDOW]
 # Targets (issue 3): PathRecord throughput >= 2x OpenSM's, p99 no worse.
 set -u
-O=${O:-build}
+O=$(cd "${O:-build}" && pwd)
 TOP=$(pwd)
-NET=${1:-tests/data/ft3-small.net}
+NET=$(realpath "${1:-tests/data/ft3-small.net}")
 CLIENTS=${2:-8}
 N=${3:-3000}
 WIN=${4:-8}
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sa-bench.XXXXXX")
 SOCK="sabench$$"
+cd "$T" # umad2sim leaves sys-PID directories in the working directory
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"; }
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	sleep 1
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
 trap cleanup EXIT
 for c in ibsim opensm ibnetdiscover saquery; do
 	command -v $c >/dev/null || { echo "SKIP: $c not installed"; exit 77; }
@@ -59,7 +65,16 @@ start() { # start SM: ibsim + the SM, wait for its SA
 	[ -s "$T/$sm.lids" ] || { echo "FAIL: $sm did not bring the fabric up"; exit 1; }
 }
 
-stop() { kill "$SMPID" "${PIDS[-2]}" 2>/dev/null; wait "$SMPID" "${PIDS[-2]}" 2>/dev/null; }
+# OpenSM may take its time over SIGTERM on a loaded machine: give it 5 s.
+stop() {
+	kill "$SMPID" "${PIDS[-2]}" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$SMPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$SMPID" "${PIDS[-2]}" 2>/dev/null
+	wait "$SMPID" "${PIDS[-2]}" 2>/dev/null
+}
 
 # CPU ticks (user + system) the SM process has used so far.
 sm_ticks() { awk '{ print $14 + $15 }' "/proc/$SMPID/stat"; }

@@ -24,22 +24,26 @@ static uint32_t n_ends;
 
 static void build(uint8_t *mad, int kind, unsigned rnd)
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = 3,
-			    .class_version = 2, .method = SA_METHOD_GET };
-	const struct ib_port *s = ends[rnd % n_ends], *d = ends[(rnd >> 12) % n_ends];
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = 3,
+			   .class_version = 2,
+			   .method = SA_METHOD_GET};
+	const struct ib_port *s = ends[rnd % n_ends],
+			     *d = ends[(rnd >> 12) % n_ends];
 
 	memset(mad, 0, SA_MAD_SIZE);
 	if (kind == 1) {
-		struct sa_node_rec r = { .lid = d->lid };
+		struct sa_node_rec r = {.lid = d->lid};
 
 		h.attr_id = SA_ATTR_NODE_REC;
 		h.comp_mask = 1ull << SA_NR_LID;
 		sa_rec_encode(&sa_node_rec_desc, &r, mad + SA_HDR_SIZE);
 	} else {
-		struct sa_path_rec r = { .slid = s->lid, .dlid = d->lid };
+		struct sa_path_rec r = {.slid = s->lid, .dlid = d->lid};
 
 		h.attr_id = SA_ATTR_PATH_REC;
-		h.comp_mask = SA_PR_CM(SA_PR_DLID) | (kind == 0 ? SA_PR_CM(SA_PR_SLID) : 0);
+		h.comp_mask = SA_PR_CM(SA_PR_DLID) |
+			      (kind == 0 ? SA_PR_CM(SA_PR_SLID) : 0);
 		h.method = kind == 0 ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
 		sa_rec_encode(&sa_path_rec_desc, &r, mad + SA_HDR_SIZE);
 	}
@@ -48,14 +52,14 @@ static void build(uint8_t *mad, int kind, unsigned rnd)
 
 int main(int argc, char **argv)
 {
-	static const char *names[] = { "PathRecord Get (SLID, DLID)",
-				       "NodeRecord Get (LID)",
-				       "PathRecord GetTable (DLID: all sources)" };
+	static const char *names[] = {
+	    "PathRecord Get (SLID, DLID)", "NodeRecord Get (LID)",
+	    "PathRecord GetTable (DLID: all sources)"};
 	double secs = argc > 2 ? atof(argv[2]) : 1.0;
 	struct fabric f;
 	struct sa sa;
-	struct sa_out out = { 0 };
-	struct sa_peer from = { .lid = 1 };
+	struct sa_out out = {0};
+	struct sa_peer from = {.lid = 1};
 	uint8_t mad[SA_MAD_SIZE];
 
 	if (argc < 2 || sa_topo_build(&f, argv[1]))
@@ -84,7 +88,8 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 64; i++) {
 				rnd = rnd * 1103515245u + 12345u;
 				build(mad, kind, rnd >> 4);
-				if (sa_handle(&sa, &from, mad, sizeof(mad), &out) < 0 ||
+				if (sa_handle(&sa, &from, mad, sizeof(mad),
+					      &out) < 0 ||
 				    sa_get16(out.buf + 4))
 					errors++;
 				recs += out.records;
@@ -92,7 +97,8 @@ int main(int argc, char **argv)
 			}
 			t = now() - t0;
 		} while (t < secs);
-		printf("  %-42s %9.0f answers/s  %6.2f us each  %lu records  %lu errors\n",
+		printf("  %-42s %9.0f answers/s  %6.2f us each  %lu records  "
+		       "%lu errors\n",
 		       names[kind], n / t, t * 1e6 / n, recs, errors);
 	}
 	sa_free(&sa);

@@ -12,14 +12,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const uint8_t methods[] = { SA_METHOD_GET, SA_METHOD_GET_TABLE,
-				   SA_METHOD_SET, SA_METHOD_DELETE };
+static const uint8_t methods[] = {SA_METHOD_GET, SA_METHOD_GET_TABLE,
+				  SA_METHOD_SET, SA_METHOD_DELETE};
 static const uint16_t attrs[] = {
-	SA_ATTR_CLASS_PORT_INFO, SA_ATTR_NODE_REC, SA_ATTR_PORTINFO_REC,
-	SA_ATTR_SWITCHINFO_REC, SA_ATTR_LFT_REC, SA_ATTR_MFT_REC,
-	SA_ATTR_SMINFO_REC, SA_ATTR_LINK_REC, SA_ATTR_GUIDINFO_REC,
-	SA_ATTR_SERVICE_REC, SA_ATTR_PKEY_TABLE_REC, SA_ATTR_PATH_REC,
-	SA_ATTR_MCMEMBER_REC, SA_ATTR_MCGSTATE_REC,
+    SA_ATTR_CLASS_PORT_INFO, SA_ATTR_NODE_REC,	     SA_ATTR_PORTINFO_REC,
+    SA_ATTR_SWITCHINFO_REC,  SA_ATTR_LFT_REC,	     SA_ATTR_MFT_REC,
+    SA_ATTR_SMINFO_REC,	     SA_ATTR_LINK_REC,	     SA_ATTR_GUIDINFO_REC,
+    SA_ATTR_SERVICE_REC,     SA_ATTR_PKEY_TABLE_REC, SA_ATTR_PATH_REC,
+    SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,
 };
 
 /* An MFT source so MulticastForwardingTableRecord code runs too. */
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct fx *x;
 	static unsigned iter;
 	uint8_t mad[1024];
-	struct sa_peer from = { .lid = 2 };
+	struct sa_peer from = {.lid = 2};
 	size_t len = size < sizeof(mad) ? size : sizeof(mad);
 
 	if (!x) {
@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mad[1] = SA_MGMT_CLASS;
 		mad[2] = SA_CLASS_VERSION;
 		mad[3] = methods[data[3] % sizeof(methods)];
-		sa_put16(mad + 16, attrs[data[16] % (sizeof(attrs) / sizeof(attrs[0]))]);
+		sa_put16(mad + 16,
+			 attrs[data[16] % (sizeof(attrs) / sizeof(attrs[0]))]);
 		if (len > 46)
 			mad[44] = mad[45] = 0;
 	}

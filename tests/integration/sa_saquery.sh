@@ -27,6 +27,7 @@ need ibsim opensm saquery ibnetdiscover
 NET=${SA_NET:-$TOP/tests/data/ft2-small.net}
 [ -f "$NET" ] || skip "no $NET"
 SIMARGS="-N 34 -S 10 -P 114"
+cd "$T" # umad2sim leaves sys-PID directories in the working directory
 
 # start_sim NAME: an ibsim of our own on socket $IBSIM_SOCKNAME-NAME
 start_sim() {
@@ -83,10 +84,15 @@ lid() { awk -v n="$2" '$2 == n { print $1; exit }' "$T/$1.lids"; }
 PI_CONFIG='HoqLife'
 
 normalise() { # normalise SM <file
-	awk -v map="$T/$1.lids" -v cfg="$PI_CONFIG" -v lftports="${LFTPORTS:-}" '
+	awk -v map="$T/$1.lids" -v cfg="$PI_CONFIG" -v lftports="${LFTPORTS:-}" \
+	    -v maxrec="${MAXREC:-0}" '
 	BEGIN { while ((getline l < map) > 0) { split(l, a, " "); name[a[1]] = a[2] } }
 	function nm(v) { return (v in name) ? name[v] : "LID?" v }
 	/ibwarn|sim_connect/ { next }
+	# saquery counts records by the RMPP length and prints what follows
+	# the part of the first MAD it got too (garbage): keep the real ones.
+	/dump:$/ && !/PortInfo dump:|SwitchInfo dump:|SMInfo dump:/ { rec++ }
+	maxrec && rec > maxrec { next }
 	/ActCount/ { sub(/[0-9]+$/, "<n>") }
 	/LinearFDBTop/ { sub(/0x[0-9a-fA-F]+$/, "<top>") }
 	/LifeTimeValue\/PortStateChange/ { sub(/0x[0-9a-fA-F]+$/, "<policy>") }
@@ -181,7 +187,17 @@ check "SMInfoRecord"                  SMIR
 check "ServiceRecord"                 SR
 check "MCMemberRecord"                MCMR
 check "multicast groups"              -g
+check "multicast members"             -m
 check "GUIDInfoRecord"                GIR @H3
+# Whole tables, as far as one MAD carries them: the same records first.
+# What a client gets of the first MAD under ibsim holds 168 bytes of
+# records (found by experiment: 21 LinkRecords, 2 PathRecords, then the
+# same garbage for both SMs), so MAXREC = 168 / record size.
+MAXREC=2 check "PortInfoRecord table"    PIR
+MAXREC=21 check "LinkRecord table"       LR
+MAXREC=7 check "SwitchInfoRecord table"  SWIR
+MAXREC=2 check "GUIDInfoRecord table"    GIR
+MAXREC=2 check "PathRecord table"        PR
 check "PKeyTableRecord (untrusted)"   PKTR @H3
 
 echo "$((n - fails)) of $n saquery answers identical after normalisation"

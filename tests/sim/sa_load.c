@@ -41,21 +41,33 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	*o = (struct opts){ .path = 1, .count = 1000, .window = 8,
-			    .timeout_ms = 1000 };
+	*o = (struct opts){
+	    .path = 1, .count = 1000, .window = 8, .timeout_ms = 1000};
 	while ((c = getopt(argc, argv, "t:n:w:l:o:T:")) != -1) {
 		switch (c) {
-		case 't': o->path = strcmp(optarg, "node") != 0; break;
-		case 'n': o->count = atoi(optarg); break;
-		case 'w': o->window = atoi(optarg); break;
-		case 'T': o->timeout_ms = atoi(optarg); break;
-		case 'o': o->out = optarg; break;
-		case 'l':
-			for (char *s = strtok(optarg, ","); s && o->n_lids < 4096;
-			     s = strtok(NULL, ","))
-				o->lids[o->n_lids++] = (uint16_t)strtoul(s, NULL, 0);
+		case 't':
+			o->path = strcmp(optarg, "node") != 0;
 			break;
-		default: return -1;
+		case 'n':
+			o->count = atoi(optarg);
+			break;
+		case 'w':
+			o->window = atoi(optarg);
+			break;
+		case 'T':
+			o->timeout_ms = atoi(optarg);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'l':
+			for (char *s = strtok(optarg, ",");
+			     s && o->n_lids < 4096; s = strtok(NULL, ","))
+				o->lids[o->n_lids++] =
+				    (uint16_t)strtoul(s, NULL, 0);
+			break;
+		default:
+			return -1;
 		}
 	}
 	if (o->window < 1 || o->window > MAX_WIN || o->count < 1 || !o->n_lids)
@@ -69,21 +81,23 @@ static void build(const struct opts *o, uint16_t my_lid, int i, uint32_t tid,
 		  uint8_t *mad)
 {
 	uint16_t lid = o->lids[(unsigned)i % (unsigned)o->n_lids];
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION,
-			    .method = SA_METHOD_GET, .tid = tid };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = SA_METHOD_GET,
+			   .tid = tid};
 
 	memset(mad, 0, SA_MAD_SIZE);
 	if (o->path) {
-		struct sa_path_rec r = { .slid = my_lid, .dlid = lid,
-					 .numb_path = 1 };
+		struct sa_path_rec r = {
+		    .slid = my_lid, .dlid = lid, .numb_path = 1};
 
 		h.attr_id = SA_ATTR_PATH_REC;
 		h.comp_mask = SA_PR_CM(SA_PR_SLID) | SA_PR_CM(SA_PR_DLID) |
 			      SA_PR_CM(SA_PR_NUMBPATH);
 		sa_rec_encode(&sa_path_rec_desc, &r, mad + SA_HDR_SIZE);
 	} else {
-		struct sa_node_rec r = { .lid = lid };
+		struct sa_node_rec r = {.lid = lid};
 
 		h.attr_id = SA_ATTR_NODE_REC;
 		h.comp_mask = 1ull << SA_NR_LID;
@@ -108,7 +122,7 @@ static int cmp_u64(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct slot slots[MAX_WIN] = { { 0 } };
+	struct slot slots[MAX_WIN] = {{0}};
 	umad_port_t port;
 	int fd, agent, sent = 0, done = 0, n_lat = 0, errors = 0, lost = 0;
 	uint64_t *lat, t0;
@@ -116,8 +130,9 @@ int main(int argc, char **argv)
 	uint32_t tid_base = (uint32_t)(now_us() & 0xFFFF) << 16;
 
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: sa_load -t path|node -n COUNT [-w WIN<=64] "
-				"-l LID,... [-o FILE] [-T MS]\n");
+		fprintf(stderr,
+			"usage: sa_load -t path|node -n COUNT [-w WIN<=64] "
+			"-l LID,... [-o FILE] [-T MS]\n");
 		return 2;
 	}
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
@@ -137,13 +152,15 @@ int main(int argc, char **argv)
 		for (int s = 0; s < o.window && sent < o.count; s++) {
 			if (slots[s].busy)
 				continue;
-			slots[s] = (struct slot){ .tid = tid_base + (uint32_t)sent,
-						  .sent = now_us(), .busy = 1 };
+			slots[s] =
+			    (struct slot){.tid = tid_base + (uint32_t)sent,
+					  .sent = now_us(),
+					  .busy = 1};
 			build(&o, port.base_lid, sent, slots[s].tid,
 			      umad_get_mad(umad));
 			umad_set_addr(umad, port.sm_lid, 1, 0, 0x80010000);
-			if (umad_send(fd, agent, umad, SA_MAD_SIZE, o.timeout_ms,
-				      0) < 0) {
+			if (umad_send(fd, agent, umad, SA_MAD_SIZE,
+				      o.timeout_ms, 0) < 0) {
 				fprintf(stderr, "sa_load: send failed\n");
 				return 1;
 			}
@@ -151,7 +168,8 @@ int main(int argc, char **argv)
 		}
 		int len = SA_MAD_SIZE;
 		if (umad_recv(fd, umad, &len, o.timeout_ms * 2) < 0) {
-			fprintf(stderr, "sa_load: no answer for %d ms, %d lost\n",
+			fprintf(stderr,
+				"sa_load: no answer for %d ms, %d lost\n",
 				o.timeout_ms * 2, sent - done);
 			lost += sent - done;
 			break;

@@ -15,18 +15,21 @@
 
 int main(int argc, char **argv)
 {
-	struct sa_service_rec r = { .pkey = 0xFFFF,
-				    .lease = SA_SR_LEASE_INFINITE };
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION,
-			    .attr_id = SA_ATTR_SERVICE_REC, .tid = 0x5a5a0001 };
+	struct sa_service_rec r = {.pkey = 0xFFFF,
+				   .lease = SA_SR_LEASE_INFINITE};
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .attr_id = SA_ATTR_SERVICE_REC,
+			   .tid = 0x5a5a0001};
 	umad_port_t port;
 	int fd, agent, len = SA_MAD_SIZE;
 	void *umad;
 	uint8_t *m;
 
 	if (argc < 4 || (strcmp(argv[1], "set") && strcmp(argv[1], "delete"))) {
-		fprintf(stderr, "usage: sa_svc set|delete SERVICE_ID NAME [LEASE]\n");
+		fprintf(stderr,
+			"usage: sa_svc set|delete SERVICE_ID NAME [LEASE]\n");
 		return 2;
 	}
 	h.method = argv[1][0] == 's' ? SA_METHOD_SET : SA_METHOD_DELETE;
@@ -43,8 +46,9 @@ int main(int argc, char **argv)
 	}
 	sa_put64(r.gid, be64toh(port.gid_prefix));
 	sa_put64(r.gid + 8, be64toh(port.port_guid));
-	h.comp_mask = 1ull << SA_SR_ID | 1ull << SA_SR_GID | 1ull << SA_SR_PKEY |
-		      1ull << SA_SR_LEASE | 1ull << SA_SR_NAME;
+	h.comp_mask = 1ull << SA_SR_ID | 1ull << SA_SR_GID |
+		      1ull << SA_SR_PKEY | 1ull << SA_SR_LEASE |
+		      1ull << SA_SR_NAME;
 	umad = calloc(1, umad_size() + SA_MAD_SIZE);
 	m = umad_get_mad(umad);
 	sa_hdr_encode(&h, m);

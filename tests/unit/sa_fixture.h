@@ -21,7 +21,10 @@ struct fx {
 };
 
 static struct fx *fx_cur;
-static uint64_t fx_now(void) { return fx_cur->now; }
+static uint64_t fx_now(void)
+{
+	return fx_cur->now;
+}
 
 static void fx_port(struct ib_port *p, uint8_t width, uint8_t mtu)
 {
@@ -101,12 +104,15 @@ static void fx_route(struct fx *x)
 static int fx_setup(void **state)
 {
 	struct fx *x = calloc(1, sizeof(*x));
-	static const char *hn[] = { "Hca1", "Hca2", "Hca3", "Hca4", "Hca5" };
-	static const uint64_t hg[] = { 0x100000, 0x100003, 0x100006, 0x100009,
-				       0x10000c };
-	struct sa_sm_info sm = { .guid = 0x200000, .sm_key = 0x1234,
-				 .act_count = 42, .priority = 5, .state = 3,
-				 .lid = 1 };
+	static const char *hn[] = {"Hca1", "Hca2", "Hca3", "Hca4", "Hca5"};
+	static const uint64_t hg[] = {0x100000, 0x100003, 0x100006, 0x100009,
+				      0x10000c};
+	struct sa_sm_info sm = {.guid = 0x200000,
+				.sm_key = 0x1234,
+				.act_count = 42,
+				.priority = 5,
+				.state = 3,
+				.lid = 1};
 
 	fabric_init(&x->f);
 	for (int i = 0; i < 3; i++) {
@@ -133,7 +139,7 @@ static int fx_setup(void **state)
 	fx_link(x, x->sw[1], 2, x->h[3], 1, 2);
 	fx_link(x, x->sw[1], 6, x->sw[2], 2, 1); /* 1X: 2.5 Gb/s */
 	fx_link(x, x->sw[2], 1, x->h[4], 1, 2);
-	x->h[4]->ports[1].mtu_cap = 3;		 /* 1024 */
+	x->h[4]->ports[1].mtu_cap = 3; /* 1024 */
 	fabric_set_lid(&x->f, &x->sw[0]->ports[0], 1, 0);
 	fabric_set_lid(&x->f, &x->h[0]->ports[1], 2, 0);
 	fabric_set_lid(&x->f, &x->sw[1]->ports[0], 3, 0);
@@ -168,10 +174,13 @@ static int fx_teardown(void **state)
 static void fx_req(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask,
 		   const struct sa_rec_desc *d, const void *rec)
 {
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = SA_MGMT_CLASS,
-			    .class_version = SA_CLASS_VERSION,
-			    .method = method, .tid = 0xabcd0001,
-			    .attr_id = attr, .comp_mask = mask };
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = method,
+			   .tid = 0xabcd0001,
+			   .attr_id = attr,
+			   .comp_mask = mask};
 
 	memset(mad, 0, SA_MAD_SIZE);
 	sa_hdr_encode(&h, mad);
@@ -184,7 +193,7 @@ static int fx_ask(struct fx *x, uint8_t method, uint16_t attr, uint64_t mask,
 		  const struct sa_rec_desc *d, const void *rec)
 {
 	uint8_t mad[SA_MAD_SIZE];
-	struct sa_peer from = { .lid = 2 };
+	struct sa_peer from = {.lid = 2};
 
 	fx_req(mad, method, attr, mask, d, rec);
 	if (sa_handle(&x->sa, &from, mad, sizeof(mad), &x->out) < 0)

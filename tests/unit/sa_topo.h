@@ -19,9 +19,9 @@ static int sa_topo_build(struct fabric *f, const char *path)
 {
 	char err[256] = "";
 	struct lids_stats st;
-	struct hops h = { 0 };
-	struct ucast_params prm = { 0 };
-	struct ucast_result res = { 0 };
+	struct hops h = {0};
+	struct ucast_params prm = {0};
+	struct ucast_result res = {0};
 	struct pool *pool;
 	const struct ucast_engine *eng = ucast_engine_find("minhop");
 	int rc;

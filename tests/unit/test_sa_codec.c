@@ -22,7 +22,7 @@
 
 static void test_bits(void **state)
 {
-	uint8_t b[8] = { 0 };
+	uint8_t b[8] = {0};
 
 	(void)state;
 	sa_put_bits(b, sizeof(b), 4, 12, 0xABC);
@@ -57,7 +57,8 @@ static void test_bits_random(void **state)
 	(void)state;
 	for (int iter = 0; iter < 20000; iter++) {
 		unsigned bits = 1 + (seed = seed * 1103515245u + 12345u) % 64;
-		unsigned bit = (seed = seed * 1103515245u + 12345u) % (256 - 64);
+		unsigned bit =
+		    (seed = seed * 1103515245u + 12345u) % (256 - 64);
 		uint64_t hi = (seed = seed * 1103515245u + 12345u);
 		uint64_t v = hi << 32 ^ (seed = seed * 1103515245u + 12345u);
 		uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
@@ -70,21 +71,30 @@ static void test_bits_random(void **state)
 		/* nothing outside the field changed */
 		for (unsigned i = 0; i < 256; i++)
 			if (i < bit || i >= bit + bits)
-				assert_int_equal(ref_get(a, i, 1), ref_get(b, i, 1));
+				assert_int_equal(ref_get(a, i, 1),
+						 ref_get(b, i, 1));
 	}
 }
 
 static void test_header(void **state)
 {
-	uint8_t mad[256] = { 0 };
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = 3,
-			    .class_version = 2, .method = SA_METHOD_GET_TABLE,
-			    .status = 0x0300, .tid = 0x1122334455667788ull,
-			    .attr_id = SA_ATTR_PATH_REC, .attr_mod = 7,
-			    .rmpp_version = 1, .rmpp_type = 1,
-			    .rmpp_flags = 7, .rmpp_data1 = 1,
-			    .rmpp_data2 = 212, .sm_key = 0xdeadbeefull,
-			    .attr_offset = 8, .comp_mask = 0x30 };
+	uint8_t mad[256] = {0};
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = 3,
+			   .class_version = 2,
+			   .method = SA_METHOD_GET_TABLE,
+			   .status = 0x0300,
+			   .tid = 0x1122334455667788ull,
+			   .attr_id = SA_ATTR_PATH_REC,
+			   .attr_mod = 7,
+			   .rmpp_version = 1,
+			   .rmpp_type = 1,
+			   .rmpp_flags = 7,
+			   .rmpp_data1 = 1,
+			   .rmpp_data2 = 212,
+			   .sm_key = 0xdeadbeefull,
+			   .attr_offset = 8,
+			   .comp_mask = 0x30};
 	struct sa_hdr d;
 
 	(void)state;
@@ -111,16 +121,25 @@ static void test_header(void **state)
 
 static void test_path_record(void **state)
 {
-	struct sa_path_rec r = { .dlid = 0x1234, .slid = 0x4321, .sl = 9,
-				 .numb_path = 0x7F, .reversible = 1,
-				 .mtu_sel = 2, .mtu = 4, .rate = 3,
-				 .pkey = 0xFFFF, .flow_label = 0xABCDE,
-				 .hop_limit = 0x40 }, d;
-	uint8_t w[64] = { 0 }, v[16];
+	struct sa_path_rec r = {.dlid = 0x1234,
+				.slid = 0x4321,
+				.sl = 9,
+				.numb_path = 0x7F,
+				.reversible = 1,
+				.mtu_sel = 2,
+				.mtu = 4,
+				.rate = 3,
+				.pkey = 0xFFFF,
+				.flow_label = 0xABCDE,
+				.hop_limit = 0x40},
+			   d;
+	uint8_t w[64] = {0}, v[16];
 
 	(void)state;
-	r.dgid[0] = 0xfe; r.dgid[15] = 0x11;
-	r.sgid[0] = 0xfe; r.sgid[15] = 0x22;
+	r.dgid[0] = 0xfe;
+	r.dgid[15] = 0x11;
+	r.sgid[0] = 0xfe;
+	r.sgid[15] = 0x22;
 	sa_rec_encode(&sa_path_rec_desc, &r, w);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_PR_DLID_F), 0x1234);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_PR_SLID_F), 0x4321);
@@ -132,8 +151,8 @@ static void test_path_record(void **state)
 	assert_memory_equal(v, r.sgid, 16);
 	assert_int_equal(w[54] >> 6, 2); /* MTU selector, IBA byte 54 */
 	assert_int_equal(w[54] & 0x3F, 4);
-	assert_int_equal(w[50], 0xFF);	 /* P_Key bytes 50-51 */
-	assert_int_equal(w[49], 0xFF);	 /* reversible + NumbPath 0x7F */
+	assert_int_equal(w[50], 0xFF); /* P_Key bytes 50-51 */
+	assert_int_equal(w[49], 0xFF); /* reversible + NumbPath 0x7F */
 	assert_int_equal(sa_rec_decode(&sa_path_rec_desc, w, 64, &d), 0);
 	assert_true(d.dlid == r.dlid && d.slid == r.slid && d.sl == 9 &&
 		    d.numb_path == 0x7F && d.reversible == 1 && d.mtu == 4 &&
@@ -146,7 +165,7 @@ static void test_path_record(void **state)
 
 static void test_node_record(void **state)
 {
-	uint8_t w[112] = { 0 };
+	uint8_t w[112] = {0};
 	struct sa_node_rec d;
 
 	(void)state;
@@ -161,7 +180,8 @@ static void test_node_record(void **state)
 	mad_set_field(w + 4, 0, IB_NODE_REVISION_F, 0xA1);
 	mad_set_field(w + 4, 0, IB_NODE_LOCAL_PORT_F, 3);
 	mad_set_field(w + 4, 0, IB_NODE_VENDORID_F, 0x02c9);
-	w[0] = 0x00; w[1] = 0x2a;
+	w[0] = 0x00;
+	w[1] = 0x2a;
 	memcpy(w + 44, "switch one", 10);
 	assert_int_equal(sa_rec_decode(&sa_node_rec_desc, w, 108, &d), 0);
 	assert_int_equal(d.lid, 42);
@@ -180,7 +200,7 @@ static void test_node_record(void **state)
 
 static void test_portinfo_offsets(void **state)
 {
-	uint8_t pi[64] = { 0 };
+	uint8_t pi[64] = {0};
 
 	(void)state;
 	mad_set_field(pi, 0, IB_PORT_LID_F, 0x77);
@@ -210,15 +230,24 @@ static void test_portinfo_offsets(void **state)
 
 static void test_mcm_member_count(void **state)
 {
-	struct sa_mcm_rec r = { .qkey = 0x0B1B, .mlid = 0xC001, .mtu_sel = 2,
-				.mtu = 4, .pkey = 0xFFFF, .rate = 3, .sl = 5,
-				.flow_label = 0x12345, .scope = 2,
-				.join_state = 1, .proxy_join = 1,
-				.member_count = 0x1234 }, d;
-	uint8_t w[56] = { 0 };
+	struct sa_mcm_rec r = {.qkey = 0x0B1B,
+			       .mlid = 0xC001,
+			       .mtu_sel = 2,
+			       .mtu = 4,
+			       .pkey = 0xFFFF,
+			       .rate = 3,
+			       .sl = 5,
+			       .flow_label = 0x12345,
+			       .scope = 2,
+			       .join_state = 1,
+			       .proxy_join = 1,
+			       .member_count = 0x1234},
+			  d;
+	uint8_t w[56] = {0};
 
 	(void)state;
-	r.mgid[0] = 0xff; r.mgid[1] = 0x12;
+	r.mgid[0] = 0xff;
+	r.mgid[1] = 0x12;
 	sa_rec_encode(&sa_mcm_rec_desc, &r, w);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_MCM_QKEY_F), 0x0B1B);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_MCM_MLID_F), 0xC001);
@@ -241,11 +270,14 @@ static void test_mcm_member_count(void **state)
 
 static void test_mcgstate_layout(void **state)
 {
-	struct sa_mcgstate_rec r = { .mlid = 0xC005, .state = 3,
-				     .member_count = 100, .joined_count = 99,
-				     .left_count = 1, .tree_groups = 2,
-				     .tree_height = 4 };
-	uint8_t w[32] = { 0 };
+	struct sa_mcgstate_rec r = {.mlid = 0xC005,
+				    .state = 3,
+				    .member_count = 100,
+				    .joined_count = 99,
+				    .left_count = 1,
+				    .tree_groups = 2,
+				    .tree_height = 4};
+	uint8_t w[32] = {0};
 
 	(void)state;
 	r.mgid[15] = 9;
@@ -262,10 +294,12 @@ static void test_mcgstate_layout(void **state)
 
 static void test_service_and_guidinfo(void **state)
 {
-	struct sa_service_rec r = { .id = 0x1000000000000001ull,
-				    .pkey = 0xFFFF, .lease = 60 }, d;
-	struct sa_guidinfo_rec g = { .lid = 5, .block = 1 };
-	uint8_t w[176] = { 0 }, gw[72] = { 0 }, name[64];
+	struct sa_service_rec r = {.id = 0x1000000000000001ull,
+				   .pkey = 0xFFFF,
+				   .lease = 60},
+			      d;
+	struct sa_guidinfo_rec g = {.lid = 5, .block = 1};
+	uint8_t w[176] = {0}, gw[72] = {0}, name[64];
 
 	(void)state;
 	memcpy(r.name, "ibsmd-test", 10);
@@ -285,19 +319,21 @@ static void test_service_and_guidinfo(void **state)
 	sa_rec_encode(&sa_guidinfo_rec_desc, &g, gw);
 	assert_int_equal(mad_get_field(gw, 0, IB_SA_GIR_LID_F), 5);
 	assert_int_equal(mad_get_field(gw, 0, IB_SA_GIR_BLOCKNUM_F), 1);
-	assert_true(mad_get_field64(gw, 0, IB_SA_GIR_GUID2_F) == 0x123456789ull);
+	assert_true(mad_get_field64(gw, 0, IB_SA_GIR_GUID2_F) ==
+		    0x123456789ull);
 }
 
 static void test_match(void **state)
 {
-	struct sa_path_rec a = { .dlid = 5, .slid = 6 }, b = a;
-	uint8_t wa[64] = { 0 }, wb[64] = { 0 };
+	struct sa_path_rec a = {.dlid = 5, .slid = 6}, b = a;
+	uint8_t wa[64] = {0}, wb[64] = {0};
 
 	(void)state;
 	b.slid = 7;
 	sa_rec_encode(&sa_path_rec_desc, &a, wa);
 	sa_rec_encode(&sa_path_rec_desc, &b, wb);
-	assert_true(sa_rec_match(&sa_path_rec_desc, SA_PR_CM(SA_PR_DLID), wa, wb));
+	assert_true(
+	    sa_rec_match(&sa_path_rec_desc, SA_PR_CM(SA_PR_DLID), wa, wb));
 	assert_false(sa_rec_match(&sa_path_rec_desc,
 				  SA_PR_CM(SA_PR_DLID) | SA_PR_CM(SA_PR_SLID),
 				  wa, wb));
@@ -307,16 +343,16 @@ static void test_match(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bits),
-		cmocka_unit_test(test_bits_random),
-		cmocka_unit_test(test_header),
-		cmocka_unit_test(test_path_record),
-		cmocka_unit_test(test_node_record),
-		cmocka_unit_test(test_portinfo_offsets),
-		cmocka_unit_test(test_mcm_member_count),
-		cmocka_unit_test(test_mcgstate_layout),
-		cmocka_unit_test(test_service_and_guidinfo),
-		cmocka_unit_test(test_match),
+	    cmocka_unit_test(test_bits),
+	    cmocka_unit_test(test_bits_random),
+	    cmocka_unit_test(test_header),
+	    cmocka_unit_test(test_path_record),
+	    cmocka_unit_test(test_node_record),
+	    cmocka_unit_test(test_portinfo_offsets),
+	    cmocka_unit_test(test_mcm_member_count),
+	    cmocka_unit_test(test_mcgstate_layout),
+	    cmocka_unit_test(test_service_and_guidinfo),
+	    cmocka_unit_test(test_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

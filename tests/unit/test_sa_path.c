@@ -28,13 +28,13 @@ static uint8_t want_rate(uint16_t s, uint16_t d)
 static void test_world_table(void **state)
 {
 	struct fx *x = *state;
-	bool seen[9][9] = { { false } };
+	bool seen[9][9] = {{false}};
 
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, 0, NULL, NULL), 0);
 	assert_int_equal(x->out.records, 64);
 	for (uint32_t i = 0; i < 64; i++) {
-		struct sa_path_rec r = { 0 };
+		struct sa_path_rec r = {0};
 		struct ib_port *sp, *dp;
 
 		fx_rec(x, &sa_path_rec_desc, i, &r);
@@ -45,8 +45,10 @@ static void test_world_table(void **state)
 		sp = fabric_port_by_lid(&x->f, r.slid);
 		dp = fabric_port_by_lid(&x->f, r.dlid);
 		assert_true(sa_get64(r.sgid) == 0xfe80000000000000ull);
-		assert_true(sa_get64(r.sgid + 8) == node_port(sp->node, sp->num)->guid);
-		assert_true(sa_get64(r.dgid + 8) == node_port(dp->node, dp->num)->guid);
+		assert_true(sa_get64(r.sgid + 8) ==
+			    node_port(sp->node, sp->num)->guid);
+		assert_true(sa_get64(r.dgid + 8) ==
+			    node_port(dp->node, dp->num)->guid);
 		assert_int_equal(r.mtu, want_mtu(r.slid, r.dlid));
 		assert_int_equal(r.rate, want_rate(r.slid, r.dlid));
 		assert_int_equal(r.mtu_sel, SA_SEL_EQ);
@@ -60,25 +62,26 @@ static void test_world_table(void **state)
 	/* a table past the SA's size limit: ERR_NO_RESOURCES, not a crash
 	 * or a gigabyte answer */
 	x->sa.max_response = SA_HDR_SIZE + 10 * 64;
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, 0,
-				NULL, NULL),
-			 SA_MAD_STATUS(SA_STATUS_NO_RESOURCES));
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, 0, NULL, NULL),
+	    SA_MAD_STATUS(SA_STATUS_NO_RESOURCES));
 	x->sa.max_response = SA_RESP_MAX;
 	/* a Get of the world matches many */
-	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, 0, NULL,
-				NULL),
-			 SA_MAD_STATUS(SA_STATUS_TOO_MANY_RECORDS));
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, 0, NULL, NULL),
+	    SA_MAD_STATUS(SA_STATUS_TOO_MANY_RECORDS));
 }
 
 static void test_by_lid_and_gid(void **state)
 {
 	struct fx *x = *state;
-	struct sa_path_rec q = { .slid = 2, .dlid = 8 }, r = { 0 };
+	struct sa_path_rec q = {.slid = 2, .dlid = 8}, r = {0};
 
-	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
-				CM(SA_PR_SLID) | CM(SA_PR_DLID) |
-					CM(SA_PR_NUMBPATH),
-				&sa_path_rec_desc, &q), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
+		   CM(SA_PR_SLID) | CM(SA_PR_DLID) | CM(SA_PR_NUMBPATH),
+		   &sa_path_rec_desc, &q),
+	    0);
 	fx_rec(x, &sa_path_rec_desc, 0, &r);
 	assert_int_equal(r.mtu, 3);
 	assert_int_equal(r.rate, 2);
@@ -89,14 +92,16 @@ static void test_by_lid_and_gid(void **state)
 	sa_put64(q.dgid + 8, 0x100004); /* Hca2 */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
 				CM(SA_PR_SGID) | CM(SA_PR_DGID),
-				&sa_path_rec_desc, &q), 0);
+				&sa_path_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_path_rec_desc, 0, &r);
 	assert_int_equal(r.slid, 5);
 	assert_int_equal(r.dlid, 4);
 	assert_int_equal(r.mtu, 4);
 	/* only the destination: a path from every end port */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC,
-				CM(SA_PR_DGID), &sa_path_rec_desc, &q), 0);
+				CM(SA_PR_DGID), &sa_path_rec_desc, &q),
+			 0);
 	assert_int_equal(x->out.records, 8);
 	/* an unknown GID or one of another subnet: no records */
 	sa_put64(q.dgid + 8, 0x999999);
@@ -116,7 +121,7 @@ static void test_by_lid_and_gid(void **state)
 static int ask_sel(struct fx *x, uint16_t dlid, unsigned vcomp, unsigned scomp,
 		   uint8_t sel, uint8_t val)
 {
-	struct sa_path_rec q = { .slid = 2, .dlid = dlid }, r = { 0 };
+	struct sa_path_rec q = {.slid = 2, .dlid = dlid}, r = {0};
 	uint64_t m = CM(SA_PR_SLID) | CM(SA_PR_DLID) | CM(vcomp) | CM(scomp);
 
 	if (vcomp == SA_PR_MTU) {
@@ -129,10 +134,13 @@ static int ask_sel(struct fx *x, uint16_t dlid, unsigned vcomp, unsigned scomp,
 		q.life = val;
 		q.life_sel = sel;
 	}
-	if (fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, m, &sa_path_rec_desc, &q))
+	if (fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, m, &sa_path_rec_desc,
+		   &q))
 		return -1;
 	fx_rec(x, &sa_path_rec_desc, 0, &r);
-	return vcomp == SA_PR_MTU ? r.mtu : vcomp == SA_PR_RATE ? r.rate : r.life;
+	return vcomp == SA_PR_MTU    ? r.mtu
+	       : vcomp == SA_PR_RATE ? r.rate
+				     : r.life;
 }
 
 static void test_selectors(void **state)
@@ -140,28 +148,42 @@ static void test_selectors(void **state)
 	struct fx *x = *state;
 
 	/* MTU: path 2->4 can do 2048 (4), 2->8 only 1024 (3) */
-	assert_int_equal(ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_GT, 3), -1);
-	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_GT, 3), 4);
-	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_LT, 4), 3);
-	assert_int_equal(ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_LT, 5), 3);
-	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_EQ, 3), 3);
-	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_EQ, 5), -1);
-	assert_int_equal(ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_BEST, 0), 3);
+	assert_int_equal(ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_GT, 3),
+			 -1);
+	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_GT, 3),
+			 4);
+	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_LT, 4),
+			 3);
+	assert_int_equal(ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_LT, 5),
+			 3);
+	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_EQ, 3),
+			 3);
+	assert_int_equal(ask_sel(x, 4, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_EQ, 5),
+			 -1);
+	assert_int_equal(
+	    ask_sel(x, 8, SA_PR_MTU, SA_PR_MTU_SEL, SA_SEL_BEST, 0), 3);
 	/* rate codes are not ordered numerically: 3 (10G) > 5 (5G) > 2 */
-	assert_int_equal(ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_LT, 3), 5);
-	assert_int_equal(ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_GT, 5), 3);
-	assert_int_equal(ask_sel(x, 8, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_GT, 2), -1);
-	assert_int_equal(ask_sel(x, 8, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_EQ, 3), -1);
-	assert_int_equal(ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_EQ, 2), 2);
+	assert_int_equal(
+	    ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_LT, 3), 5);
+	assert_int_equal(
+	    ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_GT, 5), 3);
+	assert_int_equal(
+	    ask_sel(x, 8, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_GT, 2), -1);
+	assert_int_equal(
+	    ask_sel(x, 8, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_EQ, 3), -1);
+	assert_int_equal(
+	    ask_sel(x, 4, SA_PR_RATE, SA_PR_RATE_SEL, SA_SEL_EQ, 2), 2);
 	/* packet lifetime 18 on a real path */
-	assert_int_equal(ask_sel(x, 4, SA_PR_LIFE, SA_PR_LIFE_SEL, SA_SEL_LT, 19), 18);
-	assert_int_equal(ask_sel(x, 4, SA_PR_LIFE, SA_PR_LIFE_SEL, SA_SEL_GT, 18), -1);
+	assert_int_equal(
+	    ask_sel(x, 4, SA_PR_LIFE, SA_PR_LIFE_SEL, SA_SEL_LT, 19), 18);
+	assert_int_equal(
+	    ask_sel(x, 4, SA_PR_LIFE, SA_PR_LIFE_SEL, SA_SEL_GT, 18), -1);
 }
 
 static void test_unsatisfiable(void **state)
 {
 	struct fx *x = *state;
-	struct sa_path_rec q = { .slid = 2, .dlid = 4, .pkey = 0x8001 };
+	struct sa_path_rec q = {.slid = 2, .dlid = 4, .pkey = 0x8001};
 	uint64_t m = CM(SA_PR_SLID) | CM(SA_PR_DLID);
 
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
@@ -169,7 +191,8 @@ static void test_unsatisfiable(void **state)
 			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 	q.pkey = 0x7FFF; /* limited member of the default partition: fine */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
-				m | CM(SA_PR_PKEY), &sa_path_rec_desc, &q), 0);
+				m | CM(SA_PR_PKEY), &sa_path_rec_desc, &q),
+			 0);
 	q.sl = 1;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
 				m | CM(SA_PR_SL), &sa_path_rec_desc, &q),
@@ -182,10 +205,12 @@ static void test_unsatisfiable(void **state)
 	q.slid = 4;
 	q.dlid = 2;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, m,
-				&sa_path_rec_desc, &q), 0);
+				&sa_path_rec_desc, &q),
+			 0);
 	q.reversible = 1;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
-				m | CM(SA_PR_REVERSIBLE), &sa_path_rec_desc, &q),
+				m | CM(SA_PR_REVERSIBLE), &sa_path_rec_desc,
+				&q),
 			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 	/* a forwarding loop ends, it does not hang */
 	x->sw[0]->lft[4] = 3;
@@ -201,8 +226,10 @@ static void test_unsatisfiable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_world_table), T(test_by_lid_and_gid),
-		T(test_selectors), T(test_unsatisfiable),
+	    T(test_world_table),
+	    T(test_by_lid_and_gid),
+	    T(test_selectors),
+	    T(test_unsatisfiable),
 	};
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,7 @@
 
 static int raw_ask(struct fx *x, uint8_t *mad, size_t len)
 {
-	struct sa_peer from = { .lid = 2 };
+	struct sa_peer from = {.lid = 2};
 
 	if (sa_handle(&x->sa, &from, mad, len, &x->out) < 0)
 		return -1;
@@ -60,10 +60,12 @@ static void test_validation(void **state)
 	 * attribute */
 	assert_int_equal(fx_ask(x, 0x07, SA_ATTR_NODE_REC, 0, NULL, NULL),
 			 MAD_STATUS_METHOD_UNSUPP);
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_MULTI, SA_ATTR_PATH_REC, 0,
-				NULL, NULL), MAD_STATUS_METHOD_UNSUPP);
-	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_NODE_REC, 0, NULL,
-				NULL), MAD_STATUS_METHOD_ATTR_UNSUPP);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_MULTI, SA_ATTR_PATH_REC, 0, NULL, NULL),
+	    MAD_STATUS_METHOD_UNSUPP);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_SET, SA_ATTR_NODE_REC, 0, NULL, NULL),
+	    MAD_STATUS_METHOD_ATTR_UNSUPP);
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, 0x0099, 0, NULL, NULL),
 			 MAD_STATUS_METHOD_ATTR_UNSUPP);
 	/* record cut short: the request cannot hold a ServiceRecord */
@@ -94,11 +96,12 @@ static void test_validation(void **state)
 static void test_node_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_node_rec q = { .lid = 4 }, r = { 0 };
-	bool seen[9] = { false };
+	struct sa_node_rec q = {.lid = 4}, r = {0};
+	bool seen[9] = {false};
 
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_NODE_REC,
-				CM(SA_NR_LID), &sa_node_rec_desc, &q), 0);
+				CM(SA_NR_LID), &sa_node_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_node_rec_desc, 0, &r);
 	assert_int_equal(r.lid, 4);
 	assert_true(r.node_guid == 0x100003 && r.port_guid == 0x100004);
@@ -115,12 +118,13 @@ static void test_node_records(void **state)
 			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 	/* a GetTable with no match is an empty table, not an error */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC,
-				CM(SA_NR_LID), &sa_node_rec_desc, &q), 0);
+				CM(SA_NR_LID), &sa_node_rec_desc, &q),
+			 0);
 	assert_int_equal(x->out.records, 0);
 	/* the whole table: 8 records (more than one MAD holds), each LID
 	 * once, every field consistent with the fabric */
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, 0, NULL, NULL), 0);
 	assert_int_equal(x->out.records, 8);
 	assert_int_equal(sa_get16(x->out.buf + 44), 112 / 8);
 	assert_int_equal(sa_get32(x->out.buf + 32), 20 + 8 * 112);
@@ -140,7 +144,8 @@ static void test_node_records(void **state)
 	memset(&q, 0, sizeof(q));
 	memcpy(q.desc, "Switch2", 7);
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_NODE_REC,
-				CM(SA_NR_NODE_DESC), &sa_node_rec_desc, &q), 0);
+				CM(SA_NR_NODE_DESC), &sa_node_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_node_rec_desc, 0, &r);
 	assert_int_equal(r.lid, 3);
 }
@@ -148,12 +153,13 @@ static void test_node_records(void **state)
 static void test_portinfo_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_portinfo_rec q = { .lid = 1 }, r = { 0 };
+	struct sa_portinfo_rec q = {.lid = 1}, r = {0};
 
 	/* switch: every port, all with the switch's LID; external ports keep
 	 * GID prefix 0 (no GID) as switches report them */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PORTINFO_REC,
-				CM(SA_PIR_LID), &sa_portinfo_rec_desc, &q), 0);
+				CM(SA_PIR_LID), &sa_portinfo_rec_desc, &q),
+			 0);
 	assert_int_equal(x->out.records, 9);
 	for (uint32_t i = 0; i < 9; i++) {
 		fx_rec(x, &sa_portinfo_rec_desc, i, &r);
@@ -167,7 +173,8 @@ static void test_portinfo_records(void **state)
 	assert_true(sa_pi_get(r.port_info, SA_PI_GIDPREFIX, 64) ==
 		    0xfe80000000000000ull);
 	fx_rec(x, &sa_portinfo_rec_desc, 3, &r);
-	assert_int_equal(sa_pi_get(r.port_info, SA_PI_STATE, 4), IB_PORT_ACTIVE);
+	assert_int_equal(sa_pi_get(r.port_info, SA_PI_STATE, 4),
+			 IB_PORT_ACTIVE);
 	assert_true(sa_pi_get(r.port_info, SA_PI_GIDPREFIX, 64) == 0);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_LOCALPORT, 8), 3);
 	/* CA port by LID and port number: a Get */
@@ -175,7 +182,8 @@ static void test_portinfo_records(void **state)
 	q.port_num = 1;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PORTINFO_REC,
 				CM(SA_PIR_LID) | CM(SA_PIR_PORTNUM),
-				&sa_portinfo_rec_desc, &q), 0);
+				&sa_portinfo_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_portinfo_rec_desc, 0, &r);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_MTUCAP, 4), 3);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_LID, 16), 8);
@@ -183,20 +191,22 @@ static void test_portinfo_records(void **state)
 	memset(&q, 0, sizeof(q));
 	sa_pi_set(q.port_info, SA_PI_CAPMASK, 32, 0x2);
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PORTINFO_REC,
-				CM(SA_PIR_CAPMASK), &sa_portinfo_rec_desc, &q), 0);
+				CM(SA_PIR_CAPMASK), &sa_portinfo_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_portinfo_rec_desc, 0, &r);
 	assert_int_equal(r.lid, 1);
 	/* all ports: 3 switches x 9 + 5 linked CA ports */
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PORTINFO_REC,
-				0, NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_PORTINFO_REC, 0, NULL, NULL),
+	    0);
 	assert_int_equal(x->out.records, 32);
 }
 
 static void test_raw_cache(void **state)
 {
 	struct fx *x = *state;
-	struct sa_portinfo_rec q = { .lid = 2, .port_num = 1 }, r = { 0 };
-	uint8_t pi[64] = { 0 };
+	struct sa_portinfo_rec q = {.lid = 2, .port_num = 1}, r = {0};
+	uint8_t pi[64] = {0};
 
 	/* what discovery read is reported, the SM's fields overlaid */
 	sa_pi_set(pi, SA_PI_CAPMASK, 32, 0x50c048);
@@ -205,7 +215,8 @@ static void test_raw_cache(void **state)
 	assert_int_equal(sa_cache_put(&x->sa, 0x100000, 1, 0x15, pi, 64), 0);
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PORTINFO_REC,
 				CM(SA_PIR_LID) | CM(SA_PIR_PORTNUM),
-				&sa_portinfo_rec_desc, &q), 0);
+				&sa_portinfo_rec_desc, &q),
+			 0);
 	fx_rec(x, &sa_portinfo_rec_desc, 0, &r);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_CAPMASK, 32), 0x50c048);
 	assert_int_equal(sa_pi_get(r.port_info, SA_PI_SUBNTO, 5), 18);
@@ -216,11 +227,11 @@ static void test_raw_cache(void **state)
 static void test_link_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_link_rec r = { 0 };
+	struct sa_link_rec r = {0};
 	unsigned links = 0;
 
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_LINK_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_LINK_REC, 0, NULL, NULL), 0);
 	/* every direction of every link: 8 links, 16 records */
 	assert_int_equal(x->out.records, 16);
 	for (uint32_t i = 0; i < 16; i++) {
@@ -236,10 +247,11 @@ static void test_link_records(void **state)
 		links++;
 	}
 	assert_int_equal(links, 2 * fabric_count_links(&x->f));
-	r = (struct sa_link_rec){ .from_lid = 3, .from_port = 6 };
+	r = (struct sa_link_rec){.from_lid = 3, .from_port = 6};
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_LINK_REC,
 				CM(SA_LR_FROM_LID) | CM(SA_LR_FROM_PORT),
-				&sa_link_rec_desc, &r), 0);
+				&sa_link_rec_desc, &r),
+			 0);
 	fx_rec(x, &sa_link_rec_desc, 0, &r);
 	assert_int_equal(r.to_lid, 7);
 	assert_int_equal(r.to_port, 2);
@@ -248,41 +260,44 @@ static void test_link_records(void **state)
 static void test_switch_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_switchinfo_rec s = { 0 };
-	struct sa_lft_rec l = { .lid = 3 };
+	struct sa_switchinfo_rec s = {0};
+	struct sa_lft_rec l = {.lid = 3};
 
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SWITCHINFO_REC,
-				0, NULL, NULL), 0);
+				0, NULL, NULL),
+			 0);
 	assert_int_equal(x->out.records, 3);
 	fx_rec(x, &sa_switchinfo_rec_desc, 0, &s);
 	assert_int_equal(sa_get16(s.switch_info), 0x7800);
 	assert_int_equal(sa_get16(s.switch_info + 6), 8); /* LinearFDBTop */
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_LFT_REC,
 				CM(SA_LFTR_LID) | CM(SA_LFTR_BLOCK),
-				&sa_lft_rec_desc, &l), 0);
+				&sa_lft_rec_desc, &l),
+			 0);
 	fx_rec(x, &sa_lft_rec_desc, 0, &l);
 	for (unsigned lid = 0; lid < 64; lid++)
-		assert_int_equal(l.lft[lid], lid <= 8 ? x->sw[1]->lft[lid]
-						      : LFT_NO_PORT);
+		assert_int_equal(l.lft[lid],
+				 lid <= 8 ? x->sw[1]->lft[lid] : LFT_NO_PORT);
 	assert_int_equal(l.lft[7], 6);
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_LFT_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_LFT_REC, 0, NULL, NULL), 0);
 	assert_int_equal(x->out.records, 3);
 	/* no MFTs known yet: an empty table */
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_MFT_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_MFT_REC, 0, NULL, NULL), 0);
 	assert_int_equal(x->out.records, 0);
 }
 
 static void test_sm_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_sminfo_rec r = { 0 };
-	struct sa_cpi c = { 0 };
+	struct sa_sminfo_rec r = {0};
+	struct sa_cpi c = {0};
 	uint8_t mad[SA_MAD_SIZE];
 
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SMINFO_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SMINFO_REC, 0, NULL, NULL),
+	    0);
 	assert_int_equal(x->out.records, 1);
 	fx_rec(x, &sa_sminfo_rec_desc, 0, &r);
 	assert_int_equal(r.lid, 1);
@@ -296,8 +311,9 @@ static void test_sm_records(void **state)
 	assert_int_equal(raw_ask(x, mad, sizeof(mad)), 0);
 	fx_rec(x, &sa_sminfo_rec_desc, 0, &r);
 	assert_true(r.sm_key == 0x1234);
-	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, NULL),
+	    0);
 	fx_rec(x, &sa_cpi_desc, 0, &c);
 	assert_int_equal(c.base_version, 1);
 	assert_int_equal(c.class_version, 2);
@@ -308,12 +324,13 @@ static void test_sm_records(void **state)
 static void test_table_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_guidinfo_rec g = { .lid = 2 };
-	struct sa_pkey_rec p = { .lid = 2 };
+	struct sa_guidinfo_rec g = {.lid = 2};
+	struct sa_pkey_rec p = {.lid = 2};
 	uint8_t mad[SA_MAD_SIZE];
 
 	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_GUIDINFO_REC,
-				CM(SA_GIR_LID), &sa_guidinfo_rec_desc, &g), 0);
+				CM(SA_GIR_LID), &sa_guidinfo_rec_desc, &g),
+			 0);
 	assert_int_equal(x->out.records, 4); /* GUIDCap 32: 4 blocks */
 	fx_rec(x, &sa_guidinfo_rec_desc, 0, &g);
 	assert_true(g.guid[0] == 0x100001);
@@ -333,13 +350,14 @@ static void test_table_records(void **state)
 static void test_mcm_records(void **state)
 {
 	struct fx *x = *state;
-	struct sa_mcm_rec r = { 0 };
-	struct sa_mcgstate_rec s = { 0 };
+	struct sa_mcm_rec r = {0};
+	struct sa_mcgstate_rec s = {0};
 	struct sa_mcg *g;
-	uint8_t gid[16] = { 0xfe, 0x80 };
+	uint8_t gid[16] = {0xfe, 0x80};
 
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_MCMEMBER_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_MCMEMBER_REC, 0, NULL, NULL),
+	    0);
 	assert_int_equal(x->out.records, 1);
 	fx_rec(x, &sa_mcm_rec_desc, 0, &r);
 	assert_memory_equal(r.mgid, sa_ipoib_bcast_mgid, 16);
@@ -359,7 +377,8 @@ static void test_mcm_records(void **state)
 	memset(&r, 0, sizeof(r));
 	r.join_state = SA_JOIN_NON;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_MCMEMBER_REC,
-				CM(SA_MCMR_JOIN_STATE), &sa_mcm_rec_desc, &r), 0);
+				CM(SA_MCMR_JOIN_STATE), &sa_mcm_rec_desc, &r),
+			 0);
 	fx_rec(x, &sa_mcm_rec_desc, 0, &r);
 	assert_int_equal(r.port_gid[15], 2);
 	/* joins need the multicast manager */
@@ -369,7 +388,8 @@ static void test_mcm_records(void **state)
 	/* MCGStateRecord: by MGID, and unknown MGID */
 	memcpy(s.mgid, sa_ipoib_bcast_mgid, 16);
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_MCGSTATE_REC,
-				CM(SA_MCGS_MGID), &sa_mcgstate_rec_desc, &s), 0);
+				CM(SA_MCGS_MGID), &sa_mcgstate_rec_desc, &s),
+			 0);
 	fx_rec(x, &sa_mcgstate_rec_desc, 0, &s);
 	assert_int_equal(s.state, MCG_READY);
 	assert_int_equal(s.mlid, 0xC000);
@@ -385,11 +405,9 @@ static void test_mcm_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_validation), T(test_node_records),
-		T(test_portinfo_records), T(test_raw_cache),
-		T(test_link_records), T(test_switch_records),
-		T(test_sm_records), T(test_table_records),
-		T(test_mcm_records),
+	    T(test_validation), T(test_node_records),  T(test_portinfo_records),
+	    T(test_raw_cache),	T(test_link_records),  T(test_switch_records),
+	    T(test_sm_records), T(test_table_records), T(test_mcm_records),
 	};
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,12 +12,12 @@
 #include "mad/sa_service.h"
 
 #define CM(c) (1ull << (c))
-#define KEY (CM(SA_SR_ID) | CM(SA_SR_GID))
+#define KEY   (CM(SA_SR_ID) | CM(SA_SR_GID))
 
 static struct sa_service_rec svc(uint64_t id, uint64_t port_guid,
 				 uint32_t lease, const char *name)
 {
-	struct sa_service_rec r = { .id = id, .lease = lease };
+	struct sa_service_rec r = {.id = id, .lease = lease};
 
 	sa_put64(r.gid, 0xfe80000000000000ull);
 	sa_put64(r.gid + 8, port_guid);
@@ -29,36 +29,43 @@ static void test_register_query_delete(void **state)
 {
 	struct fx *x = *state;
 	struct sa_service_rec a = svc(0x10, 0x100001, 10, "alpha"),
-			      b = svc(0x20, 0x100004, SA_SR_LEASE_INFINITE, "beta"),
-			      r = { 0 };
+			      b = svc(0x20, 0x100004, SA_SR_LEASE_INFINITE,
+				      "beta"),
+			      r = {0};
 
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
 				KEY | CM(SA_SR_LEASE) | CM(SA_SR_NAME),
-				&sa_service_rec_desc, &a), 0);
+				&sa_service_rec_desc, &a),
+			 0);
 	fx_rec(x, &sa_service_rec_desc, 0, &r);
 	assert_int_equal(r.lease, 10);
 	assert_int_equal(r.pkey, 0xFFFF); /* default partition when absent */
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
-				KEY | CM(SA_SR_NAME), &sa_service_rec_desc, &b), 0);
+				KEY | CM(SA_SR_NAME), &sa_service_rec_desc, &b),
+			 0);
 	/* re-registering the same key updates, it does not duplicate */
 	snprintf((char *)a.name, 64, "alpha2");
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
 				KEY | CM(SA_SR_LEASE) | CM(SA_SR_NAME),
-				&sa_service_rec_desc, &a), 0);
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0,
-				NULL, NULL), 0);
+				&sa_service_rec_desc, &a),
+			 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, NULL, NULL),
+	    0);
 	assert_int_equal(x->out.records, 2);
 	/* query by name */
 	memset(&r, 0, sizeof(r));
 	snprintf((char *)r.name, 64, "alpha2");
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_SERVICE_REC,
-				CM(SA_SR_NAME), &sa_service_rec_desc, &r), 0);
+				CM(SA_SR_NAME), &sa_service_rec_desc, &r),
+			 0);
 	fx_rec(x, &sa_service_rec_desc, 0, &r);
 	assert_true(r.id == 0x10);
 	/* the lease counts down, then the record is gone */
 	x->now += 4000;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_SERVICE_REC,
-				CM(SA_SR_ID), &sa_service_rec_desc, &a), 0);
+				CM(SA_SR_ID), &sa_service_rec_desc, &a),
+			 0);
 	fx_rec(x, &sa_service_rec_desc, 0, &r);
 	assert_int_equal(r.lease, 6);
 	x->now += 6001;
@@ -66,12 +73,14 @@ static void test_register_query_delete(void **state)
 				CM(SA_SR_ID), &sa_service_rec_desc, &a),
 			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 	x->now += 1000000;
-	assert_int_equal(fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0,
-				NULL, NULL), 0);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, NULL, NULL),
+	    0);
 	assert_int_equal(x->out.records, 1); /* beta: infinite lease */
 	/* delete answers the deleted record; a second delete finds none */
 	assert_int_equal(fx_ask(x, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, KEY,
-				&sa_service_rec_desc, &b), 0);
+				&sa_service_rec_desc, &b),
+			 0);
 	assert_int_equal(x->out.buf[3], SA_METHOD_DELETE_RESP);
 	fx_rec(x, &sa_service_rec_desc, 0, &r);
 	assert_string_equal((char *)r.name, "beta");
@@ -99,7 +108,8 @@ static void test_set_errors(void **state)
 	for (int i = 0; i < 4096; i++) {
 		a = svc(0x1000 + (uint64_t)i, 0x100001, 100, "many");
 		assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
-					KEY, &sa_service_rec_desc, &a), 0);
+					KEY, &sa_service_rec_desc, &a),
+				 0);
 	}
 	a = svc(0x99999, 0x100001, 100, "one too many");
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC, KEY,
@@ -111,7 +121,8 @@ static void test_set_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_register_query_delete), T(test_set_errors),
+	    T(test_register_query_delete),
+	    T(test_set_errors),
 	};
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,20 +57,24 @@ static int teardown(void **state)
 
 static void ask_table(struct tx *x, uint16_t attr)
 {
-	uint8_t mad[SA_MAD_SIZE] = { 0 };
-	struct sa_hdr h = { .base_version = 1, .mgmt_class = 3,
-			    .class_version = 2, .method = SA_METHOD_GET_TABLE,
-			    .attr_id = attr };
-	struct sa_peer from = { .lid = 1 };
+	uint8_t mad[SA_MAD_SIZE] = {0};
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = 3,
+			   .class_version = 2,
+			   .method = SA_METHOD_GET_TABLE,
+			   .attr_id = attr};
+	struct sa_peer from = {.lid = 1};
 
 	sa_hdr_encode(&h, mad);
-	assert_int_equal(sa_handle(&x->sa, &from, mad, sizeof(mad), &x->out), 0);
+	assert_int_equal(sa_handle(&x->sa, &from, mad, sizeof(mad), &x->out),
+			 0);
 	assert_int_equal(sa_get16(x->out.buf + 4), 0);
 }
 
 /* The test's own walk of the LFTs: hops from src to the port owning dlid,
  * -1 if the route breaks. */
-static int walk(const struct ib_port *src, uint16_t dlid, const struct fabric *f)
+static int walk(const struct ib_port *src, uint16_t dlid,
+		const struct fabric *f)
 {
 	const struct ib_port *dst = fabric_port_by_lid(f, dlid);
 	const struct ib_node *n = src->node;
@@ -113,8 +117,9 @@ static void test_path_world(void **state)
 		const struct ib_port *s;
 
 		memset(&r, 0, sizeof(r));
-		sa_rec_decode(&sa_path_rec_desc, x->out.buf + SA_HDR_SIZE + i * stride,
-			      stride, &r);
+		sa_rec_decode(&sa_path_rec_desc,
+			      x->out.buf + SA_HDR_SIZE + i * stride, stride,
+			      &r);
 		assert_true(r.slid && r.slid < 64 && r.dlid && r.dlid < 64);
 		assert_false(seen[r.slid][r.dlid]);
 		seen[r.slid][r.dlid] = true;
@@ -142,8 +147,9 @@ static void test_node_and_link_tables(void **state)
 		struct sa_node_rec r;
 		struct ib_node *n;
 
-		sa_rec_decode(&sa_node_rec_desc, x->out.buf + SA_HDR_SIZE + i * stride,
-			      stride, &r);
+		sa_rec_decode(&sa_node_rec_desc,
+			      x->out.buf + SA_HDR_SIZE + i * stride, stride,
+			      &r);
 		n = fabric_node_by_guid(&x->f, r.node_guid);
 		assert_non_null(n);
 		assert_string_equal((char *)r.desc, n->desc);
@@ -158,8 +164,8 @@ static void test_node_and_link_tables(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_path_world),
-		cmocka_unit_test(test_node_and_link_tables),
+	    cmocka_unit_test(test_path_world),
+	    cmocka_unit_test(test_node_and_link_tables),
 	};
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, setup, teardown);
