@@ -4,14 +4,31 @@
  * no switch may share a color), per-link EFI counters, per-switch color
  * occupancy, and the engine ops chosen by name.  Pure computation, no I/O.
  *
- * Ownership: the core (mcast_core.c, mcast_tree.c, mcast_color.c) keeps all
- * bookkeeping; an engine's route() only picks a root, builds a tree with the
- * helpers below and commits it (or attaches the group to an existing tree).
- * Removal and member changes are generic (mcast_core.c).  The baseline
- * engines live in routing/mcast_minhop.c, mcast_sssp.c, mcast_fulb.c
- * (mcbase helper: replace the placeholder content of those files, keep the
- * symbol names mcast_engine_minhop, mcast_engine_sssp, mcast_engine_fulb);
- * MR4LMS in routing/mr4lms*.c. */
+ * Files: mcast_core.c (context, registry, groups, MFT view), mcast_tree.c
+ * (tree storage, colors, commit), mcast_build.c (bottom-up build, root
+ * candidates), mcast_gcolor.c (searches in G_color, Dijkstra of Algorithm
+ * 5), mcast_merge.c and mcast_attach.c (virtual groups: merge and extend),
+ * mcast_member.c / mcast_delete.c (member changes, deletion with pruning),
+ * mcast_verify.c, mcast_metrics.c.  Engines: mr4lms*.c (MR4LMS, readings
+ * of the paper in mr4lms.c), mcast_minhop.c, mcast_sssp.c, mcast_fulb.c
+ * (baselines, mcbase helper).
+ *
+ * Ownership: the core keeps all bookkeeping; an engine's route() picks a
+ * root, builds a tree with the helpers below and commits it (or attaches
+ * the group to an existing tree).  Removal and member changes are generic.
+ *
+ * Use by the daemon (issue 6): a collective group is routed once with
+ * mcast_group_add() when its N-th member joined; a standard group is
+ * created by its first join (mcast_group_add with one member), grows by
+ * mcast_member_add() (its color, hence MLID, never changes) and shrinks by
+ * mcast_member_remove(); mcast_group_remove() deletes.  Programming reads
+ * mcast_mft_foreach()/mcast_mft_get() per switch.  A context is bound to
+ * one fabric topology: after a topology change, create a new one and
+ * re-add the groups.  Not thread-safe: one thread (the event loop) calls
+ * it; it uses the pool internally.
+ *
+ * Memory at 12,000 switches: per-switch busy bitsets (mft_size bits each)
+ * plus, per color in use, a switch -> tree array (4 bytes a switch). */
 #ifndef IBSM_MCAST_H
 #define IBSM_MCAST_H
 

@@ -1,12 +1,31 @@
 /* MR4LMS engine entry: the FBTC -> FCTB -> FBTC switching policy of the
  * paper's Algorithm 7, and merging when neither finds a color.
  *
- * Reading of the policy: FBTC is used until it fails to color a group;
- * from the next group on FCTB is used; after `switch_threshold` (default
- * 20) consecutive FCTB successes (groups routed without merging) the engine
- * goes back to FBTC.  An FCTB failure resets the count.  The group that
- * made FBTC fail is merged at once (Algorithm 7 line 8), not retried with
- * FCTB. */
+ * Readings of the paper's ambiguous steps (details beside the code):
+ * - Policy: FBTC until it fails to color a group; from the next group on
+ *   FCTB; after switch_threshold (20) consecutive FCTB successes back to
+ *   FBTC; an FCTB failure resets the count.  The group that made FBTC
+ *   fail is merged at once (Algorithm 7 line 8), not retried with FCTB.
+ * - Root load (FBTC candidate order, FULB root rotation): the number of
+ *   groups whose trees hold the switch (mcast_build.c).
+ * - G_color for a group that owns trees of the color (merge, member
+ *   addition): its own trees count as free (mcast.h, mc_gc_usable).
+ * - FCTB root test by bounded BFS from each member switch instead of from
+ *   each root (equivalent), smallest usable color wins (mr4lms_fctb.c).
+ * - Merge distance, formula (1), between distinct member switches; ties
+ *   to the tree with fewer groups; pessimistic shortcut above 32 trees per
+ *   color (mr4lms_merge.c).
+ * - Temporary tree of a merge: several optimal roots tried, next hops
+ *   free of the color preferred, the one pulling in fewest groups kept
+ *   (mcast_merge.c).
+ * - Root of a merged tree: best of the optimal roots of G by BFS in
+ *   G_color, exact search only if none reaches (mcast_gcolor.c).
+ * - Extend mode: the biggest old tree is kept as is and the others join
+ *   whole along shortest G_color paths, members likewise; Dijkstra of
+ *   Algorithm 5 as the fallback (mcast_attach.c).  A group whose member
+ *   switches are all on the chosen tree uses it as is (§3.2.1 remark).
+ * - Deletion keeps the root even when it is left with one branch (the
+ *   paper prunes only switches without downstream links). */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
