@@ -22,7 +22,7 @@
 # per-group medians) grow with it.  Peak RSS by /usr/bin/time.
 # Environment: O (build dir, default build), WORK (scratch, default
 # $O/bench-mcast), DOCS (default docs), THREADS (ibsmroute --threads),
-# RUN_TIMEOUT (seconds per run, default 180, 1800 with --full; a run that
+# RUN_TIMEOUT (seconds per run, default 120, 1800 with --full; a run that
 # is killed shows as "timeout" in the tables).
 set -euo pipefail
 
@@ -32,7 +32,7 @@ case $O in /*) ;; *) O=$TOP/$O ;; esac
 WORK=${WORK:-$O/bench-mcast}
 DOCS=${DOCS:-$TOP/docs}
 THREADS=${THREADS:-2}
-RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 180, --full 1800)
+RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 120, --full 1800)
 ARGS="$*"
 ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
 FULL=0
@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-[ -n "$RUN_TIMEOUT" ] || RUN_TIMEOUT=$([ $FULL = 1 ] && echo 1800 || echo 180)
+[ -n "$RUN_TIMEOUT" ] || RUN_TIMEOUT=$([ $FULL = 1 ] && echo 1800 || echo 120)
 GEN=$O/ibsmgen PAT=$O/ibsmpattern ROUTE=$O/ibsmroute
 for b in "$GEN" "$PAT" "$ROUTE"; do
 	[ -x "$b" ] || { echo "mcast.sh: $b missing; run make first" >&2; exit 1; }
@@ -126,12 +126,12 @@ patterns() {
 		;;
 	df)
 		echo "81x27x12|grid 81x27x12|1"
-		echo "29x29x29-shuf|grid 29x29x29 --shuffle 1|0"
+		[ $FULL = 1 ] && echo "29x29x29-shuf|grid 29x29x29 --shuffle 1|0"
 		[ $FULL = 1 ] && echo "162x163|grid 162x163|0"
 		;;
 	rnd)
 		echo "256x160|grid 256x160|1"
-		echo "32x32x40|grid 32x32x40|0"
+		[ $FULL = 1 ] && echo "32x32x40|grid 32x32x40|0"
 		[ $FULL = 1 ] && echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|0"
 		;;
 	torus-s)
