@@ -15,6 +15,7 @@
 # usage: O=build tests/bench/joins.sh [HOSTS]
 set -u
 : "${O:?O (build dir) must be set}"
+O=$(cd "$O" && pwd)
 TOP=${TOP:-$(pwd)}
 HOSTS=${1:-128}
 GRID=${MC_GRID:-4x4x8}
@@ -32,6 +33,7 @@ field() { awk -v k="$1" '$1 == k { print $2; exit }'; }
 awk '$1 == "+" { for (i = 3; i <= NF; i++) print $2, $i, 0 }' "$T/pattern" >"$T/std"
 awk '$1 == "+" { for (i = 3; i <= NF; i++) print $2, $i, NF - 2 }' "$T/pattern" >"$T/coll"
 NG=$(grep -c '^+' "$T/pattern")
+cd "$T" # libumad2sim makes sys-PID directories in the working directory
 
 RUN=0
 run_sm() { # run_sm NAME: starts ibsim and the SM, waits until the SA answers

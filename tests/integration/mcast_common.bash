@@ -5,6 +5,9 @@
 need ibsim ibroute ibnetdiscover ibswitches python3
 [ -x "$O/ibsmd" ] && [ -x "$O/ibsmctl" ] || skip "ibsmd/ibsmctl not built"
 IBSMD_PID=
+# libumad2sim makes sys-PID directories in the working directory
+O=$(cd "$O" && pwd)
+cd "$T" || fail "cannot enter $T"
 # libumad2sim over-reads in read() (outside our code; see ibsmroute_agrees.sh)
 export ASAN_OPTIONS=$ASAN_OPTIONS:replace_intrin=0
 
