@@ -120,7 +120,7 @@ void mcg_destroy(struct mcg *g, const char *why)
 	/* The IPoIB broadcast group exists for the daemon's life. */
 	if (!memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16)) {
 		g->sa->state = MCG_READY;
-		g->sa->rec.mlid = 0;
+		g->sa->rec.mlid = IB_LID_MCAST_START;
 		g->eid = MC_NONE;
 		wrap(g->sa);
 	} else {
@@ -432,7 +432,9 @@ static int adopt_sa_groups(void)
 		struct sa_mcg *s = mcg_m.sa->mcgs.v[i];
 		if (mcg_find(s->rec.mgid))
 			continue;
-		s->rec.mlid = 0; /* given by its first join's routing */
+		/* Until its first member joins it keeps the SA's MLID
+		 * (0xC000, as OpenSM shows it); the first join's routing
+		 * gives the real one. */
 		if (!wrap(s))
 			return -ENOMEM;
 	}

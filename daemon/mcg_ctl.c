@@ -27,9 +27,9 @@ static void group_line(FILE *out, struct mcg *g)
 	}
 	mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
 	fprintf(out,
-		"%s mlid=0x0000 state=%s tfi=0 height=0 "
+		"%s mlid=0x%04x state=%s tfi=0 height=0 "
 		"root=0x0000000000000000 members=",
-		s, mcg_state_name(g->sa->state));
+		s, g->sa->rec.mlid, mcg_state_name(g->sa->state));
 	for (uint32_t i = 0; i < g->sa->n_members; i++)
 		fprintf(out, "%s0x%016" PRIx64, i ? "," : "",
 			sa_get64(g->sa->members[i].port_gid + 8));
