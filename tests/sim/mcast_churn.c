@@ -38,7 +38,9 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 			   .method = method,
 			   .attr_id = SA_ATTR_MCMEMBER_REC,
 			   .tid = ++next_tid};
-	struct sa_mcm_rec r = {.pkey = 0xFFFF, .join_state = js};
+	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: groups
+	 * the broadcast group's parameters and refuses another Q_Key. */
+	struct sa_mcm_rec r = {.pkey = 0xFFFF, .join_state = js, .qkey = 0x0B1B};
 	uint8_t *m = umad_get_mad(umad);
 	int len = SA_MAD_SIZE;
 
@@ -127,14 +129,20 @@ int main(int argc, char **argv)
 
 		if (!*s && live < np * groups / 4 + 1 && joins < cycles) {
 			uint8_t want = states[rand() % 3];
-			if (request(SA_METHOD_SET, g, guid[p], want) != want)
+			if (request(SA_METHOD_SET, g, guid[p], want) != want) {
+				printf("failed_at_cycle %u joins %u leaves %u\n",
+				       leaves, joins, leaves);
 				return 1;
+			}
 			*s = want;
 			live++;
 			joins++;
 		} else if (*s) {
-			if (leave(g, guid[p], *s) < 0)
+			if (leave(g, guid[p], *s) < 0) {
+				printf("failed_at_cycle %u joins %u leaves %u\n",
+				       leaves, joins, leaves);
 				return 1;
+			}
 			*s = 0;
 			live--;
 			leaves++;
