@@ -8,7 +8,11 @@
  * in OpenSM).  Up to a quarter of the ports are members at a time.  Every
  * answer is checked (status, JoinState); at the end every membership is
  * left.  Prints "cycles N joins J leaves L seconds S" and exits 0, or 1 at
- * the first wrong answer. */
+ * the first wrong answer.
+ * With GROUPS 0, every cycle creates a fresh group (ff12:601b:ffff::c1:N)
+ * by a join with FullMember + SendOnlyFullMember, leaves SendOnlyFullMember
+ * (partial), then FullMember (the group is deleted): an SA that leaks the
+ * MLID on the partial leave runs out of MLIDs within the MFT size. */
 #include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +44,8 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 			   .tid = ++next_tid};
 	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: groups
 	 * the broadcast group's parameters and refuses another Q_Key. */
-	struct sa_mcm_rec r = {.pkey = 0xFFFF, .join_state = js, .qkey = 0x0B1B};
+	struct sa_mcm_rec r = {
+	    .pkey = 0xFFFF, .join_state = js, .qkey = 0x0B1B};
 	uint8_t *m = umad_get_mad(umad);
 	int len = SA_MAD_SIZE;
 
@@ -49,7 +54,7 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 	r.mgid[2] = 0x60;
 	r.mgid[3] = 0x1b;
 	r.mgid[4] = r.mgid[5] = 0xff;
-	r.mgid[13] = 0xc0;
+	r.mgid[13] = group >> 16 ? 0xc1 : 0xc0;
 	sa_put16(r.mgid + 14, (uint16_t)group);
 	sa_put64(r.port_gid, be64toh(port.gid_prefix));
 	sa_put64(r.port_gid + 8, guid);
@@ -120,6 +125,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	umad = calloc(1, umad_size() + SA_MAD_SIZE);
+	if (!groups) { /* fresh group per cycle */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (uint32_t i = 0; i < cycles; i++) {
+			uint32_t g = 0x10000 | i;
+			if (request(SA_METHOD_SET, g, guid[i % np], 9) != 9 ||
+			    leave(g, guid[i % np], 9) < 0) {
+				printf("failed_at_cycle %u\n", i);
+				return 1;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("cycles %u joins %u leaves %u seconds %.2f\n", cycles,
+		       cycles, 2 * cycles,
+		       (double)(t1.tv_sec - t0.tv_sec) +
+			   (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		return 0;
+	}
 	srand(42);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (leaves < cycles) {
@@ -130,8 +152,9 @@ int main(int argc, char **argv)
 		if (!*s && live < np * groups / 4 + 1 && joins < cycles) {
 			uint8_t want = states[rand() % 3];
 			if (request(SA_METHOD_SET, g, guid[p], want) != want) {
-				printf("failed_at_cycle %u joins %u leaves %u\n",
-				       leaves, joins, leaves);
+				printf(
+				    "failed_at_cycle %u joins %u leaves %u\n",
+				    leaves, joins, leaves);
 				return 1;
 			}
 			*s = want;
@@ -139,8 +162,9 @@ int main(int argc, char **argv)
 			joins++;
 		} else if (*s) {
 			if (leave(g, guid[p], *s) < 0) {
-				printf("failed_at_cycle %u joins %u leaves %u\n",
-				       leaves, joins, leaves);
+				printf(
+				    "failed_at_cycle %u joins %u leaves %u\n",
+				    leaves, joins, leaves);
 				return 1;
 			}
 			*s = 0;
