@@ -13,10 +13,10 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
-#include "daemon/sa_daemon.h"
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
 #include "daemon/route.h"
+#include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "lib/pool.h"

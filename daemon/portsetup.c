@@ -24,10 +24,10 @@ struct set_req {
 	bool switchinfo;
 };
 
-
 /* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
  * joins, ServiceRecords) are this prefix + the port GUID. */
 #define SUBNET_PREFIX 0xfe80000000000000ull
+
 static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 {
 	q->s->set_errors++;

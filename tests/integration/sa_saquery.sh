@@ -28,6 +28,10 @@ NET=${SA_NET:-$TOP/tests/data/ft2-small.net}
 [ -f "$NET" ] || skip "no $NET"
 SIMARGS="-N 34 -S 10 -P 114"
 cd "$T" # umad2sim leaves sys-PID directories in the working directory
+# libumad2sim's read() copies 320 bytes out of its 288-byte receive buffer
+# (a bug in the simulator's library, not ours): under SAN=1 keep ASan off
+# memcpy, as the bring-up tests do.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}replace_intrin=0"
 
 # start_sim NAME: an ibsim of our own on socket $IBSIM_SOCKNAME-NAME
 start_sim() {
