@@ -30,7 +30,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* multicast.merge / multicast.switch_threshold from -o (the last wins). */
+/* multicast.merge / multicast.switch_threshold from -o (the last wins;
+ * opts.c has validated them against the configuration schema).  The
+ * environment variable IBSM_MC_PESSIMISTIC_TREES sets the merge shortcut
+ * threshold for experiments (no configuration key). */
 static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 {
 	mcast_params_default(p);
@@ -39,7 +42,15 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 		p->pessimistic_trees = (unsigned)strtoul(getenv("IBSM_MC_PESSIMISTIC_TREES"), NULL, 0);
 	for (unsigned i = 0; i < o->n_overrides; i++) {
 		const char *kv = o->overrides[i];
-		if (!strncmp(kv, "multicast.merge=", 16)) {
+		if (!strncmp(kv, "multicast.switch_threshold=", 27)) {
+			char *e;
+			unsigned long v = strtoul(kv + 27, &e, 0);
+			if (*e || !v || v > 1000000) {
+				fprintf(stderr, "ibsmroute: -o %s: expected 1..1000000\n", kv);
+				return -EINVAL;
+			}
+			p->switch_threshold = (unsigned)v;
+		} else if (!strncmp(kv, "multicast.merge=", 16)) {
 			const char *v = kv + 16;
 			if (!strcmp(v, "extend"))
 				p->merge = MC_MERGE_EXTEND;
