@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/ctl.h"
+#include "daemon/mcg.h"
 #include "daemon/route.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
@@ -261,6 +262,8 @@ static int setup(struct sm *sm)
 	rc = loop_init(sm);
 	if (rc == 0)
 		rc = open_ctl(sm);
+	if (rc == 0 && !sm->once)
+		rc = mcg_init(sm);
 	if (rc == 0)
 		rc = route_load_guid2lid(sm);
 	if (rc == 0)
@@ -271,6 +274,7 @@ static int setup(struct sm *sm)
 static void teardown(struct sm *sm)
 {
 	sweep_destroy(sm);
+	mcg_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/mcg.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/ucast.h"
@@ -119,10 +120,10 @@ void route_after_sweep(struct sm *sm)
 	log_info("dumps finished in %s after %.1f ms more", sm->cfg.state_dir,
 		 (txn_now_us() - t0) / 1000.0);
 	if (rc < 0)
-		log_err(
-		    "cannot write the dumps (%s among them) to %s: %s; LIDs "
-		    "may change at the next start",
-		    path, sm->cfg.state_dir, strerror(-rc));
+		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
+			"may change at the next start", path,
+			sm->cfg.state_dir, strerror(-rc));
+	mcg_after_sweep(sm);
 }
 
 int route_load_guid2lid(struct sm *sm)

@@ -13,6 +13,8 @@
 
 #define DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
 
+int ibsmctl_sa_main(int argc, char **argv); /* sa_client.c: SA over MADs */
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -120,6 +122,8 @@ int main(int argc, char **argv)
 		usage(i >= argc ? stderr : stdout);
 		return i >= argc ? 2 : 0;
 	}
+	if (strcmp(argv[i], "sa") == 0)
+		return ibsmctl_sa_main(argc - i, argv + i);
 	if (strcmp(argv[i], "dump") == 0 && argc - i != 2) {
 		usage(stderr);
 		return 2;

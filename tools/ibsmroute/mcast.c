@@ -18,6 +18,7 @@
 
 #include "lib/dump.h"
 #include "routing/mcast.h"
+#include "routing/mcast_dump.h"
 #include "tools/ibsmroute/ibsmroute.h"
 #include "tools/ibsmroute/mcast_events.h"
 
@@ -119,79 +120,16 @@ static int run_events(struct runner *r, const char *path)
 	return rc;
 }
 
-/* ---- dumps ---- */
-
-struct mft_cursor {
-	const struct mc_ctx *c;
-	uint32_t sw, i, color; /* last entry given: i-th is color */
-};
-
-static int mft_entry(void *arg, const struct ib_node *sw, uint32_t i,
-		     uint16_t *mlid, uint64_t mask[4])
-{
-	struct mft_cursor *k = arg;
-	const struct mc_ctx *c = k->c;
-	uint32_t s = (uint32_t)sw->sw_idx, col;
-
-	if (i == 0 || k->sw != s || k->i + 1 != i)
-		col = 0; /* restart the scan for this switch */
-	else
-		col = k->color + 1;
-	for (; col < c->cwords * 64u; col++) {
-		if (!mc_color_busy(c, s, col))
-			continue;
-		if (!mcast_mft_get(c, s, col, mask))
-			continue;
-		*mlid = (uint16_t)(IB_LID_MCAST_START + col);
-		k->sw = s;
-		k->i = i;
-		k->color = col;
-		return 1;
-	}
-	return 0;
-}
-
-static int write_mcgroups(const char *dir, const struct mc_ctx *c,
-			  const struct fabric *f)
-{
-	char path[4096], tmp[4200];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/mcgroups.dump", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(fp = fopen(tmp, "w")))
-		return -errno;
-	for (uint32_t g = 0; g < c->n_groups; g++) {
-		const struct mc_group *gr = mcast_group_get(c, g);
-		const struct mc_tree *t = mcast_group_tree(c, g);
-		char s[INET6_ADDRSTRLEN];
-		if (!gr || !t)
-			continue;
-		inet_ntop(AF_INET6, gr->mgid, s, sizeof(s));
-		fprintf(fp, "%s mlid=0x%04x state=Ready tfi=%u height=%u root=0x%016" PRIx64 " members=",
-			s, mcast_group_mlid(c, g), t->n_groups, t->height,
-			f->switches[t->root]->guid);
-		for (uint32_t m = 0; m < gr->n_members; m++)
-			fprintf(fp, "%s0x%016" PRIx64, m ? "," : "",
-				gr->members[m]->guid);
-		fputc('\n', fp);
-	}
-	if (ferror(fp) | (fclose(fp) != 0)) {
-		unlink(tmp);
-		return -EIO;
-	}
-	return rename(tmp, path) < 0 ? -errno : 0;
-}
+/* ---- dumps (formats shared with ibsmd: routing/mcast_dump.c) ---- */
 
 static int write_dumps(const char *dir, const struct mc_ctx *c,
 		       struct fabric *f)
 {
-	struct mft_cursor k = { .c = c, .sw = UINT32_MAX };
-	int rc = dump_write_mfts(dir, f, mft_entry, &k);
+	int rc = mcast_dump_mfts(dir, c, f);
 	const char *what = "mfts.dump";
 
 	if (rc == 0 && (what = "mcgroups.dump"))
-		rc = write_mcgroups(dir, c, f);
+		rc = mcast_dump_groups(dir, c, f);
 	if (rc < 0)
 		fprintf(stderr, "ibsmroute: writing %s/%s: %s\n", dir, what,
 			strerror(-rc));

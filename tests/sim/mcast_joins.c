@@ -1,0 +1,211 @@
+/* Join benchmark client for any SA (ibsmd or OpenSM), from one simulated
+ * node with proxy joins:  mcast_joins [--wait-ready] FILE
+ * FILE lines are "MGID PORTGUID MEMBERCOUNT" (MEMBERCOUNT 0: a standard
+ * join, without the MemberCount component).  Joins are sent one at a
+ * time, in file order; each answer's latency is measured.  --wait-ready
+ * then polls MCGStateRecord (ibsmd) of every group until all are Ready.
+ * Prints "key value" lines: joins, ok, refused, status_0xNNNN counts,
+ * groups_created (distinct MGIDs with a successful join), seconds,
+ * joins_per_s, median_ms, p99_ms, last_join_epoch (CLOCK_REALTIME of the
+ * last answer), ready_ms (last answer -> all Ready). */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/umad.h>
+
+#include "mad/sa_mad.h"
+#include "mad/sa_mcm.h"
+#include "mad/sa_wire.h"
+
+#define C(x) (1ull << (x))
+#define MAXJ 200000
+
+struct job {
+	uint8_t mgid[16];
+	uint64_t guid;
+	uint16_t n;
+};
+
+static int fd, agent;
+static umad_port_t port;
+static void *umad;
+static uint64_t next_tid = 0x6a000000;
+static uint16_t last_mlid;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Sends the request in the buffer; returns the MAD status or -1. */
+static int transact(void)
+{
+	int len = SA_MAD_SIZE;
+
+	umad_set_addr(umad, port.sm_lid, 1, 0, 0x80010000);
+	if (umad_send(fd, agent, umad, SA_MAD_SIZE, 1000, 3) < 0 ||
+	    umad_recv(fd, umad, &len, 5000) < 0 || umad_status(umad))
+		return -1;
+	return sa_get16((uint8_t *)umad_get_mad(umad) + 4);
+}
+
+static int join(const struct job *j)
+{
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = SA_METHOD_SET,
+			   .attr_id = SA_ATTR_MCMEMBER_REC,
+			   .tid = ++next_tid};
+	struct sa_mcm_rec r = {.pkey = 0xFFFF,
+			       .join_state = SA_JOIN_FULL,
+			       .member_count = j->n,
+			       .qkey = 0x0B1B};
+	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: (IPoIB
+	 * signature) groups the broadcast group's parameters and refuses any
+	 * other Q_Key. */
+	uint8_t *m = umad_get_mad(umad);
+
+	memcpy(r.mgid, j->mgid, 16);
+	sa_put64(r.port_gid, be64toh(port.gid_prefix));
+	sa_put64(r.port_gid + 8, j->guid);
+	h.comp_mask = C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
+		      C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |
+		      C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
+		      C(SA_MCMR_SL) | (j->n ? C(SA_MCMR_MEMBER_COUNT) : 0);
+	memset(m, 0, SA_MAD_SIZE);
+	sa_hdr_encode(&h, m);
+	sa_rec_encode(&sa_mcm_rec_desc, &r, m + SA_HDR_SIZE);
+	int st = transact();
+	if (st == 0)
+		last_mlid = sa_get16(m + SA_HDR_SIZE + 36);
+	return st;
+}
+
+/* MCGStateRecord state of mgid, or -1. */
+static int state_of(const uint8_t mgid[16])
+{
+	struct sa_hdr h = {.base_version = 1,
+			   .mgmt_class = SA_MGMT_CLASS,
+			   .class_version = SA_CLASS_VERSION,
+			   .method = SA_METHOD_GET,
+			   .attr_id = SA_ATTR_MCGSTATE_REC,
+			   .tid = ++next_tid,
+			   .comp_mask = C(SA_MCGS_MGID)};
+	struct sa_mcgstate_rec r = {0};
+	uint8_t *m = umad_get_mad(umad);
+
+	memcpy(r.mgid, mgid, 16);
+	memset(m, 0, SA_MAD_SIZE);
+	sa_hdr_encode(&h, m);
+	sa_rec_encode(&sa_mcgstate_rec_desc, &r, m + SA_HDR_SIZE);
+	if (transact() != 0)
+		return -1;
+	sa_rec_decode(&sa_mcgstate_rec_desc, m + SA_HDR_SIZE,
+		      sa_mcgstate_rec_desc.size, &r);
+	return r.state;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int seen_before(const struct job *j, uint32_t i)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if (!memcmp(j[k].mgid, j[i].mgid, 16))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct job jobs[MAXJ];
+	static double lat[MAXJ];
+	static uint8_t okg[MAXJ];
+	static unsigned st_count[256];
+	int wait_ready = argc > 2 && !strcmp(argv[1], "--wait-ready");
+	FILE *fp = fopen(argv[argc - 1], "r");
+	uint32_t n = 0, ok = 0, groups = 0;
+	char mg[64];
+	unsigned long long g;
+	unsigned cnt;
+	double t0, t1, ready = -1;
+	struct timespec wall;
+
+	if (argc < 2 || !fp) {
+		fprintf(stderr, "usage: mcast_joins [--wait-ready] FILE\n");
+		return 2;
+	}
+	while (n < MAXJ && fscanf(fp, "%63s %llx %u", mg, &g, &cnt) == 3)
+		if (inet_pton(AF_INET6, mg, jobs[n].mgid) == 1) {
+			jobs[n].guid = g;
+			jobs[n++].n = (uint16_t)cnt;
+		}
+	fclose(fp);
+	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
+	    (fd = umad_open_port(NULL, 0)) < 0 ||
+	    (agent = umad_register(fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
+				   NULL)) < 0) {
+		fprintf(stderr, "mcast_joins: cannot open a umad port\n");
+		return 1;
+	}
+	umad = calloc(1, umad_size() + SA_MAD_SIZE);
+	t0 = now();
+	for (uint32_t i = 0; i < n; i++) {
+		double a = now();
+		int st = join(&jobs[i]);
+		lat[i] = (now() - a) * 1e3;
+		st_count[st < 0 ? 255 : (st >> 8) & 0x7F]++;
+		if (st == 0) {
+			ok++;
+			okg[i] = 1;
+		}
+	}
+	t1 = now();
+	for (uint32_t i = 0; i < n; i++) {
+		int first = okg[i];
+		for (uint32_t k = 0; k < i && first; k++)
+			if (okg[k] && !memcmp(jobs[k].mgid, jobs[i].mgid, 16))
+				first = 0;
+		groups += first;
+	}
+	clock_gettime(CLOCK_REALTIME, &wall);
+	if (wait_ready) {
+		for (uint32_t i = 0; i < n && ready != -2; i++) {
+			if (!okg[i] || seen_before(jobs, i))
+				continue;
+			while (state_of(jobs[i].mgid) != 3)
+				if (now() - t1 > 30) {
+					ready = -2;
+					break;
+				}
+		}
+		if (ready != -2)
+			ready = (now() - t1) * 1e3;
+	}
+	qsort(lat, n, sizeof(*lat), cmp_d);
+	printf("joins %u\nok %u\nrefused %u\n", n, ok, n - ok);
+	for (unsigned s = 0; s < 256; s++)
+		if (st_count[s])
+			printf("status_%s%u %u\n", s == 255 ? "noanswer" : "",
+			       s == 255 ? 0 : s, st_count[s]);
+	printf("groups_created %u\nseconds %.3f\njoins_per_s %.0f\n"
+	       "median_ms %.3f\np99_ms %.3f\nlast_join_epoch %ld.%09ld\n",
+	       groups, t1 - t0, n / (t1 - t0), n ? lat[n / 2] : 0,
+	       n ? lat[(size_t)(n * 0.99)] : 0, (long)wall.tv_sec,
+	       wall.tv_nsec);
+	printf("last_mlid 0x%04x\n", last_mlid);
+	if (wait_ready)
+		printf("ready_ms %.1f\n", ready);
+	return 0;
+}
