@@ -144,7 +144,7 @@ void sa_mcm_free(struct sa *sa)
 /* A group created with MTU or rate 0 takes the fabric's: the smallest
  * MTU and rate of the linked CA ports (every member must be able to
  * use the group), 2048 / 10 Gb/s on an empty fabric. */
-static void fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
+void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 {
 	const struct fabric *f = sa->fabric;
 	uint8_t m = 0xF, r = 0;
@@ -177,7 +177,7 @@ static int mcm_group(struct sa_ctx *c, const struct sa_mcg *g)
 	if (!r.mtu || !r.rate) {
 		uint8_t m, rt;
 
-		fabric_mtu_rate(c->sa, &m, &rt);
+		sa_fabric_mtu_rate(c->sa, &m, &rt);
 		r.mtu = r.mtu ? r.mtu : m;
 		r.rate = r.rate ? r.rate : rt;
 	}

@@ -42,6 +42,9 @@ struct sa_mcm_ops {
 extern const uint8_t sa_ipoib_bcast_mgid[16];
 
 struct sa_mcg *sa_mcg_find(struct sa *sa, const uint8_t mgid[16]);
+/* The MTU and rate a group created with 0 takes: the smallest of the
+ * linked CA ports (every member must be able to use the group). */
+void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate);
 /* Adds a group (params->mgid must be new); NULL with errno EEXIST/ENOMEM. */
 struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params);
 void sa_mcg_remove(struct sa *sa, struct sa_mcg *g);

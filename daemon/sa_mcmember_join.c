@@ -35,32 +35,6 @@
 
 enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_BEST = 3 };
 
-/* Smallest MTU and rate of the linked CA ports: what every member can
- * use (the same rule as the SA's broadcast group). */
-static void fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
-{
-	const struct fabric *f = sa->fabric;
-	uint8_t m = 0xF, r = 0;
-
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		const struct ib_node *n = f->nodes[i];
-		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports;
-		     pn++) {
-			const struct ib_port *p = &n->ports[pn];
-			uint8_t pr =
-			    sa_link_rate(p->width_active, p->speed_active);
-			if (!p->remote)
-				continue;
-			if (p->mtu_cap && p->mtu_cap < m)
-				m = p->mtu_cap;
-			if (!r || sa_rate_rank(pr) < sa_rate_rank(r))
-				r = pr;
-		}
-	}
-	*mtu = m == 0xF ? 4 : m;
-	*rate = r ? r : 3;
-}
-
 /* A value satisfying selector sel against want, not above cap (MTU codes
  * 1..5 are ordered; rates by sa_rate_rank).  0 if none. */
 static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
@@ -133,7 +107,7 @@ static void answer(const struct mcg *g, const struct sa_mcm_rec *req,
 		resp->mlid = 0;
 	if (!resp->mtu || !resp->rate) {
 		uint8_t m, r;
-		fabric_mtu_rate(mcg_m.sa, &m, &r);
+		sa_fabric_mtu_rate(mcg_m.sa, &m, &r);
 		resp->mtu = resp->mtu ? resp->mtu : m;
 		resp->rate = resp->rate ? resp->rate : r;
 	}
@@ -150,7 +124,7 @@ static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
 	if (!(req->join_state & (SA_JOIN_FULL | SA_JOIN_SENDONLY_FULL)))
 		return SA_STATUS_REQ_INVALID;
 	*p = *req;
-	fabric_mtu_rate(mcg_m.sa, &fm, &fr);
+	sa_fabric_mtu_rate(mcg_m.sa, &fm, &fr);
 	p->mtu = mask & C(SA_MCMR_MTU)
 		     ? pick(mask & C(SA_MCMR_MTU_SEL) ? req->mtu_sel : SEL_EQ,
 			    req->mtu, fm, false)
@@ -240,7 +214,7 @@ static int join_existing(struct mcg *g, struct ib_port *p,
 	uint8_t fm, fr;
 	int st;
 
-	fabric_mtu_rate(mcg_m.sa, &fm, &fr);
+	sa_fabric_mtu_rate(mcg_m.sa, &fm, &fr);
 	if (!params_agree(&g->sa->rec, req, mask, fm, fr) ||
 	    mc != g->sa->rec.member_count)
 		return SA_STATUS_REQ_INVALID;
