@@ -23,19 +23,39 @@ IBSIM_PID=
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
-# Kills a process and all its descendants (daemons started through `sim`
-# run in subshells, so killing the job alone would orphan them).
-killtree() {
-	local c
-	for c in $(pgrep -P "$1" 2>/dev/null); do killtree "$c"; done
-	kill "$1" 2>/dev/null
+# Every descendant of process $1 except ibsim, from one `ps` snapshot
+# (daemons started through `sim` run in subshells, so killing the job alone
+# would orphan them).  The subshell running this, and its ps and awk, are
+# left out.
+descendants() {
+	ps -eo pid=,ppid= | awk -v root="$1" -v self="$BASHPID" \
+		-v sim="${IBSIM_PID:-0}" '
+		{ parent[$1] = $2; pid[NR] = $1 }
+		END {
+			for (i in pid) {
+				p = pid[i]
+				if (p == self || p == sim) continue
+				for (q = parent[p]; q > 1; q = parent[q]) {
+					if (q == self || q == sim) break
+					if (q == root) { print p; break }
+				}
+			}
+		}'
 }
+killtree() { kill $(descendants "$1") "$1" 2>/dev/null; }
 
+# Daemons stop before ibsim does: a client whose simulator vanished can
+# block forever inside libumad2sim's control socket and miss its SIGTERM.
 cleanup() {
-	local c
-	for c in $(pgrep -P $$ 2>/dev/null); do
-		[ "$c" = "$IBSIM_PID" ] || killtree "$c"
+	local pids
+	pids=$(descendants $$)
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	for _ in $(seq 30); do
+		pids=$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo "$p"; done)
+		[ -z "$pids" ] && break
+		sleep 0.1
 	done
+	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
 	[ -n "$IBSIM_PID" ] && kill "$IBSIM_PID" 2>/dev/null
 	[ -n "${IBSIM_FIFO_FD:-}" ] && exec {IBSIM_FIFO_FD}>&-
 	wait 2>/dev/null

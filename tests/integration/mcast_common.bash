@@ -26,7 +26,10 @@ mc_start() {
 }
 
 mc_ibsmd() {
-	sim "$O/ibsmd" --state-dir "$T/state" -o control_socket="$T/sock" \
+	# Started directly, not through sim(): $! must be ibsmd itself, so that
+	# kill (and mcast_restart's kill -9) reaches the daemon, not a subshell.
+	LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$O/ibsmd" \
+		--state-dir "$T/state" -o control_socket="$T/sock" \
 		-o log.level=info "$@" >>"$T/ibsmd.log" 2>&1 &
 	IBSMD_PID=$!
 	for _ in $(seq 150); do
