@@ -319,6 +319,9 @@ uint32_t mc_tree_add(struct mc_tree *t, uint32_t sw, uint32_t parent,
 		     uint8_t up_port, uint8_t down_port);
 /* Marks member port m on its switch's node (which must exist). */
 int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m);
+/* Appends member m to g unless already present: 1 added, 0 duplicate,
+ * -ENOMEM. */
+int mc_group_push_member(struct mc_group *g, struct ib_port *m);
 /* The switches of t with member ports (cached until t's members change).
  * Safe in a parallel-for when each worker handles distinct trees.
  * Returns NULL on ENOMEM. */

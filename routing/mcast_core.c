@@ -272,7 +272,7 @@ static void group_free(struct mc_ctx *c, struct mc_group *g)
 }
 
 /* Appends member m unless already present.  1 added, 0 duplicate, -errno. */
-static int group_push_member(struct mc_group *g, struct ib_port *m)
+int mc_group_push_member(struct mc_group *g, struct ib_port *m)
 {
 	for (uint32_t i = 0; i < g->n_members; i++)
 		if (g->members[i] == m)
@@ -315,7 +315,7 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		return -ENOMEM;
 	memcpy(g->mgid, mgid, 16);
 	for (uint32_t i = 0; i < n && rc >= 0; i++)
-		rc = group_push_member(g, members[i]);
+		rc = mc_group_push_member(g, members[i]);
 	if (rc >= 0)
 		rc = c->eng->route(c, g);
 	if (rc < 0) {

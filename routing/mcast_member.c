@@ -8,23 +8,6 @@
 
 #include "routing/mcast.h"
 
-static int group_push(struct mc_group *g, struct ib_port *m)
-{
-	for (uint32_t i = 0; i < g->n_members; i++)
-		if (g->members[i] == m)
-			return 0;
-	if (g->n_members == g->cap_members) {
-		uint32_t nc = g->cap_members ? g->cap_members * 2 : 8;
-		struct ib_port **nm = realloc(g->members, nc * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		g->members = nm;
-		g->cap_members = nc;
-	}
-	g->members[g->n_members++] = m;
-	return 1;
-}
-
 int mcast_member_add(struct mc_ctx *c, uint32_t gid, struct ib_port *m)
 {
 	struct mc_group *g;
@@ -37,7 +20,7 @@ int mcast_member_add(struct mc_ctx *c, uint32_t gid, struct ib_port *m)
 	if (sw == MC_NONE)
 		return -EINVAL;
 	g = &c->groups[gid];
-	if ((rc = group_push(g, m)) <= 0)
+	if ((rc = mc_group_push_member(g, m)) <= 0)
 		return rc;
 	if (g->tree == MC_NONE) {
 		rc = c->eng->route(c, g);
