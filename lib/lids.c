@@ -323,32 +323,6 @@ static int idx_ready(struct guid2lid *m, uint32_t want)
 	return idx_rebuild(m, want);
 }
 
-int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
-{
-	uint32_t h;
-
-	if (idx_ready(m, m->n + 1) < 0)
-		return -ENOMEM;
-	h = idx_slot(m, guid);
-	if (m->idx[h]) {
-		m->v[m->idx[h] - 1].lo = lo;
-		m->v[m->idx[h] - 1].hi = hi;
-		return 0;
-	}
-	if (m->n == m->cap) {
-		uint32_t nc = m->cap ? m->cap * 2 : 64;
-		struct guid2lid_entry *nv = realloc(m->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		m->v = nv;
-		m->cap = nc;
-	}
-	m->v[m->n++] = (struct guid2lid_entry){guid, lo, hi};
-	m->idx[h] = m->n;
-	m->idx_n = m->n;
-	return 0;
-}
-
 /* Appends without the duplicate check (reading large files stays linear;
  * a later line for the same GUID wins in lids_assign's sorted lookup only
  * by chance, so duplicates are rejected by the reader instead). */
@@ -364,6 +338,25 @@ static int g2l_append(struct guid2lid *m, uint64_t guid, uint16_t lo,
 		m->cap = nc;
 	}
 	m->v[m->n++] = (struct guid2lid_entry){guid, lo, hi};
+	return 0;
+}
+
+int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi)
+{
+	uint32_t h;
+
+	if (idx_ready(m, m->n + 1) < 0)
+		return -ENOMEM;
+	h = idx_slot(m, guid);
+	if (m->idx[h]) {
+		m->v[m->idx[h] - 1].lo = lo;
+		m->v[m->idx[h] - 1].hi = hi;
+		return 0;
+	}
+	if (g2l_append(m, guid, lo, hi) < 0)
+		return -ENOMEM;
+	m->idx[h] = m->n;
+	m->idx_n = m->n;
 	return 0;
 }
 

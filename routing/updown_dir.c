@@ -17,6 +17,14 @@ struct rank_key {
 	uint32_t s;
 };
 
+/* A switch no root reaches becomes a root of its own component. */
+static void warn_orphan(const struct fabric *f, uint32_t s)
+{
+	log_warn("updown: switch 0x%016llx (%s) is not reachable from any "
+		 "root; it becomes a root of its own component",
+		 (unsigned long long)f->switches[s]->guid, f->switches[s]->desc);
+}
+
 static int cmp_rank(const void *a, const void *b)
 {
 	const struct rank_key *x = a, *y = b;
@@ -67,10 +75,7 @@ static void bfs_ranks(const struct fabric *f, const struct sw_graph *g,
 		uint32_t extra = lowest_unranked(f, g->n, rank);
 		if (extra == UINT32_MAX)
 			break;
-		log_warn("updown: switch 0x%016llx (%s) is not reachable from "
-			 "any root; it becomes a root of its own component",
-			 (unsigned long long)f->switches[extra]->guid,
-			 f->switches[extra]->desc);
+		warn_orphan(f, extra);
 		rank[extra] = 0;
 		q[tail++] = extra;
 	}
@@ -191,10 +196,7 @@ int updown_order_dfs(const struct fabric *f, const struct sw_graph *g,
 		uint32_t extra = lowest_unranked(f, n, order);
 		if (extra == UINT32_MAX)
 			break;
-		log_warn("updown: switch 0x%016llx (%s) is not reachable from "
-			 "any root; it becomes a root of its own component",
-			 (unsigned long long)f->switches[extra]->guid,
-			 f->switches[extra]->desc);
+		warn_orphan(f, extra);
 		dfs_visit(&d, extra);
 	}
 	rc = 0;
