@@ -1,4 +1,4 @@
-/* The dump files (DESIGN §4.4) of a swept model.  After a heavy sweep they
+/* The dump files (docs/design.md §4.4) of a swept model.  After a heavy sweep they
  * go to the state directory; `ibsmctl dump DIR` writes them anywhere.  The
  * big ones (lfts.dump, fdbs: tens of MB at thousands of hosts) depend only
  * on LIDs, LFTs and hop tables, which are final once the LFT blocks are

@@ -1,4 +1,4 @@
-/* ibsmd's entry point: the command line (DESIGN §1), the configuration,
+/* ibsmd's entry point: the command line (docs/design.md §1), the configuration,
  * opening the umad port and the MAD engine, then the event loop.  Exit
  * status: 0 ok; 1 runtime failure (no port, --once could not bring the
  * subnet up); 2 bad command line or configuration. */

@@ -1,4 +1,4 @@
-/* The multicast group manager (issue 6): groups keyed by MGID with their
+/* The multicast group manager (docs/design.md §4.1, §4.2): groups keyed by MGID with their
  * member ports and JoinState bits, the collective (MemberCount) state
  * machine with join/leave timeouts, routing by the multicast engine in
  * slices between I/O, and MFT programming.  The SA answers

@@ -203,7 +203,7 @@ static uint32_t member_ports(struct mcg *g, struct ib_port **out)
 }
 
 /* A collective group shows its MLID (records, answers) only once Ready:
- * before, the switches may not forward it yet (DESIGN 4.1). */
+ * before, the switches may not forward it yet (docs/design.md §4.1). */
 static void tree_info(struct mcg *g)
 {
 	const struct mc_tree *t = mcast_group_tree(mcg_m.mc, g->eid);
@@ -379,7 +379,7 @@ static int new_context(struct sm *sm)
 
 /* A new model: the old context's ports are gone.  Every routed group is
  * routed again over the new one, in MGID creation order, so that the same
- * fabric gives the same colors (DESIGN: MLIDs do not change while the
+ * fabric gives the same colors (docs/design.md: MLIDs do not change while the
  * fabric does not). */
 void mcg_after_sweep(struct sm *sm)
 {

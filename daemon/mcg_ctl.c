@@ -1,6 +1,6 @@
 /* The multicast manager's control-socket commands (`mcg list`, `mcg show
  * MGID [--dot]`, man/ibsmctl.8) and its dump files in the state
- * directory (mfts.dump, mcgroups.dump: DESIGN 4.4), rewritten after each
+ * directory (mfts.dump, mcgroups.dump: docs/design.md §4.4), rewritten after each
  * change. */
 #include <arpa/inet.h>
 #include <errno.h>

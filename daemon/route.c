@@ -75,7 +75,7 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 		 "pairs, max hops %u, %.1f ms", eng->name, f->n_switches,
 		 f->max_lid, res.unreachable_pairs, res.max_hops,
 		 (txn_now_us() - t0) / 1000.0);
-	/* updn-roots.dump (DESIGN 4.4): the roots the routes were built on */
+	/* updn-roots.dump (docs/design.md §4.4): the roots the routes were built on */
 	if (res.n_roots &&
 	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)
 		log_warn("cannot write %s/updn-roots.dump; ibdmchk -u needs it",

@@ -1,5 +1,5 @@
 /* MCMemberRecord Set (join) and Delete (leave), IBA 15.2.5.17 and
- * o15-0.2.x, with the MemberCount extension (DESIGN 4.1).  Decisions,
+ * o15-0.2.x, with the MemberCount extension (docs/design.md §4.1).  Decisions,
  * following OpenSM 3.3.23 (osm_sa_mcmember_record.c) where the IBA is
  * silent:
  *  - create needs MGID (may be zero: the SA assigns
@@ -102,7 +102,7 @@ static void answer(const struct mcg *g, const struct sa_mcm_rec *req,
 	memcpy(resp->port_gid, req->port_gid, 16);
 	resp->join_state = js;
 	resp->proxy_join = proxy;
-	/* A collective group's MLID is known once it is Ready (DESIGN 4.1). */
+	/* A collective group's MLID is known once it is Ready (docs/design.md §4.1). */
 	if (g->sa->rec.member_count && g->sa->state != MCG_READY)
 		resp->mlid = 0;
 	if (!resp->mtu || !resp->rate) {

@@ -226,7 +226,7 @@ static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 					.port = node_is_switch(p->node) ? p->num
 									: 0};
 
-		/* The default partition is what every port is in (DESIGN:
+		/* The default partition is what every port is in (docs/design.md:
 		 * P_Key 0xFFFF); a port's own table wins when known. */
 		if (b == 0 && raw)
 			for (int i = 0; i < 32; i++)

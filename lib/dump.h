@@ -1,4 +1,4 @@
-/* Dump files of the state directory (DESIGN §4.4) in OpenSM's formats, so
+/* Dump files of the state directory (docs/design.md §4.4) in OpenSM's formats, so
  * that ibdmchk and OpenSM's own tools read them:
  *   subnet.lst      opensm-subnet.lst  (one line per link end)
  *   lfts.dump       opensm-lfts.dump   (dump_lfts.sh format)

@@ -49,7 +49,7 @@ enum sa_attr {
 	SA_ATTR_PKEY_TABLE_REC = 0x0033,
 	SA_ATTR_PATH_REC = 0x0035,
 	SA_ATTR_MCMEMBER_REC = 0x0038,
-	SA_ATTR_MCGSTATE_REC = 0xFF38, /* DESIGN 4.2, vendor range */
+	SA_ATTR_MCGSTATE_REC = 0xFF38, /* docs/design.md §4.2, vendor range */
 };
 
 /* MAD status (IBA 13.4.7): the common codes (bits 0..4, MAD_STATUS_*)

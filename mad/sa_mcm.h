@@ -1,6 +1,6 @@
 /* Multicast records: MCMemberRecord (SA attribute 0x0038, IBA 15.2.5.17)
- * with the MemberCount extension (DESIGN 4.1: bytes 50-51, component 18),
- * and MCGStateRecord (0xFF38, DESIGN 4.2). */
+ * with the MemberCount extension (docs/design.md §4.1: bytes 50-51, component 18),
+ * and MCGStateRecord (0xFF38, docs/design.md §4.2). */
 #ifndef IBSM_SA_MCM_H
 #define IBSM_SA_MCM_H
 

@@ -62,7 +62,7 @@ enum smp_attr_id {
 	SMP_ATTR_RFT = 0x001A,
 	SMP_ATTR_MFT = 0x001B,
 	SMP_ATTR_SM_INFO = 0x0020,
-	SMP_ATTR_PGROUP_INFO = 0xFF30, /* vendor range, DESIGN 4.3 */
+	SMP_ATTR_PGROUP_INFO = 0xFF30, /* vendor range, docs/design.md §4.3 */
 	SMP_ATTR_PGROUP_TABLE = 0xFF31,
 	SMP_ATTR_PGROUP_FT = 0xFF32,
 };

@@ -1,4 +1,4 @@
-/* Port-group vendor attribute codecs (DESIGN 4.3).  A port mask is a
+/* Port-group vendor attribute codecs (docs/design.md §4.3).  A port mask is a
  * 256-bit big-endian number: port p is bit p of it, i.e. wire byte
  * 31 - p/8, bit p%8. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Port-group SMP attributes (vendor range, DESIGN 4.3) for medium-grained
+/* Port-group SMP attributes (vendor range, docs/design.md §4.3) for medium-grained
  * adaptive routing: PortGroupInfo 0xFF30, PortGroupTable 0xFF31 (two
  * 256-bit port masks per block), PortGroupForwardingTable 0xFF32 (64
  * one-byte group ids per block).  ibsim implements none of them. */

@@ -1,4 +1,4 @@
-/* Min-hop tables: switch-to-switch hop distances, one byte each (DESIGN
+/* Min-hop tables: switch-to-switch hop distances, one byte each (docs/design.md
  * §3), computed by a BFS from every switch in parallel.  Per-port and host
  * distances are derived, never stored: a host is its switch + 1; leaving
  * switch s by port p towards switch t costs 1 + hops(peer(s,p), t). */

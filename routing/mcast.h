@@ -17,7 +17,7 @@
  * root, builds a tree with the helpers below and commits it (or attaches
  * the group to an existing tree).  Removal and member changes are generic.
  *
- * Use by the daemon (issue 6): a collective group is routed once with
+ * Use by the daemon (docs/design.md §4.1, §4.2): a collective group is routed once with
  * mcast_group_add() when its N-th member joined; a standard group is
  * created by its first join (mcast_group_add with one member), grows by
  * mcast_member_add() (its color, hence MLID, never changes) and shrinks by
@@ -239,7 +239,7 @@ void mcast_mft_foreach(const struct mc_ctx *c, uint32_t sw,
 /* Highest color in use + 1 (the MFT size the switches must hold). */
 uint32_t mcast_colors_top(const struct mc_ctx *c);
 
-/* Metrics of DESIGN §6 (height excess recomputed here). */
+/* Metrics of docs/design.md §6 (height excess recomputed here). */
 void mcast_stats(struct mc_ctx *c, struct mc_stats *st);
 /* Height excess of tree tid alone. */
 uint32_t mcast_tree_excess(struct mc_ctx *c, uint32_t tid);

@@ -1,4 +1,4 @@
-/* Multicast dump formats shared by ibsmroute and ibsmd (DESIGN 4.4):
+/* Multicast dump formats shared by ibsmroute and ibsmd (docs/design.md §4.4):
  * mfts.dump (OpenSM's opensm.mcfdbs, through lib/dump.h) and the lines of
  * mcgroups.dump.  Moved here from tools/ibsmroute/mcast.c so that the
  * daemon writes the very same format. */

@@ -1,4 +1,4 @@
-/* Standard groups (DESIGN §4.1): a member added to a routed group extends
+/* Standard groups (docs/design.md §4.1): a member added to a routed group extends
  * its tree inside the group's own color, so the MLID never changes; a
  * tree of that color met on the way is merged in (mc_vmcg_route with the
  * group's tree and root kept, old links kept whatever multicast.merge

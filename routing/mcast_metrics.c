@@ -1,4 +1,4 @@
-/* Multicast metrics of DESIGN §6: groups, trees, colors, merged groups,
+/* Multicast metrics of docs/design.md §6: groups, trees, colors, merged groups,
  * EFI (groups per link; a tree shared by k groups counts k), TFI (groups
  * per tree), height excess (a tree's height minus the smallest height any
  * root could give its member set), and routing time. */

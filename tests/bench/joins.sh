@@ -1,7 +1,7 @@
 #!/bin/bash
 # Multicast join benchmark: ibsmd against OpenSM 3.3.23 on the same ibsim
 # fabric (a 2-level fat tree of HOSTS hosts, default 128) with a 32-entry
-# MFT (ibsim -M 32), the 3-D grid pattern of issue 6 (4x4x8: 80 groups,
+# MFT (ibsim -M 32), the 3-D grid pattern of the collective-join tests (4x4x8: 80 groups,
 # 384 joins).  One client (tests/sim/mcast_joins, proxy joins from H1)
 # sends the joins one at a time; per SM it reports:
 #   - standard joins: joins/s, median and p99 answer latency, how many

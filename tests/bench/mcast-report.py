@@ -35,7 +35,7 @@ PAPER = [
     ("FULB §4.2", "BlueLight / TaihuLight", "FULB max EFI down to 1/6 / 1/2 of MINIHOP-MC-new"),
     ("FULB §4.2.2", "TaihuLight", "FULB < 3 s, SSSP-MC-new up to 48 s (32-core Xeon)"),
 ]
-# FULB targets (issue 4): total time <= 1/4 of the paper's figure.
+# FULB targets: total time <= 1/4 of the paper's figure.
 FULB_PAPER_S = {"ft40": 0.2, "torus": 2.3, "th40960": 3.0}
 
 
@@ -169,7 +169,7 @@ def section(out, agg, topo, label, rec, info, work):
 
 
 def targets(out, agg, topos):
-    out.append("\n## Targets (issue 4)\n")
+    out.append("\n## Targets\n")
     out.append("| check | case | ours | target | met |")
     out.append("|---|---|---|---|---|")
     for topo, _, rec, _ in topos:
@@ -347,7 +347,7 @@ def main():
            "total times grow with the load; the per-group medians are much less sensitive.",
            "",
            "Every number comes from the JSON report of `ibsmroute TOPO --mcast-engine E --mft-size N "
-           "--groups FILE --json F` (DESIGN §6): `seconds` is multicast routing time only (no parsing, "
+           "--groups FILE --json F` (docs/design.md §6): `seconds` is multicast routing time only (no parsing, "
            "no unicast routing, no output). Topologies by `ibsmgen`, patterns by `ibsmpattern` "
            "(see `ibsmpattern --help`): a grid `XxYxZ` makes one group per line along each axis "
            "(128x32x40 -> 10,496 groups, the paper's count); processes are laid on hosts in topology "

@@ -7,7 +7,7 @@
 # for paths from its own port to every end port (LIDs as that SM assigned
 # them, read by ibnetdiscover), in a different order per client.
 #   O=build tests/bench/sa.sh [NETFILE] [CLIENTS] [QUERIES_PER_CLIENT] [WINDOW]
-# Targets (issue 3): PathRecord throughput >= 2x OpenSM's, p99 no worse.
+# Targets: PathRecord throughput >= 2x OpenSM's, p99 no worse.
 set -u
 O=$(cd "${O:-build}" && pwd)
 TOP=$(pwd)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ibsmroute and the daemon agree (DESIGN §1): on every bundled fabric,
+# ibsmroute and the daemon agree (docs/design.md §1): on every bundled fabric,
 # ibsmd --once under ibsim and ibsmroute on the same net file give the same
 # LIDs (guid2lid) and the same forwarding tables (lfts.dump, compared per
 # switch GUID and LID, since the two list switches in different orders).

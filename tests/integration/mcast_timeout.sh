@@ -1,5 +1,5 @@
 #!/bin/bash
-# Timeouts of collective groups (DESIGN 4.2): a group missing a member
+# Timeouts of collective groups (docs/design.md §4.2): a group missing a member
 # stays in ReceivingJoinReq until multicast.join_timeout_ms, then goes to
 # Destroying and is removed; a Ready group whose members do not all leave
 # goes from ReceivingLeaveReq to Destroying after multicast.leave_timeout_ms

@@ -410,7 +410,7 @@ static void test_trap_repress(void **state)
 	assert_true(s.hdr.tid == 99);
 }
 
-/* DESIGN 4.3 layouts, written out byte by byte. */
+/* docs/design.md §4.3 layouts, written out byte by byte. */
 static void test_port_groups(void **state)
 {
 	uint8_t d[64] = {0};

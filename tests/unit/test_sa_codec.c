@@ -256,7 +256,7 @@ static void test_mcm_member_count(void **state)
 	assert_int_equal(mad_get_field(w, 0, IB_SA_MCM_JOIN_STATE_F), 1);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_MCM_PROXY_JOIN_F), 1);
 	assert_int_equal(mad_get_field(w, 0, IB_SA_MCM_PKEY_F), 0xFFFF);
-	/* DESIGN 4.1: MemberCount in bytes 50-51, component bit 18 */
+	/* docs/design.md §4.1: MemberCount in bytes 50-51, component bit 18 */
 	assert_int_equal(w[50], 0x12);
 	assert_int_equal(w[51], 0x34);
 	assert_int_equal(sa_rec_comp_field(&sa_mcm_rec_desc, 18)->bit, 400);

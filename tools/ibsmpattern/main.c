@@ -1,4 +1,4 @@
-/* ibsmpattern: writes multicast event files (DESIGN §6) for ibsmroute
+/* ibsmpattern: writes multicast event files (docs/design.md §6) for ibsmroute
  * --groups: the papers' 2-D/3-D grid patterns, random groups and a churn
  * mix, over the hosts of a topology file in file order. */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* ibsmpattern internals: the multicast-pattern generators (grid, random,
  * churn) over a list of host ports, and the event writer that prints the
- * DESIGN §6 event lines ("+ MGID MEMBER..." / "- MGID"). */
+ * docs/design.md §6 event lines ("+ MGID MEMBER..." / "- MGID"). */
 #ifndef IBSMPATTERN_H
 #define IBSMPATTERN_H
 

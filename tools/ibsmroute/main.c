@@ -1,7 +1,7 @@
 /* ibsmroute: the offline planner.  Reads a topology file and runs exactly
  * the daemon's code on it without MADs: LID assignment from the SM node
  * (lib/lids), hop tables, the chosen unicast engine, the LFT walk, then
- * multicast (mcast.c), the dump files and the JSON report of DESIGN §6.
+ * multicast (mcast.c), the dump files and the JSON report of docs/design.md §6.
  * Exit 0 when everything was done, 1 when routing or writing failed, 2 on
  * bad usage or input. */
 #include <errno.h>

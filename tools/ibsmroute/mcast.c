@@ -1,7 +1,7 @@
 /* ibsmroute's multicast driver: runs the --groups events in file order on
  * the routed fabric with the chosen engine, verifies the result from the
  * MFT entries, writes mfts.dump (OpenSM's opensm.mcfdbs format) and
- * mcgroups.dump (DESIGN §4.4), and the "multicast" member of the JSON
+ * mcgroups.dump (docs/design.md §4.4), and the "multicast" member of the JSON
  * report.  multicast.merge (extend | rebuild) is read from the -o
  * overrides; --mft-size 0 or absent means unlimited (colors are counted).
  * A delete of an unknown MGID or a create of a live one is an input error

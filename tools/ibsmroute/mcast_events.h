@@ -1,4 +1,4 @@
-/* ibsmroute --groups files (DESIGN §6): one event per line, "+ MGID
+/* ibsmroute --groups files (docs/design.md §6): one event per line, "+ MGID
  * MEMBER..." creates a group, "- MGID" deletes one; members are host
  * NodeDescriptions or 0x port GUIDs.  Parsed whole before routing, so the
  * routing time excludes parsing. */

@@ -1,4 +1,4 @@
-/* ibsmroute's command line (DESIGN §1) and its -o KEY=VALUE overrides.
+/* ibsmroute's command line (docs/design.md §1) and its -o KEY=VALUE overrides.
  * The overrides go through the daemon's configuration schema
  * (lib/config.h): same keys, same validation, same messages.  Keys that
  * only matter to a running SM (port, SA, MAD, state directory) are

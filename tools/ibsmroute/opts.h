@@ -1,4 +1,4 @@
-/* ibsmroute's option parsing (opts.c): the command line of DESIGN §1 and
+/* ibsmroute's option parsing (opts.c): the command line of docs/design.md §1 and
  * the -o KEY=VALUE overrides that matter offline. */
 #ifndef IBSMROUTE_OPTS_H
 #define IBSMROUTE_OPTS_H
