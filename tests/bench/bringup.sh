@@ -21,7 +21,8 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-bench.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdbench$$"
 SIMPID=
 cleanup() { [ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 
 gen() { # gen SPEC FILE
 	case $1 in

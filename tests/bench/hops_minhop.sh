@@ -11,7 +11,8 @@ O=${O:-build}
 K=${1:-40}
 THREADS=${2:-2}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$TMP"'
 [ -x "$O/ibsmgen" ] && [ -f "$O/libibsmrouting.a" ] || { echo "build first (make)"; exit 1; }
 "$O/ibsmgen" fattree3 --k "$K" -o "$TMP/ft3.net"
 cc -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$TMP/hm" tests/bench/hops_minhop.c \

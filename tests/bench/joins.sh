@@ -23,8 +23,9 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-joins.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdjb$$"
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
+cleanup() { rm -rf "$T"; } # procs_guard stops the processes first
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 field() { awk -v k="$1" '$1 == k { print $2; exit }'; }
 
@@ -63,7 +64,10 @@ run_sm() { # run_sm NAME: starts ibsim and the SM, waits until the SA answers
 	echo "$1: the SA does not answer" >&2
 	return 1
 }
-stop_sm() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); exec 7>&-; }
+# The SMs run under the `sim` wrapper, so $! is the wrapper's subshell and
+# killing it would orphan the SM: stop every process of this run instead
+# (the SM first, ibsim last).
+stop_sm() { procs_stop "$IBSM_RUN_MARK"; wait 2>/dev/null; PIDS=(); exec 7>&-; }
 
 # ms from the last join until the last group's MLID is in its last
 # member's leaf switch MFT (ibroute -M), as the SA answered it

@@ -23,7 +23,8 @@ fi
 : "${O:?O (build dir) must be set}"
 export O
 T=$(mktemp -d "${TMPDIR:-/tmp}/mad-window.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$T"'
 HOSTS=${1:-1008}
 GETS=${2:-20000}
 LEAVES=$(( (HOSTS + 17) / 18 ))

@@ -12,7 +12,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O=$TOP/$O ;; esac
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$T"'
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 field() { jq -r ".multicast.$1" "$2"; }

@@ -25,6 +25,8 @@
 # RUN_TIMEOUT (seconds per run, default 120, 1800 with --full; a run that
 # is killed shows as "timeout" in the tables).
 set -euo pipefail
+. "$(dirname "$0")/../procs.bash"
+procs_guard
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=${O:-build}

@@ -11,6 +11,8 @@ export O=$(cd "$O" && pwd)
 TOP=$(pwd)
 . tests/integration/lib.sh
 . tests/integration/bringup_common.bash
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 need ibsim opensm python3
 cc -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$T/lm" tests/bench/lft_metrics.c \
 	"$O/libibsmrouting.a" "$O/libibsm.a" -lm || fail "cannot build lft_metrics"

@@ -26,7 +26,8 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$T"
 }
-trap cleanup EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 for c in ibsim opensm ibnetdiscover saquery; do
 	command -v $c >/dev/null || { echo "SKIP: $c not installed"; exit 77; }
 done

@@ -7,7 +7,8 @@ set -eu
 O=${O:-build}
 K=${1:-24}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$TMP"'
 [ -f "$O/libibsmdaemon.a" ] && [ -x "$O/ibsmgen" ] || { echo "build first (make)"; exit 1; }
 cc -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$TMP/sah" tests/bench/sa_handle.c \
 	"$O/libibsmdaemon.a" "$O/libibsmrouting.a" "$O/libibsmmad.a" "$O/libibsm.a" \

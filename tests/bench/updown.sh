@@ -20,7 +20,8 @@ for a in "$@"; do
 	esac
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/updown-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$W"'
 CC=${CC:-cc}
 for prog in updown_lft_metrics updown_bench; do
 	$CC -std=gnu11 -O2 -I. -D_GNU_SOURCE -pthread -o "$W/$prog" \

@@ -10,6 +10,9 @@
 set -u
 : "${O:?O (build dir) must be set; run through make check}"
 : "${TOP:=$(pwd)}"
+. "$TOP/tests/procs.bash"
+# Run alone (not from tests/run-integration), a test marks its own processes.
+[ -n "${IBSM_RUN_MARK:-}" ] || procs_mark it
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-it.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdit$$"
@@ -56,6 +59,9 @@ cleanup() {
 		sleep 0.1
 	done
 	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+	# what escaped the process tree (setsid, a daemon whose parent died)
+	# still carries the run's mark
+	procs_stop "$IBSM_RUN_MARK"
 	[ -n "$IBSIM_PID" ] && kill "$IBSIM_PID" 2>/dev/null
 	[ -n "${IBSIM_FIFO_FD:-}" ] && exec {IBSIM_FIFO_FD}>&-
 	wait 2>/dev/null

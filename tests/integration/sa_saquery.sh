@@ -14,6 +14,10 @@
 #     implements (ibsmd has no GetMulti/MultiPath, so no IsMultiPathSupported).
 #   - SwitchInfo LifeTimeValue (the SM's switch_lifetime policy) and
 #     PortStateChange (a latch each SM clears on its own schedule).
+#   - LocalPort of a switch's port 0: the port through which the SMP that
+#     read it entered the switch, so it depends on which of two equal
+#     paths discovery took first (both SMs discover in parallel).  CA
+#     ports and external switch ports keep it compared.
 #   - LFT ports: the routing engines differ (the SA reports what its SM
 #     programmed).  Which LIDs are routed must match; that each SA's
 #     LFTRecord is exactly its switches' table is checked against ibroute
@@ -98,6 +102,8 @@ normalise() { # normalise SM <file
 	/dump:$/ && !/PortInfo dump:|SwitchInfo dump:|SMInfo dump:/ { rec++ }
 	maxrec && rec > maxrec { next }
 	/ActCount/ { sub(/[0-9]+$/, "<n>") }
+	/PortNum[.:]/ { port0 = ($0 ~ /[.:](0x)?0+$/) }
+	/LocalPort[.:]/ && port0 { sub(/[0-9a-fx]+$/, "<entry port>") }
 	/LinearFDBTop/ { sub(/0x[0-9a-fA-F]+$/, "<top>") }
 	/LifeTimeValue\/PortStateChange/ { sub(/0x[0-9a-fA-F]+$/, "<policy>") }
 	$0 ~ "(" cfg ")" { sub(/[^.:]+$/, "<config>") }
