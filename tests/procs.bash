@@ -27,8 +27,9 @@ procs_marked() {
 	for p in $(grep -lzx -- "IBSM_RUN_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null |
 		cut -d/ -f3); do
 		case "$skip" in *" $p "*) continue ;; esac
-		[ -d "/proc/$p" ] && echo "$p"
+		if [ -d "/proc/$p" ]; then echo "$p"; fi
 	done
+	return 0 # callers may run under set -e
 }
 
 procs_wait_gone() { # SECONDS PID...: waits until none lives; prints the living
@@ -76,8 +77,8 @@ procs_check() {
 }
 
 # Benchmarks: `procs_guard 'CLEANUP'` marks the run and replaces the EXIT
-# trap: at exit it names what the run left running, stops it (daemons
-# before ibsim), runs CLEANUP, and fails the run if anything survived.
+# trap: at exit it runs CLEANUP, names what is still running, stops it
+# (daemons before ibsim), and fails the run if anything survived.
 procs_guard() {
 	procs_mark "$(basename "$0" .sh)"
 	PROCS_CLEANUP=${1:-:}
@@ -85,10 +86,12 @@ procs_guard() {
 }
 procs_exit() {
 	local rc=$? left
-	left=$(procs_marked "$IBSM_RUN_MARK")
-	[ -n "$left" ] && echo "$(basename "$0"): stopping $(echo $left | wc -w) process(es) still running at exit" >&2
-	procs_stop "$IBSM_RUN_MARK"
 	eval "$PROCS_CLEANUP"
+	left=$(procs_marked "$IBSM_RUN_MARK")
+	if [ -n "$left" ]; then
+		echo "$(basename "$0"): stopping $(echo $left | wc -w) process(es) still running at exit" >&2
+		procs_stop "$IBSM_RUN_MARK"
+	fi
 	if ! procs_check "$IBSM_RUN_MARK" >&2; then
 		echo "$(basename "$0"): processes survived the benchmark" >&2
 		rc=1

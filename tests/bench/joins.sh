@@ -23,7 +23,7 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-joins.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdjb$$"
 PIDS=()
-cleanup() { rm -rf "$T"; } # procs_guard stops the processes first
+cleanup() { stop_sm 2>/dev/null; rm -rf "$T"; }
 . "$(dirname "$0")/../procs.bash"
 procs_guard cleanup
 sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
