@@ -51,7 +51,12 @@ struct path_job {
 	const uint32_t *order, *by_order;
 	uint32_t W;		/* mask words per switch */
 	uint32_t first, count;	/* destination switches of this batch */
-	uint64_t *mask;		/* [count][n][W] candidate ports */
+	uint32_t batch;		/* destinations a batch holds at most */
+	/* [n][batch][W] candidate ports: a switch's rows for every
+	 * destination of the batch lie together, because assign_switch()
+	 * reads them in that order for 144M (switch, destination) pairs on a
+	 * 12,000-switch torus; plan_dest() writes each once */
+	uint64_t *mask;
 	struct path_scratch *ws;
 	/* destination LIDs grouped by their switch */
 	uint32_t *lid_start;	/* [n + 1] */
@@ -212,12 +217,13 @@ static void plan_dest(void *arg, size_t b, unsigned worker)
 	struct path_scratch *w = &j->ws[worker];
 	const struct lgraph *lg = j->lg;
 	uint32_t n = j->g->n, dl = j->order[j->first + (uint32_t)b];
-	uint64_t *rows = j->mask + b * n * j->W;
+	size_t stride = (size_t)j->batch * j->W;
+	uint64_t *rows = j->mask + b * j->W;
 
 	down_bfs(j, w, dl);
 	memset(w->forced, 0, n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t *m = rows + (size_t)j->by_order[i] * j->W;
+		uint64_t *m = rows + (size_t)j->by_order[i] * stride;
 		uint32_t up = INF16;
 		for (uint32_t wd = 0; wd < j->W; wd++)
 			m[wd] = 0;
@@ -361,7 +367,7 @@ static void assign_switch(void *arg, size_t si, unsigned worker)
 	(void)worker;
 	for (uint32_t b = 0; b < j->count; b++) {
 		uint32_t d = j->first + b;
-		const uint64_t *m = j->mask + ((size_t)b * j->g->n + s) * j->W;
+		const uint64_t *m = j->mask + ((size_t)s * j->batch + b) * j->W;
 		if (s != d) {
 			assign_dest(j, s, d, m, lft);
 			continue;
@@ -537,6 +543,7 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
 	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
 	batch = batch < 1 ? 1 : batch > n ? n : batch;
+	j.batch = batch;
 	j.mask = malloc(batch * per_dest + 1);
 	if (!j.mask)
 		goto out;
