@@ -19,7 +19,7 @@ listed=$(sed -n '/^pkgs=(/,/^)/p' scripts/deps | sed '1d;$d' | tr -s ' \t' '\n' 
 
 depends_of() { # packages -> their Depends (names only)
 	for p in "$@"; do
-		dpkg-query -W -f='${Depends}\n' "$p" 2>/dev/null
+		dpkg-query -W -f='${Pre-Depends},${Depends}\n' "$p" 2>/dev/null
 	done | tr ',|' '\n\n' | sed 's/([^)]*)//g; s/:any//g; s/^ *//; s/ *$//' | grep -v '^$' | sort -u
 }
 level1=$(depends_of $listed)

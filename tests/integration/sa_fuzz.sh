@@ -14,7 +14,7 @@ bin="$T/sa_fuzz"
 srcs="tests/fuzz/sa_fuzz.c $(ls mad/sa_*.c daemon/sa_*.c | grep -v -e sa_daemon.c -e sa_mcmember_join.c) lib/fabric.c lib/log.c"
 clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -o "$bin" $srcs 2>"$T/build.log" ||
-	{ cat "$T/build.log"; fail "could not build the SA fuzz target"; }
+	{ cat "$T/build.log"; fail "could not build the SA fuzz target (libFuzzer and ASan runtimes: Debian package libclang-rt-14-dev)"; }
 mkdir -p "$T/corpus"
 cp tests/fuzz/corpus/sa/* "$T/corpus/"
 art="${O}/tests/fuzz-artifacts/"
