@@ -16,7 +16,7 @@ static const char *const ev_names[SM_EVENTS] = {
     [SM_EV_CONFIG_RELOADED] = "config reloaded",
 };
 
-const char *sm_event_name(enum sm_event ev)
+static const char *sm_event_name(enum sm_event ev)
 {
 	return ev < SM_EVENTS ? ev_names[ev] : "?";
 }

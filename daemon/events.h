@@ -46,6 +46,5 @@ int sm_subscribe(struct sm *sm, enum sm_event ev, sm_event_fn fn, void *ctx);
 /* Removes every subscription of (fn, ctx). */
 void sm_unsubscribe(struct sm *sm, sm_event_fn fn, void *ctx);
 void sm_publish(struct sm *sm, enum sm_event ev, const struct sm_event_arg *a);
-const char *sm_event_name(enum sm_event ev);
 
 #endif
