@@ -44,7 +44,13 @@ int sa_append(struct sa_ctx *c, const void *rec)
 	if (r)
 		return r;
 	memset(c->out->buf + at, 0, stride);
-	sa_rec_encode(c->desc, rec, c->out->buf + at);
+	/* A value too wide for its field is a bug of ours: the field goes
+	 * out as zero, the rest of the record as it is. */
+	if (sa_rec_encode(c->desc, rec, c->out->buf + at) < 0 &&
+	    log_ratelimit_ok(&c->sa->drop_rl))
+		log_err("SA: a %s has a value too wide for its field; that "
+			"field is sent as zero",
+			c->desc->name);
 	c->n++;
 	return 1;
 }
@@ -61,9 +67,9 @@ int sa_emit(struct sa_ctx *c, const void *rec)
 
 uint64_t sa_req_get(const struct sa_ctx *c, unsigned comp)
 {
-	const struct sa_field *f = sa_rec_comp_field(c->desc, comp);
+	const struct wire_field *f = sa_rec_comp_field(c->desc, comp);
 
-	if (!f || f->bits > 64)
+	if (!f || f->width > 64)
 		return 0;
-	return sa_get_bits(c->req, c->desc->size, f->bit, f->bits);
+	return sa_get_bits(c->req, c->desc->size, f->bitoff, f->width);
 }
