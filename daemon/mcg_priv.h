@@ -44,6 +44,9 @@ struct mcg_mgr {
 	uint64_t gen_req, gen_done, gen_pass;
 	bool prog_busy, prog_dirty;
 	unsigned prog_pending, prog_failed;
+	unsigned failed_passes;		      /* in a row */
+	struct sd_event_source *kick_src;     /* coalescing timer */
+	uint64_t first_change_us;	      /* of the burst it waits for */
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
 	uint32_t mgid_seq; /* SA-assigned MGIDs */

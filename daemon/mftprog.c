@@ -38,8 +38,6 @@ struct mft_xfer {
 	uint32_t n;
 };
 
-static unsigned failed_passes;
-
 static void shadow_free(struct mft_shadow *s)
 {
 	free(s->m);
@@ -48,11 +46,9 @@ static void shadow_free(struct mft_shadow *s)
 	s->stale = NULL;
 }
 
-static struct sd_event_source *kick_src;
-
 void mftprog_free(struct mcg_mgr *mgr)
 {
-	kick_src = sd_event_source_unref(kick_src);
+	mgr->kick_src = sd_event_source_unref(mgr->kick_src);
 	for (uint32_t i = 0; i < mgr->n_shadow; i++)
 		shadow_free(&mgr->shadow[i]);
 	free(mgr->shadow);
@@ -267,16 +263,16 @@ static void pass_release(struct mcg_mgr *mgr)
 	}
 	mgr->prog_busy = false;
 	if (!mgr->prog_failed) {
-		failed_passes = 0;
+		mgr->failed_passes = 0;
 		mgr->pass_done(mgr, mgr->gen_pass);
-	} else if (++failed_passes < MAX_FAILED_PASSES) {
+	} else if (++mgr->failed_passes < MAX_FAILED_PASSES) {
 		mgr->prog_dirty = true;
 	} else {
 		log_err("MFT: %u passes in a row had failed blocks; the groups "
 			"waiting for them stay in ComputingRoutes until the "
 			"next change or sweep",
-			failed_passes);
-		failed_passes = 0;
+			mgr->failed_passes);
+		mgr->failed_passes = 0;
 	}
 	if (mgr->prog_dirty)
 		start_pass(mgr);
@@ -289,13 +285,12 @@ static void pass_release(struct mcg_mgr *mgr)
  * share one pass. */
 #define KICK_QUIET_US 1000
 #define KICK_MAX_US   10000
-static uint64_t first_change_us;
 
 static int on_kick(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct mcg_mgr *mgr = ud;
 
-	first_change_us = 0;
+	mgr->first_change_us = 0;
 	if (!mgr->mc || !mgr->sm->fab || !mgr->shadow || !mgr->sm->txn)
 		return 0;
 	if (mgr->prog_busy) {
@@ -311,17 +306,17 @@ void mftprog_kick(struct mcg_mgr *mgr)
 	uint64_t now, at;
 
 	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
-	if (!first_change_us)
-		first_change_us = now;
+	if (!mgr->first_change_us)
+		mgr->first_change_us = now;
 	at = now + KICK_QUIET_US;
-	if (at > first_change_us + KICK_MAX_US)
-		at = first_change_us + KICK_MAX_US;
-	if (!kick_src &&
-	    sd_event_add_time(mgr->sm->ev, &kick_src, CLOCK_MONOTONIC, at, 100,
+	if (at > mgr->first_change_us + KICK_MAX_US)
+		at = mgr->first_change_us + KICK_MAX_US;
+	if (!mgr->kick_src &&
+	    sd_event_add_time(mgr->sm->ev, &mgr->kick_src, CLOCK_MONOTONIC, at, 100,
 			      on_kick, mgr) < 0) {
 		on_kick(NULL, 0, mgr);
 		return;
 	}
-	sd_event_source_set_time(kick_src, at);
-	sd_event_source_set_enabled(kick_src, SD_EVENT_ONESHOT);
+	sd_event_source_set_time(mgr->kick_src, at);
+	sd_event_source_set_enabled(mgr->kick_src, SD_EVENT_ONESHOT);
 }
