@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/sa_daemon.h"
 #include "lib/log.h"
 #include "mad/smp_node.h"
 #include "mad/smp_port.h"
@@ -26,6 +25,7 @@ struct discovery {
 	struct fabric *f;
 	disc_done_fn done;
 	void *ctx;
+	struct disc_observer obs; /* smp NULL: nobody watches */
 	struct dnode **v; /* by node idx */
 	uint32_t cap;
 	unsigned pending;
@@ -372,7 +372,8 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 	if (status == 0 && !r->data)
 		rc = -EPROTO;
 	if (rc == 0) {
-		sa_daemon_note_smp(q->node, r->smp, r->data);
+		if (d->obs.smp)
+			d->obs.smp(d->obs.ctx, q->node, r->smp, r->data);
 		switch (q->kind) {
 		case DK_NODEINFO:
 			rc = on_nodeinfo(d, q, r->data);
@@ -433,7 +434,8 @@ static void disc_finish(struct discovery *d)
 }
 
 int disc_start(struct txn_engine *txn, struct fabric *f, disc_done_fn done,
-	       void *ctx, struct discovery **out)
+	       void *ctx, const struct disc_observer *obs,
+	       struct discovery **out)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
 	uint8_t path[IB_MAX_DR_HOPS + 1] = {0};
@@ -446,6 +448,8 @@ int disc_start(struct txn_engine *txn, struct fabric *f, disc_done_fn done,
 	d->f = f;
 	d->done = done;
 	d->ctx = ctx;
+	if (obs)
+		d->obs = *obs;
 	d->start_us = txn_now_us();
 	q = dreq_new(d, DK_NODEINFO, path, 0);
 	rc = q ? submit(d, q, SMP_ATTR_NODE_INFO, 0) : -ENOMEM;

@@ -40,11 +40,20 @@ struct disc_stats {
 struct discovery;
 typedef void (*disc_done_fn)(void *ctx, int status);
 
+/* Told of every SMP answer discovery gets (the SA keeps NodeInfo,
+ * PortInfo and SwitchInfo as read); n is NULL for NodeInfo. */
+struct disc_observer {
+	void (*smp)(void *ctx, const struct ib_node *n, const struct smp *smp,
+		    const uint8_t *data);
+	void *ctx;
+};
+
 /* Starts discovery into f (must be empty); done(ctx, status) runs from an
  * engine callback when every SMP has completed: 0, or -EHOSTUNREACH when
- * not even the SM's own node answered.  0 or -ENOMEM. */
+ * not even the SM's own node answered.  obs may be NULL.  0 or -ENOMEM. */
 int disc_start(struct txn_engine *txn, struct fabric *f, disc_done_fn done,
-	       void *ctx, struct discovery **out);
+	       void *ctx, const struct disc_observer *obs,
+	       struct discovery **out);
 /* Frees the discovery (its side data goes with it unless taken). */
 void disc_free(struct discovery *d);
 const struct disc_stats *disc_stats(const struct discovery *d);

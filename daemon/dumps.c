@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/mcg.h"
 #include "daemon/sm.h"
 #include "lib/dump.h"
 #include "lib/log.h"
@@ -54,10 +53,7 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	rc = write_tables(dir, sm->fab, &sm->hops);
-	if (rc == 0)
-		rc = write_rest(dir, sm->fab);
-	/* the groups' MFTs over write_tables' empty mfts.dump, if any */
-	return rc == 0 ? mcg_write_dumps_to(dir) : rc;
+	return rc == 0 ? write_rest(dir, sm->fab) : rc;
 }
 
 struct dump_job {

@@ -1,9 +1,9 @@
-/* The event loop wiring (sd-event): the MAD engine's descriptor and its
- * timer, signals (SIGTERM/SIGINT stop, SIGHUP re-sweeps), the service
- * watchdog, the periodic sweep timer and the STATUS= line for systemd.
- * Signals only queue work; everything runs on this one thread. */
+/* The event loop wiring (sd-event): the MAD engine's descriptor, timer
+ * and parameters, signals (SIGTERM/SIGINT stop, SIGHUP reloads and
+ * re-sweeps), the service watchdog and the periodic sweep timer.  Signals
+ * only queue work; everything runs on this one thread.  The loop calls
+ * nothing above it: a due sweep is published as SM_EV_SWEEP_DUE. */
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -66,7 +66,8 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 		log_notice("SIGHUP: reloading the configuration, then a "
 			   "heavy sweep");
 		sm_reload(sm);
-		sweep_request(sm, true, "SIGHUP");
+		sm_publish(sm, SM_EV_SWEEP_DUE,
+			   &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
 		return 0;
 	}
 	log_notice("signal %u: stopping", si->ssi_signo);
@@ -83,7 +84,9 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *ud)
 	bool heavy = !sm->subnet_up || sm->heavy_pending;
 
 	sm->heavy_pending = false;
-	sweep_request(sm, heavy, "periodic sweep");
+	sm_publish(sm, SM_EV_SWEEP_DUE,
+		   &(struct sm_event_arg){.heavy = heavy,
+					  .why = "periodic sweep"});
 	return 0;
 }
 
@@ -99,16 +102,26 @@ void loop_schedule_sweep(struct sm *sm, unsigned delay_ms)
 	sd_event_source_set_enabled(sm->sweep_timer, SD_EVENT_ONESHOT);
 }
 
-void loop_notify_status(struct sm *sm)
+void sm_txn_params_from_cfg(struct sm *sm)
 {
-	if (sm->once)
-		return;
-	sd_notifyf(0,
-		   "STATUS=%s, %" PRIu64 " sweeps, %u nodes, last sweep "
-		   "%.1f ms%s%s",
-		   sm_state_name(sm->sm_state), sm->sweeps,
-		   sm->fab ? sm->fab->n_nodes : 0, sm->last_sweep_ms,
-		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
+	txn_params_default(&sm->txnp);
+	sm->txnp.window = sm->cfg.mad_window;
+	sm->txnp.node_window = sm->cfg.mad_window_per_node;
+	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
+	sm->txnp.retries = sm->cfg.mad_retries;
+	/* Every attribute the daemon itself sends is implemented by every
+	 * node, so an immediate umad 110 is a drop (ibsim's Error command
+	 * answers drops that way), not an unsupported attribute: retry it.
+	 * Callers probing optional attributes pass retries = 0. */
+	sm->txnp.retry_fast_timeouts = true;
+}
+
+/* SIGHUP: MAD windows, timeouts and retries apply from the next SMP. */
+static void on_config(struct sm *sm, enum sm_event ev,
+		      const struct sm_event_arg *a, void *ctx)
+{
+	sm_txn_params_from_cfg(sm);
+	txn_set_params(sm->txn, &sm->txnp);
 }
 
 static pthread_t loop_thread;
@@ -163,6 +176,8 @@ int loop_init(struct sm *sm)
 		rc = add_signals(sm);
 	if (rc >= 0)
 		rc = sd_event_set_watchdog(sm->ev, true);
+	if (rc >= 0)
+		rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_config, NULL);
 	if (rc < 0)
 		log_err("event loop setup failed: %s", strerror(-rc));
 	return rc < 0 ? rc : 0;
@@ -170,6 +185,7 @@ int loop_init(struct sm *sm)
 
 void loop_fini(struct sm *sm)
 {
+	sm_unsubscribe(sm, on_config, NULL);
 	sm->txn_io = sd_event_source_unref(sm->txn_io);
 	sm->txn_timer = sd_event_source_unref(sm->txn_timer);
 	sm->txn_post = sd_event_source_unref(sm->txn_post);

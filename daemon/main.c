@@ -125,20 +125,6 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-void sm_txn_params_from_cfg(struct sm *sm)
-{
-	txn_params_default(&sm->txnp);
-	sm->txnp.window = sm->cfg.mad_window;
-	sm->txnp.node_window = sm->cfg.mad_window_per_node;
-	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
-	sm->txnp.retries = sm->cfg.mad_retries;
-	/* Every attribute the daemon itself sends is implemented by every
-	 * node, so an immediate umad 110 is a drop (ibsim's Error command
-	 * answers drops that way), not an unsupported attribute: retry it.
-	 * Callers probing optional attributes pass retries = 0. */
-	sm->txnp.retry_fast_timeouts = true;
-}
-
 /* Before any thread exists (the MAD engine starts a receiver), so that
  * SIGTERM/SIGINT/SIGHUP reach only the event loop's signalfd. */
 static void block_signals(void)
@@ -242,6 +228,13 @@ static int open_ctl(struct sm *sm)
 	return statectl_register(sm);
 }
 
+/* The SM role hears of each sweep's end through the loop's events. */
+static void on_sweep_done(struct sm *sm, enum sm_event ev,
+			  const struct sm_event_arg *a, void *ctx)
+{
+	sm_sweep_done(sm, a->heavy, a->rc);
+}
+
 static int setup(struct sm *sm)
 {
 	int rc = mkdir_p(sm->cfg.state_dir);
@@ -268,6 +261,8 @@ static int setup(struct sm *sm)
 		rc = route_load_guid2lid(sm);
 	if (rc == 0)
 		rc = sweep_create(sm);
+	if (rc == 0)
+		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 	return rc;
 }
 

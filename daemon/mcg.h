@@ -7,19 +7,19 @@
 #define IBSMD_MCG_H
 
 struct sm;
+struct mcg_mgr;
 
-/* Hooks the manager into the SA and the control socket (not in --once).
- * 0 or -errno (logged). */
+/* Creates sm->mcg over the SA's group table and hooks it into the SA, the
+ * control socket and SM_EV_FABRIC_REPLACED (after a heavy sweep: a new
+ * engine context, every group routed again, MFTs programmed where they
+ * differ).  Not in --once.  0 or -errno (logged). */
 int mcg_init(struct sm *sm);
 /* The same on a given SA (unit tests: no umad port). */
 struct sa;
 int mcg_init_sa(struct sm *sm, struct sa *sa);
 void mcg_fini(struct sm *sm);
-/* After a heavy sweep replaced sm->fab: a new engine context over it,
- * every group routed again, MFTs programmed where they differ. */
-void mcg_after_sweep(struct sm *sm);
-/* mfts.dump and mcgroups.dump of the groups into dir (nothing before the
- * first sweep).  0 or -errno. */
-int mcg_write_dumps_to(const char *dir);
+/* mfts.dump and mcgroups.dump of the groups into dir (nothing without a
+ * manager or before the first sweep).  0 or -errno. */
+int mcg_write_dumps_to(struct mcg_mgr *m, const char *dir);
 
 #endif

@@ -12,15 +12,12 @@
 
 #include "daemon/ctl.h"
 #include "daemon/mcg_priv.h"
-#include "daemon/sa_daemon.h"
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "routing/mcast_dump.h"
 
 #define SLICE_US 3000 /* routing per loop turn: the SA answers between */
-
-struct mcg_mgr mcg_m;
 
 static const char *const state_names[] = {
     "?",     "ReceivingJoinReq",  "ComputingRoutes",
@@ -44,45 +41,46 @@ void mcg_change_state(struct mcg *g, unsigned to, const char *why)
 	g->sa->state = (uint8_t)to;
 }
 
-struct mcg *mcg_find(const uint8_t mgid[16])
+struct mcg *mcg_find(struct mcg_mgr *mgr, const uint8_t mgid[16])
 {
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		if (!memcmp(mcg_m.v[i]->sa->rec.mgid, mgid, 16))
-			return mcg_m.v[i];
+	for (uint32_t i = 0; i < mgr->n; i++)
+		if (!memcmp(mgr->v[i]->sa->rec.mgid, mgid, 16))
+			return mgr->v[i];
 	return NULL;
 }
 
-static struct mcg *wrap(struct sa_mcg *s)
+static struct mcg *wrap(struct mcg_mgr *mgr, struct sa_mcg *s)
 {
 	struct mcg *g;
 
-	if (mcg_m.n == mcg_m.cap) {
-		uint32_t cap = mcg_m.cap ? mcg_m.cap * 2 : 64;
-		struct mcg **nv = realloc(mcg_m.v, cap * sizeof(*nv));
+	if (mgr->n == mgr->cap) {
+		uint32_t cap = mgr->cap ? mgr->cap * 2 : 64;
+		struct mcg **nv = realloc(mgr->v, cap * sizeof(*nv));
 		if (!nv)
 			return NULL;
-		mcg_m.v = nv;
-		mcg_m.cap = cap;
+		mgr->v = nv;
+		mgr->cap = cap;
 	}
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	g->mgr = mgr;
 	g->sa = s;
 	g->eid = MC_NONE;
-	mcg_m.v[mcg_m.n++] = g;
+	mgr->v[mgr->n++] = g;
 	return g;
 }
 
-struct mcg *mcg_create(const struct sa_mcm_rec *params)
+struct mcg *mcg_create(struct mcg_mgr *mgr, const struct sa_mcm_rec *params)
 {
-	struct sa_mcg *s = sa_mcg_add(mcg_m.sa, params);
+	struct sa_mcg *s = sa_mcg_add(mgr->sa, params);
 	struct mcg *g;
 
 	if (!s)
 		return NULL;
-	g = wrap(s);
+	g = wrap(mgr, s);
 	if (!g) {
-		sa_mcg_remove(mcg_m.sa, s);
+		sa_mcg_remove(mgr->sa, s);
 		return NULL;
 	}
 	s->state = 0;
@@ -96,25 +94,36 @@ struct mcg *mcg_create(const struct sa_mcm_rec *params)
 
 static void unqueue(struct mcg *g)
 {
-	for (uint32_t i = mcg_m.qhead; i < mcg_m.qn; i++)
-		if (mcg_m.queue[i] == g)
-			mcg_m.queue[i] = NULL;
+	struct mcg_mgr *mgr = g->mgr;
+
+	for (uint32_t i = mgr->qhead; i < mgr->qn; i++)
+		if (mgr->queue[i] == g)
+			mgr->queue[i] = NULL;
 	g->queued = false;
+}
+
+/* Groups changed: the state file and the dumps are rewritten soon. */
+static void changed(struct mcg_mgr *mgr)
+{
+	if (mgr->dirty)
+		mgr->dirty(mgr);
 }
 
 void mcg_destroy(struct mcg *g, const char *why)
 {
+	struct mcg_mgr *mgr = g->mgr;
+
 	mcg_change_state(g, MCG_DESTROYING, why);
 	mcg_disarm_timer(g);
 	if (g->queued)
 		unqueue(g);
-	if (g->eid != MC_NONE && mcg_m.mc) {
-		mcast_group_remove(mcg_m.mc, g->eid);
-		mcg_tables_changed(NULL);
+	if (g->eid != MC_NONE && mgr->mc) {
+		mcast_group_remove(mgr->mc, g->eid);
+		mcg_tables_changed(mgr, NULL);
 	}
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		if (mcg_m.v[i] == g) {
-			mcg_m.v[i] = mcg_m.v[--mcg_m.n];
+	for (uint32_t i = 0; i < mgr->n; i++)
+		if (mgr->v[i] == g) {
+			mgr->v[i] = mgr->v[--mgr->n];
 			break;
 		}
 	/* The IPoIB broadcast group exists for the daemon's life. */
@@ -122,12 +131,12 @@ void mcg_destroy(struct mcg *g, const char *why)
 		g->sa->state = MCG_READY;
 		g->sa->rec.mlid = IB_LID_MCAST_START;
 		g->eid = MC_NONE;
-		wrap(g->sa);
+		wrap(mgr, g->sa);
 	} else {
-		sa_mcg_remove(mcg_m.sa, g->sa);
+		sa_mcg_remove(mgr->sa, g->sa);
 	}
 	free(g);
-	mcg_write_dumps();
+	changed(mgr);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *ud)
@@ -143,11 +152,12 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *ud)
 
 void mcg_arm_timer(struct mcg *g, uint32_t ms)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	uint64_t now;
 
 	mcg_disarm_timer(g);
-	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
-	if (sd_event_add_time(mcg_m.sm->ev, &g->timer, CLOCK_MONOTONIC,
+	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
+	if (sd_event_add_time(mgr->sm->ev, &g->timer, CLOCK_MONOTONIC,
 			      now + (uint64_t)ms * 1000, 1000, on_timeout,
 			      g) < 0)
 		log_warn("mcg: cannot arm a %u ms timeout; the group waits "
@@ -163,21 +173,21 @@ void mcg_disarm_timer(struct mcg *g)
 	}
 }
 
-void mcg_tables_changed(struct mcg *g)
+void mcg_tables_changed(struct mcg_mgr *mgr, struct mcg *g)
 {
-	mcg_m.gen_req++;
+	mgr->gen_req++;
 	if (g)
-		g->need_gen = mcg_m.gen_req;
-	mftprog_kick();
+		g->need_gen = mgr->gen_req;
+	mftprog_kick(mgr);
 }
 
 static void tree_info(struct mcg *g);
 
-void mcg_pass_done(uint64_t gen)
+void mcg_pass_done(struct mcg_mgr *mgr, uint64_t gen)
 {
-	mcg_m.gen_done = gen;
-	for (uint32_t i = 0; i < mcg_m.n; i++) {
-		struct mcg *g = mcg_m.v[i];
+	mgr->gen_done = gen;
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
 		if (g->sa->state == MCG_COMPUTING_ROUTES && g->eid != MC_NONE &&
 		    g->need_gen <= gen) {
 			mcg_change_state(g, MCG_READY,
@@ -185,17 +195,18 @@ void mcg_pass_done(uint64_t gen)
 			tree_info(g);
 		}
 	}
-	mcg_write_dumps();
+	changed(mgr);
 }
 
 /* Member ports of g as the engine wants them (CA ports on a switch). */
 static uint32_t member_ports(struct mcg *g, struct ib_port **out)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < g->sa->n_members; i++) {
 		struct ib_port *p =
-		    sa_port_by_gid(mcg_m.sa, g->sa->members[i].port_gid);
+		    sa_port_by_gid(mgr->sa, g->sa->members[i].port_gid);
 		if (p && mc_member_sw(p) != MC_NONE)
 			out[n++] = p;
 	}
@@ -206,10 +217,11 @@ static uint32_t member_ports(struct mcg *g, struct ib_port **out)
  * before, the switches may not forward it yet (docs/design.md §4.1). */
 static void tree_info(struct mcg *g)
 {
-	const struct mc_tree *t = mcast_group_tree(mcg_m.mc, g->eid);
+	struct mcg_mgr *mgr = g->mgr;
+	const struct mc_tree *t = mcast_group_tree(mgr->mc, g->eid);
 
 	if (!g->sa->rec.member_count || g->sa->state != MCG_COMPUTING_ROUTES)
-		g->sa->rec.mlid = mcast_group_mlid(mcg_m.mc, g->eid);
+		g->sa->rec.mlid = mcast_group_mlid(mgr->mc, g->eid);
 	g->sa->tree_groups = t ? (uint16_t)t->n_groups : 1;
 	g->sa->tree_height = t ? t->height : 0;
 }
@@ -217,20 +229,21 @@ static void tree_info(struct mcg *g)
 /* Routes g with all its members; 0 or -errno. */
 static int route_all(struct mcg *g)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	struct ib_port **ports;
 	uint32_t n;
 	int rc;
 
-	if (!mcg_m.mc)
+	if (!mgr->mc)
 		return -EAGAIN;
 	ports = calloc(g->sa->n_members + 1, sizeof(*ports));
 	if (!ports)
 		return -ENOMEM;
 	n = member_ports(g, ports);
-	if (n && mcg_persist_restore(g, ports, n))
+	if (n && mgr->restore && mgr->restore(g, ports, n))
 		rc = 0;
 	else
-		rc = n ? mcast_group_add(mcg_m.mc, g->sa->rec.mgid, ports, n,
+		rc = n ? mcast_group_add(mgr->mc, g->sa->rec.mgid, ports, n,
 					 &g->eid)
 		       : -EINVAL;
 	free(ports);
@@ -239,12 +252,13 @@ static int route_all(struct mcg *g)
 		return rc;
 	}
 	tree_info(g);
-	mcg_m.routed++;
+	mgr->routed++;
 	return 0;
 }
 
 int mcg_std_add(struct mcg *g, struct ib_port *p)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	int rc;
 
 	if (g->eid == MC_NONE) {
@@ -252,57 +266,62 @@ int mcg_std_add(struct mcg *g, struct ib_port *p)
 			unqueue(g);
 		rc = route_all(g);
 	} else {
-		rc = mcast_member_add(mcg_m.mc, g->eid, p);
+		rc = mcast_member_add(mgr->mc, g->eid, p);
 		if (rc == 0)
 			tree_info(g);
 	}
 	if (rc == 0)
-		mcg_tables_changed(g);
+		mcg_tables_changed(mgr, g);
 	return rc;
 }
 
 int mcg_std_remove(struct mcg *g, struct ib_port *p)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	int rc;
 
-	if (g->eid == MC_NONE || !mcg_m.mc)
+	if (g->eid == MC_NONE || !mgr->mc)
 		return 0;
-	rc = mcast_member_remove(mcg_m.mc, g->eid, p);
-	if (rc == 0 && !mcast_group_get(mcg_m.mc, g->eid))
+	rc = mcast_member_remove(mgr->mc, g->eid, p);
+	if (rc == 0 && !mcast_group_get(mgr->mc, g->eid))
 		g->eid = MC_NONE;
 	else if (rc == 0)
 		tree_info(g);
-	mcg_tables_changed(NULL);
+	mcg_tables_changed(mgr, NULL);
 	return rc;
 }
 
 static int queue_push(struct mcg *g)
 {
-	if (mcg_m.qhead && mcg_m.qhead == mcg_m.qn)
-		mcg_m.qhead = mcg_m.qn = 0;
-	if (mcg_m.qn == mcg_m.qcap) {
-		uint32_t cap = mcg_m.qcap ? mcg_m.qcap * 2 : 64;
-		struct mcg **nq = realloc(mcg_m.queue, cap * sizeof(*nq));
+	struct mcg_mgr *mgr = g->mgr;
+
+	if (mgr->qhead && mgr->qhead == mgr->qn)
+		mgr->qhead = mgr->qn = 0;
+	if (mgr->qn == mgr->qcap) {
+		uint32_t cap = mgr->qcap ? mgr->qcap * 2 : 64;
+		struct mcg **nq = realloc(mgr->queue, cap * sizeof(*nq));
 		if (!nq)
 			return -ENOMEM;
-		mcg_m.queue = nq;
-		mcg_m.qcap = cap;
+		mgr->queue = nq;
+		mgr->qcap = cap;
 	}
-	mcg_m.queue[mcg_m.qn++] = g;
+	mgr->queue[mgr->qn++] = g;
 	g->queued = true;
 	return 0;
 }
 
 void mcg_queue(struct mcg *g)
 {
+	struct mcg_mgr *mgr = g->mgr;
+
 	mcg_disarm_timer(g);
 	mcg_change_state(g, MCG_COMPUTING_ROUTES, "all members joined");
 	if (queue_push(g) < 0) {
 		mcg_destroy(g, "out of memory queueing the group");
 		return;
 	}
-	if (mcg_m.slicer)
-		sd_event_source_set_enabled(mcg_m.slicer, SD_EVENT_ON);
+	if (mgr->slicer)
+		sd_event_source_set_enabled(mgr->slicer, SD_EVENT_ON);
 }
 
 static void route_one(struct mcg *g)
@@ -324,25 +343,26 @@ static void route_one(struct mcg *g)
 		mcg_destroy(g, "routing failed");
 		return;
 	}
-	mcg_tables_changed(g);
+	mcg_tables_changed(g->mgr, g);
 }
 
 /* One slice: groups from the queue for up to SLICE_US. */
 static int on_slice(sd_event_source *s, void *ud)
 {
+	struct mcg_mgr *mgr = ud;
 	uint64_t t0 = txn_now_us();
 
-	while (mcg_m.qhead < mcg_m.qn && mcg_m.mc &&
+	while (mgr->qhead < mgr->qn && mgr->mc &&
 	       (uint64_t)txn_now_us() - t0 < SLICE_US) {
-		struct mcg *g = mcg_m.queue[mcg_m.qhead++];
+		struct mcg *g = mgr->queue[mgr->qhead++];
 		if (g && g->eid == MC_NONE)
 			route_one(g);
 		else if (g)
 			g->queued = false;
 	}
-	if (mcg_m.qhead >= mcg_m.qn || !mcg_m.mc)
+	if (mgr->qhead >= mgr->qn || !mgr->mc)
 		sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	loop_txn_kick(mcg_m.sm);
+	loop_txn_kick(mgr->sm);
 	return 0;
 }
 
@@ -361,36 +381,35 @@ static uint32_t fabric_colors(const struct sm *sm)
 	return cap;
 }
 
-static int new_context(struct sm *sm)
+static int new_context(struct mcg_mgr *mgr, struct sm *sm)
 {
 	struct mc_params prm;
 	const char *eng =
 	    config_enum_name("multicast.engine", sm->cfg.multicast_engine);
 
 	mcast_params_default(&prm);
-	mcg_m.colors = fabric_colors(sm);
-	prm.mft_size = mcg_m.colors;
+	mgr->colors = fabric_colors(sm);
+	prm.mft_size = mgr->colors;
 	prm.merge = sm->cfg.multicast_merge == CFG_MERGE_REBUILD
 			? MC_MERGE_REBUILD
 			: MC_MERGE_EXTEND;
 	prm.switch_threshold = sm->cfg.multicast_switch_threshold;
-	return mcast_create(&mcg_m.mc, sm->fab, &sm->hops, sm->pool, eng, &prm);
+	return mcast_create(&mgr->mc, sm->fab, &sm->hops, sm->pool, eng, &prm);
 }
 
 /* A new model: the old context's ports are gone.  Every routed group is
  * routed again over the new one, in MGID creation order, so that the same
  * fabric gives the same colors (docs/design.md: MLIDs do not change while the
  * fabric does not). */
-void mcg_after_sweep(struct sm *sm)
+void mcg_after_sweep(struct mcg_mgr *mgr)
 {
+	struct sm *sm = mgr->sm;
 	int rc;
 
-	if (!mcg_m.sm)
-		return;
-	if (mcg_m.mc)
-		mcast_destroy(mcg_m.mc);
-	mcg_m.mc = NULL;
-	rc = new_context(sm);
+	if (mgr->mc)
+		mcast_destroy(mgr->mc);
+	mgr->mc = NULL;
+	rc = new_context(mgr, sm);
 	if (rc < 0) {
 		log_err("multicast: cannot create the %s engine context: %s; "
 			"groups stay unrouted until the next sweep",
@@ -401,11 +420,10 @@ void mcg_after_sweep(struct sm *sm)
 	}
 	log_info("multicast: engine %s, %u colors (MLIDs 0x%04x..0x%04x)",
 		 config_enum_name("multicast.engine", sm->cfg.multicast_engine),
-		 mcg_m.colors, 0xC000, 0xC000 + mcg_m.colors - 1);
-	mftprog_reset();
-	mcg_m.sa->fabric = sm->fab; /* member ports are looked up in it */
-	for (uint32_t i = 0; i < mcg_m.n; i++) {
-		struct mcg *g = mcg_m.v[i];
+		 mgr->colors, 0xC000, 0xC000 + mgr->colors - 1);
+	mftprog_reset(mgr);
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
 		unsigned st = g->sa->state;
 
 		g->eid = MC_NONE;
@@ -416,82 +434,55 @@ void mcg_after_sweep(struct sm *sm)
 			log_err("multicast: re-routing a group with %u members "
 				"after the sweep failed; it has no tree",
 				g->sa->n_members);
-		g->need_gen = mcg_m.gen_req + 1;
+		g->need_gen = mgr->gen_req + 1;
 	}
-	mcg_persist_restored();
-	mcg_tables_changed(NULL);
-	if (mcg_m.qhead < mcg_m.qn)
-		sd_event_source_set_enabled(mcg_m.slicer, SD_EVENT_ON);
+	if (mgr->restored)
+		mgr->restored(mgr);
+	mcg_tables_changed(mgr, NULL);
+	if (mgr->qhead < mgr->qn)
+		sd_event_source_set_enabled(mgr->slicer, SD_EVENT_ON);
 }
 
 /* The SA created the broadcast group at start; it joins the store as a
  * standard group without members. */
-static int adopt_sa_groups(void)
+static int adopt_sa_groups(struct mcg_mgr *mgr)
 {
-	for (uint32_t i = 0; i < mcg_m.sa->mcgs.n; i++) {
-		struct sa_mcg *s = mcg_m.sa->mcgs.v[i];
-		if (mcg_find(s->rec.mgid))
+	for (uint32_t i = 0; i < mgr->sa->mcgs.n; i++) {
+		struct sa_mcg *s = mgr->sa->mcgs.v[i];
+		if (mcg_find(mgr, s->rec.mgid))
 			continue;
 		/* Until its first member joins it keeps the SA's MLID
 		 * (0xC000, as OpenSM shows it); the first join's routing
 		 * gives the real one. */
-		if (!wrap(s))
+		if (!wrap(mgr, s))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int mcg_init(struct sm *sm)
+int mcg_core_init(struct mcg_mgr *mgr)
 {
-	return mcg_init_sa(sm, sa_daemon_get());
-}
+	int rc = adopt_sa_groups(mgr);
 
-int mcg_init_sa(struct sm *sm, struct sa *sa)
-{
-	int rc;
-
-	mcg_m.sm = sm;
-	mcg_m.sa = sa;
-	if (!mcg_m.sa)
-		return -ENODEV;
-	rc = adopt_sa_groups();
 	if (rc == 0)
-		rc = mcg_persist_load();
-	if (rc == 0)
-		rc = sd_event_add_defer(sm->ev, &mcg_m.slicer, on_slice, NULL);
+		rc = sd_event_add_defer(mgr->sm->ev, &mgr->slicer, on_slice, mgr);
 	if (rc >= 0)
-		sd_event_source_set_enabled(mcg_m.slicer, SD_EVENT_OFF);
-	if (rc >= 0 && sm->ctl)
-		rc = mcg_ctl_register(sm);
-	if (rc < 0) {
-		log_err("multicast: cannot start the group manager: %s; joins "
-			"are refused",
-			strerror(-rc));
-		return rc;
-	}
-	mcg_m.sa->mcm_ops = &mcg_sa_ops;
-	mcg_m.sa->mcm_ctx = &mcg_m;
-	return 0;
+		sd_event_source_set_enabled(mgr->slicer, SD_EVENT_OFF);
+	return rc < 0 ? rc : 0;
 }
 
-void mcg_fini(struct sm *sm)
+void mcg_core_fini(struct mcg_mgr *mgr)
 {
-	if (!mcg_m.sm)
-		return;
-	for (uint32_t i = 0; i < mcg_m.n; i++) {
-		mcg_disarm_timer(mcg_m.v[i]);
-		free(mcg_m.v[i]);
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		mcg_disarm_timer(mgr->v[i]);
+		free(mgr->v[i]);
 	}
-	free(mcg_m.v);
-	free(mcg_m.queue);
-	mcg_m.slicer = sd_event_source_unref(mcg_m.slicer);
-	mftprog_free();
-	mcg_persist_fini();
-	if (mcg_m.mc)
-		mcast_destroy(mcg_m.mc);
-	if (mcg_m.sa) {
-		mcg_m.sa->mcm_ops = NULL;
-		mcg_m.sa->mcm_ctx = NULL;
-	}
-	memset(&mcg_m, 0, sizeof(mcg_m));
+	free(mgr->v);
+	free(mgr->queue);
+	mgr->v = mgr->queue = NULL;
+	mgr->n = mgr->qn = mgr->qhead = 0;
+	mgr->slicer = sd_event_source_unref(mgr->slicer);
+	if (mgr->mc)
+		mcast_destroy(mgr->mc);
+	mgr->mc = NULL;
 }

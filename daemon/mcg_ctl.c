@@ -18,10 +18,11 @@
 
 static void group_line(FILE *out, struct mcg *g)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	char s[64];
 
-	if (g->eid != MC_NONE && mcg_m.mc) {
-		mcast_dump_group_line(out, mcg_m.mc, mcg_m.sm->fab, g->eid,
+	if (g->eid != MC_NONE && mgr->mc) {
+		mcast_dump_group_line(out, mgr->mc, mgr->sm->fab, g->eid,
 				      mcg_state_name(g->sa->state));
 		return;
 	}
@@ -36,7 +37,7 @@ static void group_line(FILE *out, struct mcg *g)
 	fputc('\n', out);
 }
 
-static int write_groups(const char *dir)
+static int write_groups(struct mcg_mgr *mgr, const char *dir)
 {
 	char path[600], tmp[620];
 	FILE *fp;
@@ -45,9 +46,9 @@ static int write_groups(const char *dir)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!(fp = fopen(tmp, "w")))
 		return -errno;
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		if (mcg_m.v[i]->sa->n_members || mcg_m.v[i]->eid != MC_NONE)
-			group_line(fp, mcg_m.v[i]);
+	for (uint32_t i = 0; i < mgr->n; i++)
+		if (mgr->v[i]->sa->n_members || mgr->v[i]->eid != MC_NONE)
+			group_line(fp, mgr->v[i]);
 	if (ferror(fp) | (fclose(fp) != 0)) {
 		unlink(tmp);
 		return -EIO;
@@ -55,46 +56,43 @@ static int write_groups(const char *dir)
 	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
-int mcg_write_dumps_to(const char *dir)
+int mcg_write_dumps_to(struct mcg_mgr *mgr, const char *dir)
 {
 	int rc;
 
-	if (!mcg_m.mc || !mcg_m.sm->fab)
+	if (!mgr || !mgr->mc || !mgr->sm->fab)
 		return 0;
-	rc = mcast_dump_mfts(dir, mcg_m.mc, mcg_m.sm->fab);
-	return rc < 0 ? rc : write_groups(dir);
+	rc = mcast_dump_mfts(dir, mgr->mc, mgr->sm->fab);
+	return rc < 0 ? rc : write_groups(mgr, dir);
 }
 
-/* Changes only mark the files dirty; mcg_persist.c writes them all at
- * most once per its coalescing delay. */
-void mcg_write_dumps(void)
-{
-	if (mcg_m.sm)
-		mcg_persist_dirty();
-}
-
-void mcg_write_dumps_now(void)
+/* Changes only mark the files dirty (the manager's dirty hook); this runs
+ * from mcg_persist.c at most once per its coalescing delay. */
+void mcg_write_dumps_now(struct mcg_mgr *mgr)
 {
 	int rc;
 
-	rc = mcg_write_dumps_to(mcg_m.sm->cfg.state_dir);
+	rc = mcg_write_dumps_to(mgr, mgr->sm->cfg.state_dir);
 	if (rc < 0)
 		log_warn("multicast: cannot write mfts.dump/mcgroups.dump to "
 			 "%s: %s; the tables in force are unchanged",
-			 mcg_m.sm->cfg.state_dir, strerror(-rc));
+			 mgr->sm->cfg.state_dir, strerror(-rc));
 }
 
 static int cmd_list(void *arg, const char *args, FILE *out, char *err,
 		    size_t errlen)
 {
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		group_line(out, mcg_m.v[i]);
+	struct mcg_mgr *mgr = arg;
+
+	for (uint32_t i = 0; i < mgr->n; i++)
+		group_line(out, mgr->v[i]);
 	return 0;
 }
 
-static void show_tree(FILE *out, const struct mc_tree *t, bool dot)
+static void show_tree(struct mcg_mgr *mgr, FILE *out, const struct mc_tree *t,
+		      bool dot)
 {
-	const struct fabric *f = mcg_m.sm->fab;
+	const struct fabric *f = mgr->sm->fab;
 
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		const struct mc_tnode *n = &t->nodes[i];
@@ -120,6 +118,7 @@ static void show_tree(FILE *out, const struct mc_tree *t, bool dot)
 static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 		    size_t errlen)
 {
+	struct mcg_mgr *mgr = arg;
 	char mg[64] = "", opt[16] = "";
 	uint8_t mgid[16];
 	struct mcg *g;
@@ -132,17 +131,17 @@ static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 		return -EINVAL;
 	}
 	dot = strcmp(opt, "--dot") == 0;
-	g = mcg_find(mgid);
+	g = mcg_find(mgr, mgid);
 	if (!g) {
 		snprintf(err, errlen, "no multicast group %s", mg);
 		return -ENOENT;
 	}
-	if (g->eid != MC_NONE && mcg_m.mc)
-		t = mcast_group_tree(mcg_m.mc, g->eid);
+	if (g->eid != MC_NONE && mgr->mc)
+		t = mcast_group_tree(mgr->mc, g->eid);
 	if (dot) {
 		fprintf(out, "digraph \"%s\" {\n", mg);
 		if (t)
-			show_tree(out, t, true);
+			show_tree(mgr, out, t, true);
 		fprintf(out, "}\n");
 		return 0;
 	}
@@ -158,48 +157,49 @@ static int cmd_show(void *arg, const char *args, FILE *out, char *err,
 			sa_get64(g->sa->members[i].port_gid + 8),
 			g->sa->members[i].join_state, g->sa->members[i].proxy);
 	if (t)
-		show_tree(out, t, false);
+		show_tree(mgr, out, t, false);
 	return 0;
 }
 
 static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
 		     size_t errlen)
 {
+	struct mcg_mgr *mgr = arg;
 	struct mc_stats st = {0};
 	uint32_t n_std = 0, n_coll = 0;
 
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		if (mcg_m.v[i]->sa->rec.member_count)
+	for (uint32_t i = 0; i < mgr->n; i++)
+		if (mgr->v[i]->sa->rec.member_count)
 			n_coll++;
 		else
 			n_std++;
-	if (mcg_m.mc)
-		mcast_stats(mcg_m.mc, &st);
+	if (mgr->mc)
+		mcast_stats(mgr->mc, &st);
 	fprintf(out,
 		"groups %u\nstandard_groups %u\ncollective_groups %u\n"
 		"engine_groups %u\ntrees %u\ncolors %u\ncolors_used %u\n"
 		"merged_groups %u\nmax_tfi %u\njoins %" PRIu64
 		"\nleaves %" PRIu64 "\nrefused %" PRIu64 "\nrouted %" PRIu64
 		"\nmft_blocks_sent %" PRIu64 "\nrouting_queue %u\n",
-		mcg_m.n, n_std, n_coll, mcg_m.mc ? mcg_m.mc->live_groups : 0,
-		mcg_m.mc ? mcg_m.mc->live_trees : 0, mcg_m.colors,
-		st.colors_used, st.merged_groups, st.max_tfi, mcg_m.joins,
-		mcg_m.leaves, mcg_m.refused, mcg_m.routed, mcg_m.blocks_sent,
-		mcg_m.qn - mcg_m.qhead);
+		mgr->n, n_std, n_coll, mgr->mc ? mgr->mc->live_groups : 0,
+		mgr->mc ? mgr->mc->live_trees : 0, mgr->colors,
+		st.colors_used, st.merged_groups, st.max_tfi, mgr->joins,
+		mgr->leaves, mgr->refused, mgr->routed, mgr->blocks_sent,
+		mgr->qn - mgr->qhead);
 	return 0;
 }
 
 int mcg_ctl_register(struct sm *sm)
 {
-	int rc = ctl_register(sm->ctl, "mcg list", cmd_list, NULL,
+	int rc = ctl_register(sm->ctl, "mcg list", cmd_list, sm->mcg,
 			      "multicast groups, one mcgroups.dump line each");
 
 	if (rc == 0)
-		rc = ctl_register(sm->ctl, "mcg show", cmd_show, NULL,
+		rc = ctl_register(sm->ctl, "mcg show", cmd_show, sm->mcg,
 				  "one group: state, members, tree (--dot: "
 				  "Graphviz)");
 	if (rc == 0)
-		rc = ctl_register(sm->ctl, "mcg stats", cmd_stats, NULL,
+		rc = ctl_register(sm->ctl, "mcg stats", cmd_stats, sm->mcg,
 				  "group manager and engine counters");
 	return rc;
 }

@@ -86,9 +86,8 @@ static uint32_t bfs_order(const struct mc_tree *t, uint32_t *out, uint32_t *pos)
 	return n;
 }
 
-static int write_tree(FILE *fp, const struct mc_tree *t)
+static int write_tree(FILE *fp, const struct fabric *f, const struct mc_tree *t)
 {
-	const struct fabric *f = mcg_m.sm->fab;
 	uint32_t *ord = calloc(t->n_nodes * 2 + 1, sizeof(*ord)), n;
 
 	if (!ord)
@@ -110,9 +109,10 @@ static int write_tree(FILE *fp, const struct mc_tree *t)
 
 static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 {
+	struct mcg_mgr *mgr = g->mgr;
 	const struct sa_mcm_rec *r = &g->sa->rec;
-	const struct mc_tree *t = g->eid != MC_NONE && mcg_m.mc
-				      ? mcast_group_tree(mcg_m.mc, g->eid)
+	const struct mc_tree *t = g->eid != MC_NONE && mgr->mc
+				      ? mcast_group_tree(mgr->mc, g->eid)
 				      : NULL;
 
 	fputs("group ", fp);
@@ -131,14 +131,14 @@ static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 		return;
 	if (tree_done[t->id])
 		fprintf(fp, "attach %u\n", t->id);
-	else if (write_tree(fp, t) == 0)
+	else if (write_tree(fp, mgr->sm->fab, t) == 0)
 		tree_done[t->id] = 1;
 }
 
-static int write_state(const char *dir)
+static int write_state(struct mcg_mgr *mgr, const char *dir)
 {
 	char path[600], tmp[620];
-	uint8_t *done = calloc(mcg_m.mc ? mcg_m.mc->n_trees + 1 : 1, 1);
+	uint8_t *done = calloc(mgr->mc ? mgr->mc->n_trees + 1 : 1, 1);
 	FILE *fp;
 
 	if (!done)
@@ -151,8 +151,8 @@ static int write_state(const char *dir)
 		return -errno;
 	}
 	fprintf(fp, "ibsmd-mcgroups 1\n");
-	for (uint32_t i = 0; i < mcg_m.n; i++)
-		write_group(fp, mcg_m.v[i], done);
+	for (uint32_t i = 0; i < mgr->n; i++)
+		write_group(fp, mgr->v[i], done);
 	free(done);
 	if (fflush(fp) != 0 || fsync(fileno(fp)) < 0 || ferror(fp)) {
 		fclose(fp);
@@ -177,16 +177,17 @@ static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
 
 static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 {
+	struct mcg_mgr *mgr = ud;
 	uint64_t t0, t1;
 	int rc;
 
 	sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	t0 = (uint64_t)txn_now_us();
-	mcg_write_dumps_now();
+	mcg_write_dumps_now(mgr);
 	/* Saved trees not yet restored are still the truth: keep the file. */
 	if (P.n_trees)
 		return 0;
-	rc = write_state(mcg_m.sm->cfg.state_dir);
+	rc = write_state(mgr, mgr->sm->cfg.state_dir);
 	t1 = (uint64_t)txn_now_us();
 	write_gap_us = 20 * (t1 - t0);
 	if (write_gap_us < WRITE_DELAY_MS * 1000)
@@ -194,11 +195,11 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 	if (rc < 0)
 		log_warn("multicast: cannot write %s/" STATE_FILE ": %s; a "
 			 "restart may lose the latest group changes",
-			 mcg_m.sm->cfg.state_dir, strerror(-rc));
+			 mgr->sm->cfg.state_dir, strerror(-rc));
 	return 0;
 }
 
-void mcg_persist_dirty(void)
+void mcg_persist_dirty(struct mcg_mgr *mgr)
 {
 	uint64_t now;
 	int on = 0;
@@ -208,7 +209,7 @@ void mcg_persist_dirty(void)
 	sd_event_source_get_enabled(P.writer, &on);
 	if (on != SD_EVENT_OFF)
 		return;
-	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(P.writer, now + write_gap_us);
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
@@ -220,7 +221,7 @@ static int parse_gid(const char *s, uint8_t g[16])
 	return inet_pton(AF_INET6, s, g) == 1 ? 0 : -EINVAL;
 }
 
-static struct mcg *load_group(const char *line)
+static struct mcg *load_group(struct mcg_mgr *mgr, const char *line)
 {
 	char mg[64];
 	unsigned v[15], mlid;
@@ -246,9 +247,9 @@ static struct mcg *load_group(const char *line)
 	r.hop_limit = (uint8_t)v[12];
 	r.scope = (uint8_t)v[13];
 	r.mtu_sel = r.rate_sel = r.life_sel = SA_SEL_EQ;
-	g = mcg_find(r.mgid);
+	g = mcg_find(mgr, r.mgid);
 	if (!g)
-		g = mcg_create(&r);
+		g = mcg_create(mgr, &r);
 	if (!g)
 		return NULL;
 	g->sa->state = (uint8_t)v[1];
@@ -311,13 +312,14 @@ static uint32_t saved_tree_index(uint32_t id)
 	return MC_NONE;
 }
 
-static int load_line(FILE *fp, const char *line, struct mcg **cur)
+static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
+		     struct mcg **cur)
 {
 	char gid[64];
 	unsigned js, proxy, id;
 
 	if (!strncmp(line, "group ", 6)) {
-		*cur = load_group(line);
+		*cur = load_group(mgr, line);
 		return *cur ? 0 : -EINVAL;
 	}
 	if (!*cur)
@@ -352,7 +354,7 @@ static void forget_saved(void)
 	P.n_trees = P.n_links = 0;
 }
 
-int mcg_persist_load(void)
+int mcg_persist_load(struct mcg_mgr *mgr)
 {
 	char path[600], line[256];
 	struct mcg *cur = NULL;
@@ -360,10 +362,10 @@ int mcg_persist_load(void)
 	FILE *fp;
 	int rc = 0;
 
-	if (sd_event_add_time(mcg_m.sm->ev, &P.writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, NULL) >= 0)
+	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
+			      UINT64_MAX, 1000, on_write, mgr) >= 0)
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, mcg_m.sm->cfg.state_dir);
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, mgr->sm->cfg.state_dir);
 	fp = fopen(path, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : -errno;
@@ -372,7 +374,7 @@ int mcg_persist_load(void)
 		rc = -EINVAL;
 	while (rc == 0 && fgets(line, sizeof(line), fp)) {
 		lineno++;
-		rc = load_line(fp, line, &cur);
+		rc = load_line(mgr, fp, line, &cur);
 	}
 	fclose(fp);
 	if (rc < 0) {
@@ -383,16 +385,16 @@ int mcg_persist_load(void)
 		return 0;
 	}
 	/* Timeouts restart in full: the daemon was away meanwhile. */
-	for (uint32_t i = 0; i < mcg_m.n; i++) {
-		struct mcg *g = mcg_m.v[i];
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
 		if (g->sa->state == MCG_RECEIVING_JOIN_REQ)
 			mcg_arm_timer(g,
-				      mcg_m.sm->cfg.multicast_join_timeout_ms);
+				      mgr->sm->cfg.multicast_join_timeout_ms);
 		else if (g->sa->state == MCG_RECEIVING_LEAVE_REQ)
 			mcg_arm_timer(g,
-				      mcg_m.sm->cfg.multicast_leave_timeout_ms);
+				      mgr->sm->cfg.multicast_leave_timeout_ms);
 	}
-	log_info("multicast: %u groups and %u trees from %s", mcg_m.n,
+	log_info("multicast: %u groups and %u trees from %s", mgr->n,
 		 P.n_trees, path);
 	return 0;
 }
@@ -458,7 +460,8 @@ static const struct mc_engine restore_engine = {
 /* Routes g over its saved tree when it has one; true if done. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 {
-	const struct mc_engine *eng = mcg_m.mc->eng;
+	struct mcg_mgr *mgr = g->mgr;
+	const struct mc_engine *eng = mgr->mc->eng;
 	struct saved_tree *st = NULL;
 	int rc;
 
@@ -468,9 +471,9 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 	if (!st)
 		return false;
 	P.plan = st;
-	mcg_m.mc->eng = &restore_engine;
-	rc = mcast_group_add(mcg_m.mc, g->sa->rec.mgid, ports, n, &g->eid);
-	mcg_m.mc->eng = eng;
+	mgr->mc->eng = &restore_engine;
+	rc = mcast_group_add(mgr->mc, g->sa->rec.mgid, ports, n, &g->eid);
+	mgr->mc->eng = eng;
 	if (rc < 0) {
 		char s[64];
 		mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
@@ -481,21 +484,21 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 		return false;
 	}
 	if (st->new_tid == MC_NONE)
-		st->new_tid = mcast_group_tree(mcg_m.mc, g->eid)->id;
+		st->new_tid = mcast_group_tree(mgr->mc, g->eid)->id;
 	return true;
 }
 
 /* The first sweep restored what it could: from now on the file follows
  * the groups. */
-void mcg_persist_restored(void)
+void mcg_persist_restored(struct mcg_mgr *mgr)
 {
 	if (P.n_trees)
 		log_info("multicast: %u saved trees put back", P.n_trees);
 	forget_saved();
-	mcg_persist_dirty();
+	mcg_persist_dirty(mgr);
 }
 
-void mcg_persist_fini(void)
+void mcg_persist_fini(struct mcg_mgr *mgr)
 {
 	forget_saved();
 	P.writer = sd_event_source_unref(P.writer);

@@ -1,7 +1,11 @@
 /* Internals of the multicast group manager shared by mcg_core.c (store,
  * state machine, timers, routing slices), sa_mcmember_join.c (the SA's
  * Set/Delete handlers), mftprog.c (MFT programming) and mcg_ctl.c
- * (control socket, dumps).  One manager per daemon, owned by the loop. */
+ * (control socket, dumps).  One manager per daemon, hung off struct sm
+ * (sm->mcg) and passed to every function.  The files call each other in
+ * one direction only: mftprog.c < mcg_core.c < mcg_ctl.c < mcg_persist.c
+ * < sa_mcmember_join.c < mcg_init.c; a lower file reaches a higher one
+ * only through the hooks that mcg_init.c sets. */
 #ifndef IBSMD_MCG_PRIV_H
 #define IBSMD_MCG_PRIV_H
 
@@ -15,7 +19,10 @@
 struct sd_event_source;
 struct mft_shadow;
 
+struct mcg_mgr;
+
 struct mcg {
+	struct mcg_mgr *mgr;
 	struct sa_mcg *sa; /* the SA's record: params, state, members */
 	uint32_t eid;	   /* engine group id, MC_NONE while unrouted */
 	bool queued;	   /* waiting in ComputingRoutes for a slice */
@@ -37,19 +44,26 @@ struct mcg_mgr {
 	uint64_t gen_req, gen_done, gen_pass;
 	bool prog_busy, prog_dirty;
 	unsigned prog_pending, prog_failed;
+	unsigned failed_passes;		      /* in a row */
+	struct sd_event_source *kick_src;     /* coalescing timer */
+	uint64_t first_change_us;	      /* of the burst it waits for */
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
 	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
+	bool orphan; /* freed by the last MFT transfer (mcg_fini) */
+	/* Upward calls, set by mcg_init.c: */
+	void (*dirty)(struct mcg_mgr *m); /* groups changed: write files */
+	bool (*restore)(struct mcg *g, struct ib_port **ports, uint32_t n);
+	void (*restored)(struct mcg_mgr *m); /* after the first re-route */
+	void (*pass_done)(struct mcg_mgr *m, uint64_t gen); /* mftprog */
 };
 
-extern struct mcg_mgr mcg_m;
-
 const char *mcg_state_name(unsigned st);
-struct mcg *mcg_find(const uint8_t mgid[16]);
+struct mcg *mcg_find(struct mcg_mgr *m, const uint8_t mgid[16]);
 /* New group for an SA record; state ReceivingJoinReq (collective) or
  * Ready (standard).  NULL on ENOMEM. */
-struct mcg *mcg_create(const struct sa_mcm_rec *params);
+struct mcg *mcg_create(struct mcg_mgr *m, const struct sa_mcm_rec *params);
 void mcg_change_state(struct mcg *g, unsigned to, const char *why);
 /* Destroying: off the engine, color freed, MFTs reprogrammed, removed. */
 void mcg_destroy(struct mcg *g, const char *why);
@@ -64,25 +78,32 @@ void mcg_arm_timer(struct mcg *g, uint32_t ms);
 void mcg_disarm_timer(struct mcg *g);
 /* A change to the engine's trees: program the MFTs, groups waiting for
  * this change become Ready when the switches acknowledged it. */
-void mcg_tables_changed(struct mcg *g);
-/* Called by mftprog.c when a pass is complete. */
-void mcg_pass_done(uint64_t gen);
-/* Rewrites mfts.dump and mcgroups.dump in the state directory. */
-void mcg_write_dumps(void);
-void mcg_write_dumps_now(void);
+void mcg_tables_changed(struct mcg_mgr *m, struct mcg *g);
+/* The pass_done hook: mftprog.c completed a pass. */
+void mcg_pass_done(struct mcg_mgr *m, uint64_t gen);
+/* Store start (the SA's own groups adopted, the routing slicer) and end
+ * (groups, queue, engine context freed). */
+int mcg_core_init(struct mcg_mgr *m);
+void mcg_core_fini(struct mcg_mgr *m);
+/* SM_EV_FABRIC_REPLACED: a new engine context over sm->fab, every group
+ * routed again, MFTs programmed where they differ. */
+void mcg_after_sweep(struct mcg_mgr *m);
+
+/* mcg_ctl.c: rewrites mfts.dump and mcgroups.dump in the state dir. */
+void mcg_write_dumps_now(struct mcg_mgr *m);
 
 /* mcg_persist.c: mcgroups.state in the state directory */
-int mcg_persist_load(void);   /* at start, after the SA's own groups */
-void mcg_persist_dirty(void); /* write it at the end of this loop turn */
+int mcg_persist_load(struct mcg_mgr *m); /* after the SA's own groups */
+void mcg_persist_dirty(struct mcg_mgr *m); /* write it after this turn */
 /* After the first sweep: g over its saved tree (same color); true if so. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
-void mcg_persist_restored(void);
-void mcg_persist_fini(void);
+void mcg_persist_restored(struct mcg_mgr *m);
+void mcg_persist_fini(struct mcg_mgr *m);
 
 /* mftprog.c */
-void mftprog_kick(void);
-void mftprog_reset(void); /* fabric replaced: shadows remapped by GUID */
-void mftprog_free(void);
+void mftprog_kick(struct mcg_mgr *m);
+void mftprog_reset(struct mcg_mgr *m); /* new fabric: shadows by GUID */
+void mftprog_free(struct mcg_mgr *m);
 
 /* sa_mcmember_join.c */
 extern const struct sa_mcm_ops mcg_sa_ops;

@@ -30,14 +30,13 @@ struct mft_shadow {
 /* A transfer outlives neither the manager nor a shadow it names by GUID
  * (a sweep may replace the fabric and the shadows while it runs). */
 struct mft_xfer {
+	struct mcg_mgr *mgr;
 	uint64_t guid;
 	uint32_t npos;
 	uint16_t *m;	 /* the new table */
 	uint32_t *items; /* block * npos + position */
 	uint32_t n;
 };
-
-static unsigned failed_passes;
 
 static void shadow_free(struct mft_shadow *s)
 {
@@ -47,23 +46,21 @@ static void shadow_free(struct mft_shadow *s)
 	s->stale = NULL;
 }
 
-static struct sd_event_source *kick_src;
-
-void mftprog_free(void)
+void mftprog_free(struct mcg_mgr *mgr)
 {
-	kick_src = sd_event_source_unref(kick_src);
-	for (uint32_t i = 0; i < mcg_m.n_shadow; i++)
-		shadow_free(&mcg_m.shadow[i]);
-	free(mcg_m.shadow);
-	mcg_m.shadow = NULL;
-	mcg_m.n_shadow = 0;
+	mgr->kick_src = sd_event_source_unref(mgr->kick_src);
+	for (uint32_t i = 0; i < mgr->n_shadow; i++)
+		shadow_free(&mgr->shadow[i]);
+	free(mgr->shadow);
+	mgr->shadow = NULL;
+	mgr->n_shadow = 0;
 }
 
 /* New fabric: shadows follow their switch by GUID (same table shape),
  * others start unknown so every block is sent once. */
-void mftprog_reset(void)
+void mftprog_reset(struct mcg_mgr *mgr)
 {
-	const struct fabric *f = mcg_m.sm->fab;
+	const struct fabric *f = mgr->sm->fab;
 	struct mft_shadow *ns = calloc(f->n_switches + 1, sizeof(*ns));
 
 	if (!ns)
@@ -72,9 +69,9 @@ void mftprog_reset(void)
 		const struct ib_node *sw = f->switches[i];
 		ns[i].guid = sw->guid;
 		ns[i].npos = (sw->nports + 1u + 15) / 16;
-		ns[i].nblocks = (mcg_m.colors + 31) / 32;
-		for (uint32_t j = 0; j < mcg_m.n_shadow; j++) {
-			struct mft_shadow *o = &mcg_m.shadow[j];
+		ns[i].nblocks = (mgr->colors + 31) / 32;
+		for (uint32_t j = 0; j < mgr->n_shadow; j++) {
+			struct mft_shadow *o = &mgr->shadow[j];
 			if (o->guid == sw->guid && o->m &&
 			    o->npos == ns[i].npos &&
 			    o->nblocks == ns[i].nblocks) {
@@ -85,11 +82,11 @@ void mftprog_reset(void)
 			}
 		}
 	}
-	for (uint32_t i = 0; i < mcg_m.n_shadow; i++)
-		shadow_free(&mcg_m.shadow[i]);
-	free(mcg_m.shadow);
-	mcg_m.shadow = ns;
-	mcg_m.n_shadow = f->n_switches;
+	for (uint32_t i = 0; i < mgr->n_shadow; i++)
+		shadow_free(&mgr->shadow[i]);
+	free(mgr->shadow);
+	mgr->shadow = ns;
+	mgr->n_shadow = f->n_switches;
 }
 
 struct fill_ctx {
@@ -123,24 +120,25 @@ static int fill(void *ctx, uint32_t item, uint32_t *attr_mod,
 			      SMP_DATA_SIZE);
 }
 
-static void pass_release(void);
+static void pass_release(struct mcg_mgr *mgr);
 
 static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 {
 	struct mft_xfer *x = ctx;
+	struct mcg_mgr *mgr = x->mgr;
 	uint32_t nf = r ? r->nfailed : (status < 0 ? x->n : 0);
 
 	struct mft_shadow *sh = NULL;
 
-	for (uint32_t i = 0; i < mcg_m.n_shadow; i++)
-		if (mcg_m.shadow[i].guid == x->guid && mcg_m.shadow[i].stale &&
-		    mcg_m.shadow[i].npos == x->npos)
-			sh = &mcg_m.shadow[i];
+	for (uint32_t i = 0; i < mgr->n_shadow; i++)
+		if (mgr->shadow[i].guid == x->guid && mgr->shadow[i].stale &&
+		    mgr->shadow[i].npos == x->npos)
+			sh = &mgr->shadow[i];
 	/* The shadow is the new table except where a block failed. */
 	for (uint32_t i = 0; sh && i < nf; i++)
 		sh->stale[r ? x->items[r->failed[i]] : x->items[i]] = 1;
 	if (nf) {
-		mcg_m.prog_failed += nf;
+		mgr->prog_failed += nf;
 		log_warn("MFT: %u of %u blocks to switch 0x%016" PRIx64 " "
 			 "failed (%s); they are sent again",
 			 nf, x->n, x->guid,
@@ -149,7 +147,7 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 	free(x->m);
 	free(x->items);
 	free(x);
-	pass_release();
+	pass_release(mgr);
 }
 
 static int shadow_alloc(struct mft_shadow *sh)
@@ -168,10 +166,11 @@ static int shadow_alloc(struct mft_shadow *sh)
 	return 0;
 }
 
-static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
+static int program_switch(struct mcg_mgr *mgr, struct ib_node *sw,
+			  struct mft_shadow *sh)
 {
 	size_t items = (size_t)sh->nblocks * sh->npos;
-	struct fill_ctx k = {.npos = sh->npos, .colors = mcg_m.colors};
+	struct fill_ctx k = {.npos = sh->npos, .colors = mgr->colors};
 	struct bulk_req br = {0};
 	struct mft_xfer *x;
 	int rc = shadow_alloc(sh);
@@ -186,7 +185,7 @@ static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	mcast_mft_foreach(mcg_m.mc, (uint32_t)sw->sw_idx, put_entry, &k);
+	mcast_mft_foreach(mgr->mc, (uint32_t)sw->sw_idx, put_entry, &k);
 	for (uint32_t i = 0; i < items; i++) {
 		size_t o = (size_t)i * MFT_BLOCK_SIZE;
 		if (!sh->stale[i] &&
@@ -198,6 +197,7 @@ static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
 	if (!x->n)
 		goto fail; /* nothing changed: not an error */
 	memcpy(sh->m, k.m, items * MFT_BLOCK_SIZE * sizeof(*k.m));
+	x->mgr = mgr;
 	x->guid = sw->guid;
 	x->npos = sh->npos;
 	x->m = k.m;
@@ -207,18 +207,18 @@ static int program_switch(struct ib_node *sw, struct mft_shadow *sh)
 	br.dest = sw->guid;
 	br.attr_id = SMP_ATTR_MFT;
 	br.nitems = x->n;
-	br.retries = mcg_m.sm->txnp.retries;
+	br.retries = mgr->sm->txnp.retries;
 	br.fill = fill;
 	br.done = xfer_done;
 	br.ctx = x;
-	rc = bulk_start(mcg_m.sm->txn, &br, NULL);
+	rc = bulk_start(mgr->sm->txn, &br, NULL);
 	if (rc < 0) {
 		for (uint32_t i = 0; i < x->n; i++)
 			sh->stale[x->items[i]] = 1;
 		goto fail;
 	}
-	mcg_m.prog_pending++;
-	mcg_m.blocks_sent += x->n;
+	mgr->prog_pending++;
+	mgr->blocks_sent += x->n;
 	return 0;
 fail:
 	if (x)
@@ -228,20 +228,20 @@ fail:
 	return rc;
 }
 
-static void start_pass(void)
+static void start_pass(struct mcg_mgr *mgr)
 {
-	struct fabric *f = mcg_m.sm->fab;
+	struct fabric *f = mgr->sm->fab;
 	int rc = 0;
 
-	mcg_m.prog_busy = true;
-	mcg_m.prog_dirty = false;
-	mcg_m.prog_failed = 0;
-	mcg_m.gen_pass = mcg_m.gen_req;
-	mcg_m.prog_pending = 1; /* held while submitting */
-	for (uint32_t i = 0; i < f->n_switches && i < mcg_m.n_shadow; i++) {
-		rc = program_switch(f->switches[i], &mcg_m.shadow[i]);
+	mgr->prog_busy = true;
+	mgr->prog_dirty = false;
+	mgr->prog_failed = 0;
+	mgr->gen_pass = mgr->gen_req;
+	mgr->prog_pending = 1; /* held while submitting */
+	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++) {
+		rc = program_switch(mgr, f->switches[i], &mgr->shadow[i]);
 		if (rc < 0) {
-			mcg_m.prog_failed++;
+			mgr->prog_failed++;
 			log_err("MFT: cannot program %s (0x%016" PRIx64
 				"): %s; "
 				"retried with the next change",
@@ -249,29 +249,33 @@ static void start_pass(void)
 				strerror(-rc));
 		}
 	}
-	loop_txn_kick(mcg_m.sm);
-	pass_release();
+	loop_txn_kick(mgr->sm);
+	pass_release(mgr);
 }
 
-static void pass_release(void)
+static void pass_release(struct mcg_mgr *mgr)
 {
-	if (--mcg_m.prog_pending)
+	if (--mgr->prog_pending)
 		return;
-	mcg_m.prog_busy = false;
-	if (!mcg_m.prog_failed) {
-		failed_passes = 0;
-		mcg_pass_done(mcg_m.gen_pass);
-	} else if (++failed_passes < MAX_FAILED_PASSES) {
-		mcg_m.prog_dirty = true;
+	if (mgr->orphan) { /* mcg_fini ran while this pass was out */
+		free(mgr);
+		return;
+	}
+	mgr->prog_busy = false;
+	if (!mgr->prog_failed) {
+		mgr->failed_passes = 0;
+		mgr->pass_done(mgr, mgr->gen_pass);
+	} else if (++mgr->failed_passes < MAX_FAILED_PASSES) {
+		mgr->prog_dirty = true;
 	} else {
 		log_err("MFT: %u passes in a row had failed blocks; the groups "
 			"waiting for them stay in ComputingRoutes until the "
 			"next change or sweep",
-			failed_passes);
-		failed_passes = 0;
+			mgr->failed_passes);
+		mgr->failed_passes = 0;
 	}
-	if (mcg_m.prog_dirty)
-		start_pass();
+	if (mgr->prog_dirty)
+		start_pass(mgr);
 }
 
 /* Coalescing: a pass starts KICK_QUIET_US after the last change, or
@@ -281,37 +285,38 @@ static void pass_release(void)
  * share one pass. */
 #define KICK_QUIET_US 1000
 #define KICK_MAX_US   10000
-static uint64_t first_change_us;
 
 static int on_kick(sd_event_source *s, uint64_t usec, void *ud)
 {
-	first_change_us = 0;
-	if (!mcg_m.mc || !mcg_m.sm->fab || !mcg_m.shadow || !mcg_m.sm->txn)
+	struct mcg_mgr *mgr = ud;
+
+	mgr->first_change_us = 0;
+	if (!mgr->mc || !mgr->sm->fab || !mgr->shadow || !mgr->sm->txn)
 		return 0;
-	if (mcg_m.prog_busy) {
-		mcg_m.prog_dirty = true;
+	if (mgr->prog_busy) {
+		mgr->prog_dirty = true;
 		return 0;
 	}
-	start_pass();
+	start_pass(mgr);
 	return 0;
 }
 
-void mftprog_kick(void)
+void mftprog_kick(struct mcg_mgr *mgr)
 {
 	uint64_t now, at;
 
-	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
-	if (!first_change_us)
-		first_change_us = now;
+	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
+	if (!mgr->first_change_us)
+		mgr->first_change_us = now;
 	at = now + KICK_QUIET_US;
-	if (at > first_change_us + KICK_MAX_US)
-		at = first_change_us + KICK_MAX_US;
-	if (!kick_src &&
-	    sd_event_add_time(mcg_m.sm->ev, &kick_src, CLOCK_MONOTONIC, at, 100,
-			      on_kick, NULL) < 0) {
-		on_kick(NULL, 0, NULL);
+	if (at > mgr->first_change_us + KICK_MAX_US)
+		at = mgr->first_change_us + KICK_MAX_US;
+	if (!mgr->kick_src &&
+	    sd_event_add_time(mgr->sm->ev, &mgr->kick_src, CLOCK_MONOTONIC, at, 100,
+			      on_kick, mgr) < 0) {
+		on_kick(NULL, 0, mgr);
 		return;
 	}
-	sd_event_source_set_time(kick_src, at);
-	sd_event_source_set_enabled(kick_src, SD_EVENT_ONESHOT);
+	sd_event_source_set_time(mgr->kick_src, at);
+	sd_event_source_set_enabled(mgr->kick_src, SD_EVENT_ONESHOT);
 }

@@ -65,9 +65,8 @@ int sm_reload(struct sm *sm)
 	config_free(&sm->cfg);
 	sm->cfg = nc;
 	log_set_level((enum log_level)sm->cfg.log_level);
-	sm_txn_params_from_cfg(sm);
-	txn_set_params(sm->txn, &sm->txnp);
 	log_notice("reload: configuration %s applied",
 		   sm->config_path ? sm->config_path : "(built-in defaults)");
+	sm_publish(sm, SM_EV_CONFIG_RELOADED, NULL);
 	return 0;
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/mcg.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/ucast.h"
@@ -123,7 +122,6 @@ void route_after_sweep(struct sm *sm)
 		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
 			"may change at the next start", path,
 			sm->cfg.state_dir, strerror(-rc));
-	mcg_after_sweep(sm);
 }
 
 int route_load_guid2lid(struct sm *sm)

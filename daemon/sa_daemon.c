@@ -1,12 +1,15 @@
-/* ibsmd's SA: see sa_daemon.h.  One SA per daemon; the state is file
- * static because discovery feeds it from callbacks that know nothing of
- * the daemon's struct sm.  SA requests reach ibsmd because the daemon
- * holds the port's issm device open (daemon/issm.c). */
+/* ibsmd's SA: see sa_daemon.h.  One SA per daemon, hung off struct sm
+ * (sm->sa); discovery feeds it through the observer it finds in
+ * sm->disc_obs, and it follows the model on SM_EV_FABRIC_REPLACED.  SA
+ * requests reach ibsmd because the daemon holds the port's issm device
+ * open (daemon/issm.c). */
 #include "daemon/sa_daemon.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "daemon/discover.h"
 #include "daemon/sa_server.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
@@ -14,58 +17,95 @@
 #include "mad/sa_wire.h"
 #include "mad/umad_port.h"
 
-static struct {
+struct sa_daemon {
 	struct sa sa;
 	struct sa_out out;
 	struct fabric empty; /* answered from before the first sweep ends */
 	int agent;
-	bool ready;
-} g;
+	struct disc_observer obs;
+};
+
+static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
+		     const uint8_t *data);
+
+/* The SA answers from the model of the last complete sweep. */
+static void on_fabric(struct sm *sm, enum sm_event ev,
+		      const struct sm_event_arg *a, void *ctx)
+{
+	struct sa_daemon *d = ctx;
+
+	d->sa.fabric = sm->fab ? sm->fab : &d->empty;
+}
+
+static int start(struct sm *sm, struct sa_daemon *d)
+{
+	int rc;
+
+	fabric_init(&d->empty);
+	rc = sa_init(&d->sa, &d->empty, NULL);
+	if (rc < 0) {
+		log_err("SA: out of memory creating the SA");
+		return rc;
+	}
+	d->obs.smp = note_smp;
+	d->obs.ctx = d;
+	sm->disc_obs = &d->obs;
+	sm->sa = d;
+	return sm_subscribe(sm, SM_EV_FABRIC_REPLACED, on_fabric, d);
+}
 
 int sa_daemon_init(struct sm *sm)
 {
-	int rc = mad_port_register_sa(sm->port, true, &g.agent);
+	struct sa_daemon *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	rc = mad_port_register_sa(sm->port, true, &d->agent);
 
 	if (rc < 0) {
 		log_err(
 		    "SA: cannot register the SA agent (class 0x03 v2, RMPP) "
 		    "on the SM port: %s; the SA will not answer",
 		    strerror(-rc));
+		free(d);
 		return rc;
 	}
-	fabric_init(&g.empty);
-	rc = sa_init(&g.sa, &g.empty, NULL);
+	rc = start(sm, d);
 	if (rc < 0) {
-		log_err("SA: out of memory creating the SA");
+		sa_daemon_fini(sm);
 		return rc;
 	}
-	g.ready = true;
 	log_info("SA: agent %d registered (class 0x03 version 2, RMPP)",
-		 g.agent);
+		 d->agent);
 	return 0;
 }
 
 void sa_daemon_fini(struct sm *sm)
 {
-	if (!g.ready)
+	struct sa_daemon *d = sm->sa;
+
+	if (!d)
 		return;
-	sa_free(&g.sa);
-	sa_out_free(&g.out);
-	fabric_free(&g.empty);
-	g.ready = false;
+	sm_unsubscribe(sm, on_fabric, d);
+	sm->disc_obs = NULL;
+	sm->sa = NULL;
+	sa_free(&d->sa);
+	sa_out_free(&d->out);
+	fabric_free(&d->empty);
+	free(d);
 }
 
-struct sa *sa_daemon_get(void)
+struct sa *sa_daemon_get(struct sm *sm)
 {
-	return g.ready ? &g.sa : NULL;
+	return sm->sa ? &sm->sa->sa : NULL;
 }
 
 /* The SM's side of the records, as of now. */
 static void refresh(struct sm *sm)
 {
-	struct sa_sm_info *si = &g.sa.sm;
+	struct sa_sm_info *si = &sm->sa->sa.sm;
 
-	g.sa.fabric = sm->fab ? sm->fab : &g.empty;
 	si->guid = sm->sm_guid;
 	si->lid = sm->sm_lid;
 	si->act_count = sm->act_count;
@@ -75,23 +115,24 @@ static void refresh(struct sm *sm)
 
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 {
+	struct sa_daemon *d = sm->sa;
 	struct sa_peer from;
 	int rc;
 
 	if (req->hdr->mgmt_class != SA_MGMT_CLASS)
 		return false;
-	if (!g.ready)
+	if (!d)
 		return true;
 	refresh(sm);
 	from.lid = req->rx->from.lid;
-	rc = sa_handle(&g.sa, &from, req->rx->mad, req->rx->len, &g.out);
+	rc = sa_handle(&d->sa, &from, req->rx->mad, req->rx->len, &d->out);
 	if (rc < 0)
 		return true; /* dropped, counted and logged by the SA */
 	/* Until the first sweep is done the SA knows no fabric: say busy
 	 * rather than answer from an empty model. */
 	if (!sm->fab)
-		sa_put16(g.out.buf + 4, MAD_STATUS_BUSY);
-	rc = txn_respond_raw(sm->txn, req, g.out.buf, g.out.len);
+		sa_put16(d->out.buf + 4, MAD_STATUS_BUSY);
+	rc = txn_respond_raw(sm->txn, req, d->out.buf, d->out.len);
 	if (rc < 0)
 		log_warn("SA: cannot answer %s %s from LID %u: %s",
 			 sa_method_name(req->rx->mad[3]),
@@ -100,14 +141,17 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 	return true;
 }
 
-void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
-			const uint8_t *data)
+/* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for
+ * node n (NULL for NodeInfo: the node is taken from the data). */
+static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
+		     const uint8_t *data)
 {
+	struct sa_daemon *d = ctx;
 	uint16_t attr;
 	uint64_t guid;
 	uint8_t port = 0;
 
-	if (!g.ready || !smp || !data)
+	if (!smp || !data)
 		return;
 	attr = smp->hdr.attr_id;
 	switch (attr) {
@@ -128,7 +172,7 @@ void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
 	default:
 		return;
 	}
-	sa_cache_put(&g.sa, guid, port, attr, data,
+	sa_cache_put(&d->sa, guid, port, attr, data,
 		     attr == SMP_ATTR_SWITCH_INFO ? 20
 		     : attr == SMP_ATTR_NODE_INFO ? 40
 						  : 64);

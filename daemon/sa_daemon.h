@@ -1,7 +1,8 @@
 /* Glue between ibsmd and the SA server (daemon/sa_server.h): registers the
  * SA class agent (0x03, version 2, RMPP) on the SM's umad port, answers
- * SubnAdm requests from the event loop on the current fabric model, and
- * keeps the raw SMP attributes discovery read so records carry them. */
+ * SubnAdm requests from the event loop on the model of the last complete
+ * sweep (SM_EV_FABRIC_REPLACED), and keeps the raw SMP attributes
+ * discovery read (its observer, sm->disc_obs) so records carry them. */
 #ifndef IBSMD_SA_DAEMON_H
 #define IBSMD_SA_DAEMON_H
 
@@ -14,18 +15,15 @@
 struct sm;
 struct sa;
 
-/* Registers the SA agent and creates the SA.  0 or -errno (logged). */
+/* Registers the SA agent and creates the SA as sm->sa.  0 or -errno
+ * (logged). */
 int sa_daemon_init(struct sm *sm);
 void sa_daemon_fini(struct sm *sm);
-/* The daemon's SA (NULL before sa_daemon_init), for the multicast manager
- * to fill the group table and set mcm_ops / mft_block (sa_server.h,
+/* The daemon's SA (NULL without sa_daemon_init), for the multicast
+ * manager to fill the group table and set mcm_ops (sa_server.h,
  * sa_mcm.h). */
-struct sa *sa_daemon_get(void);
+struct sa *sa_daemon_get(struct sm *sm);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
-/* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node
- * n (NULL for NodeInfo: the node is taken from the data). */
-void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
-			const uint8_t *data);
 
 #endif

@@ -221,9 +221,9 @@ int sa_mcm_handle(struct sa_ctx *c)
 	    c->hdr->method == SA_METHOD_DELETE)
 		return mcm_set_del(c);
 	if (sa_has(c, SA_MCMR_MGID)) {
-		const struct sa_field *f =
+		const struct wire_field *f =
 		    sa_rec_comp_field(c->desc, SA_MCMR_MGID);
-		struct sa_mcg *g = sa_mcg_find(c->sa, c->req + f->bit / 8);
+		struct sa_mcg *g = sa_mcg_find(c->sa, c->req + f->bitoff / 8);
 		return g ? mcm_group(c, g) : 0;
 	}
 	for (uint32_t i = 0; i < c->sa->mcgs.n && !sa_ctx_done(c); i++)

@@ -79,12 +79,12 @@ static bool mgid_zero(const uint8_t m[16])
 	return true;
 }
 
-static void assign_mgid(struct sa_mcm_rec *p)
+static void assign_mgid(struct mcg_mgr *mgr, struct sa_mcm_rec *p)
 {
 	uint32_t n;
 
 	do {
-		n = ++mcg_m.mgid_seq;
+		n = ++mgr->mgid_seq;
 		memset(p->mgid, 0, 16);
 		p->mgid[0] = 0xff;
 		p->mgid[1] = 0x10 | (p->scope ? p->scope & 0xF : 2);
@@ -92,7 +92,7 @@ static void assign_mgid(struct sa_mcm_rec *p)
 		p->mgid[3] = 0x1b;
 		sa_put16(p->mgid + 4, p->pkey);
 		sa_put32(p->mgid + 12, n);
-	} while (mcg_find(p->mgid));
+	} while (mcg_find(mgr, p->mgid));
 }
 
 static void answer(const struct mcg *g, const struct sa_mcm_rec *req,
@@ -107,15 +107,15 @@ static void answer(const struct mcg *g, const struct sa_mcm_rec *req,
 		resp->mlid = 0;
 	if (!resp->mtu || !resp->rate) {
 		uint8_t m, r;
-		sa_fabric_mtu_rate(mcg_m.sa, &m, &r);
+		sa_fabric_mtu_rate(g->mgr->sa, &m, &r);
 		resp->mtu = resp->mtu ? resp->mtu : m;
 		resp->rate = resp->rate ? resp->rate : r;
 	}
 }
 
 /* Group parameters of a create request; an SA status. */
-static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
-			 struct sa_mcm_rec *p)
+static int create_params(struct mcg_mgr *mgr, const struct sa_mcm_rec *req,
+			 uint64_t mask, struct sa_mcm_rec *p)
 {
 	uint8_t fm, fr;
 
@@ -124,7 +124,7 @@ static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
 	if (!(req->join_state & (SA_JOIN_FULL | SA_JOIN_SENDONLY_FULL)))
 		return SA_STATUS_REQ_INVALID;
 	*p = *req;
-	sa_fabric_mtu_rate(mcg_m.sa, &fm, &fr);
+	sa_fabric_mtu_rate(mgr->sa, &fm, &fr);
 	p->mtu = mask & C(SA_MCMR_MTU)
 		     ? pick(mask & C(SA_MCMR_MTU_SEL) ? req->mtu_sel : SEL_EQ,
 			    req->mtu, fm, false)
@@ -138,7 +138,7 @@ static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
 		return SA_STATUS_REQ_INVALID;
 	p->mtu_sel = p->rate_sel = p->life_sel = SEL_EQ;
 	if (!(mask & C(SA_MCMR_LIFE)))
-		p->life = mcg_m.sa->sm.subnet_timeout;
+		p->life = mgr->sa->sm.subnet_timeout;
 	if (!(mask & C(SA_MCMR_HOP)))
 		p->hop_limit = 0;
 	if (!(mask & C(SA_MCMR_MEMBER_COUNT)))
@@ -146,7 +146,7 @@ static int create_params(const struct sa_mcm_rec *req, uint64_t mask,
 	if (mgid_zero(req->mgid)) {
 		if (!(mask & C(SA_MCMR_SCOPE)))
 			p->scope = 2;
-		assign_mgid(p);
+		assign_mgid(mgr, p);
 	} else if (req->mgid[0] != 0xff) {
 		return SA_STATUS_INVALID_GID;
 	} else {
@@ -214,7 +214,7 @@ static int join_existing(struct mcg *g, struct ib_port *p,
 	uint8_t fm, fr;
 	int st;
 
-	sa_fabric_mtu_rate(mcg_m.sa, &fm, &fr);
+	sa_fabric_mtu_rate(g->mgr->sa, &fm, &fr);
 	if (!params_agree(&g->sa->rec, req, mask, fm, fr) ||
 	    mc != g->sa->rec.member_count)
 		return SA_STATUS_REQ_INVALID;
@@ -233,20 +233,21 @@ static int join_existing(struct mcg *g, struct ib_port *p,
 	return st;
 }
 
-static int join_new(struct ib_port *p, const struct sa_mcm_rec *req,
-		    uint64_t mask, uint8_t proxy, struct sa_mcm_rec *resp)
+static int join_new(struct mcg_mgr *mgr, struct ib_port *p,
+		    const struct sa_mcm_rec *req, uint64_t mask, uint8_t proxy,
+		    struct sa_mcm_rec *resp)
 {
 	struct sa_mcm_rec prm;
 	struct mcg *g;
-	int st = create_params(req, mask, &prm);
+	int st = create_params(mgr, req, mask, &prm);
 
 	if (st)
 		return st;
-	g = mcg_create(&prm);
+	g = mcg_create(mgr, &prm);
 	if (!g)
 		return SA_STATUS_NO_RESOURCES;
 	if (prm.member_count)
-		mcg_arm_timer(g, mcg_m.sm->cfg.multicast_join_timeout_ms);
+		mcg_arm_timer(g, mgr->sm->cfg.multicast_join_timeout_ms);
 	st = add_member(g, p, &prm, proxy);
 	if (st) {
 		mcg_destroy(g, "first join refused");
@@ -276,13 +277,14 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 		    const struct sa_mcm_rec *req, uint64_t mask,
 		    struct sa_mcm_rec *resp)
 {
+	struct mcg_mgr *mgr = ctx;
 	struct ib_port *p;
 	struct mcg *g;
 	uint8_t proxy;
 	int st;
 
-	mcg_m.joins++;
-	if (!mcg_m.mc)
+	mgr->joins++;
+	if (!mgr->mc)
 		return SA_STATUS_NO_RESOURCES; /* no routed fabric yet */
 	if ((mask & (C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE))) !=
 	    (C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE)))
@@ -293,14 +295,14 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	if (st)
 		return st;
 	g = mask & C(SA_MCMR_MGID) && !mgid_zero(req->mgid)
-		? mcg_find(req->mgid)
+		? mcg_find(mgr, req->mgid)
 		: NULL;
 	st = g ? join_existing(g, p, req, mask, proxy, resp)
-	       : join_new(p, req, mask, proxy, resp);
+	       : join_new(mgr, p, req, mask, proxy, resp);
 	if (st)
-		mcg_m.refused++;
+		mgr->refused++;
 	else
-		mcg_persist_dirty();
+		mcg_persist_dirty(mgr);
 	return st;
 }
 
@@ -329,7 +331,7 @@ static void member_gone(struct mcg *g, struct ib_port *p)
 	}
 	if (s->state != MCG_RECEIVING_LEAVE_REQ) {
 		mcg_change_state(g, MCG_RECEIVING_LEAVE_REQ, "first leave");
-		mcg_arm_timer(g, mcg_m.sm->cfg.multicast_leave_timeout_ms);
+		mcg_arm_timer(g, g->mgr->sm->cfg.multicast_leave_timeout_ms);
 	}
 }
 
@@ -337,22 +339,23 @@ static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
 		     const struct sa_mcm_rec *req, uint64_t mask,
 		     struct sa_mcm_rec *resp)
 {
+	struct mcg_mgr *mgr = ctx;
 	struct sa_mcg_member *m;
 	struct ib_port *p;
 	struct mcg *g;
 	uint8_t left;
 
-	mcg_m.leaves++;
+	mgr->leaves++;
 	if ((mask & JOIN_COMPS) != JOIN_COMPS)
 		return SA_STATUS_INSUF_COMPS;
-	g = mcg_find(req->mgid);
+	g = mcg_find(mgr, req->mgid);
 	m = g ? sa_mcg_member_find(g->sa, req->port_gid) : NULL;
 	if (!m || !(req->join_state & m->join_state))
 		return SA_STATUS_REQ_INVALID;
 	p = sa_port_by_gid(sa, req->port_gid);
 	left = m->join_state & ~req->join_state & 0xF;
 	answer(g, req, left, m->proxy, resp);
-	mcg_persist_dirty();
+	mcg_persist_dirty(mgr);
 	if (left) {
 		m->join_state = left; /* partial leave: still a member */
 		return 0;

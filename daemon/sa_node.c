@@ -8,17 +8,23 @@
 #include <string.h>
 
 #include "mad/sa_node.h"
+#include "mad/smp_node.h"
 
 /* ibsim's NodeInfo values, used when discovery fed no NodeInfo. */
 #define DEFAULT_PARTITION_CAP 0x40
 #define DEFAULT_REVISION      0xA1
+#define SA_NODEINFO_SIZE      40 /* as sa_daemon.c caches it */
 
 static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 		    struct sa_node_rec *r)
 {
-	const uint8_t *ni = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
+	const uint8_t *raw = sa_cache_get(sa, n->guid, 0, SA_SMP_NODE_INFO);
 	const struct ib_port *p = &n->ports[pn];
+	struct smp_node_info ni = {.partition_cap = DEFAULT_PARTITION_CAP,
+				   .revision = DEFAULT_REVISION};
 
+	if (raw)
+		smp_node_info_decode(&ni, raw, SA_NODEINFO_SIZE);
 	memset(r, 0, sizeof(*r));
 	r->lid = node_port((struct ib_node *)n, pn)->lid;
 	r->base_version = 1;
@@ -28,9 +34,9 @@ static void fill_nr(const struct sa *sa, const struct ib_node *n, uint8_t pn,
 	r->sys_guid = n->sysguid;
 	r->node_guid = n->guid;
 	r->port_guid = node_is_switch(n) ? n->guid : p->guid;
-	r->partition_cap = ni ? sa_get16(ni + 28) : DEFAULT_PARTITION_CAP;
+	r->partition_cap = ni.partition_cap;
 	r->device_id = n->device_id;
-	r->revision = ni ? sa_get32(ni + 32) : DEFAULT_REVISION;
+	r->revision = ni.revision;
 	/* The port the record is about (OpenSM's choice), not the port the
 	 * SM's NodeInfo Get happened to enter by. */
 	r->local_port = pn;

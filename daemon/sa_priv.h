@@ -26,6 +26,8 @@ struct sa_ctx {
 #define SA_MAD_STATUS_RAW 0x10000
 typedef int (*sa_handler_fn)(struct sa_ctx *c);
 
+/* sa_reply.c: the answer's buffer grows to need bytes.  0 or -ENOMEM. */
+int sa_out_reserve(struct sa_out *o, size_t need);
 /* Appends rec (a struct of c->desc) if it matches the request's component
  * mask.  Returns 1 if appended, 0 if not matching, -ENOMEM. */
 int sa_emit(struct sa_ctx *c, const void *rec);

@@ -1,6 +1,7 @@
-/* SA server core: request validation, dispatch by attribute and method,
- * the record emitter and response assembly.  Record families live in
- * sa_<family>.c; see sa_server.h for the contract. */
+/* SA server core: request validation, dispatch by attribute and method
+ * and response assembly.  Record families live in sa_<family>.c and
+ * append their records through sa_reply.c, below this file; see
+ * sa_server.h for the contract. */
 #include "daemon/sa_priv.h"
 
 #include <errno.h>
@@ -86,66 +87,6 @@ void sa_free(struct sa *sa)
 	sa_cache_free(&sa->cache);
 }
 
-void sa_out_free(struct sa_out *o)
-{
-	free(o->buf);
-	o->buf = NULL;
-	o->len = o->cap = 0;
-}
-
-static int out_reserve(struct sa_out *o, size_t need)
-{
-	size_t cap = o->cap ? o->cap : 1024;
-	uint8_t *nb;
-
-	if (need <= o->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	nb = realloc(o->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	o->buf = nb;
-	o->cap = cap;
-	return 0;
-}
-
-int sa_append(struct sa_ctx *c, const void *rec)
-{
-	size_t stride = sa_rec_stride(c->desc);
-	size_t at = SA_HDR_SIZE + (size_t)c->n * stride;
-	int r;
-
-	if (at + stride > c->sa->max_response)
-		return -ENOSPC;
-	r = out_reserve(c->out, at + stride);
-	if (r)
-		return r;
-	memset(c->out->buf + at, 0, stride);
-	sa_rec_encode(c->desc, rec, c->out->buf + at);
-	c->n++;
-	return 1;
-}
-
-int sa_emit(struct sa_ctx *c, const void *rec)
-{
-	uint8_t wire[256] = {0};
-
-	sa_rec_encode(c->desc, rec, wire);
-	if (!sa_rec_match(c->desc, c->mask, c->req, wire))
-		return 0;
-	return sa_append(c, rec);
-}
-
-uint64_t sa_req_get(const struct sa_ctx *c, unsigned comp)
-{
-	const struct sa_field *f = sa_rec_comp_field(c->desc, comp);
-
-	if (!f || f->bits > 64)
-		return 0;
-	return sa_get_bits(c->req, c->desc->size, f->bit, f->bits);
-}
-
 static void count_drop(struct sa *sa, const char *why, const struct sa_peer *p)
 {
 	sa->stats.dropped++;
@@ -204,7 +145,7 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 
 	if (len < SA_MAD_SIZE)
 		len = SA_MAD_SIZE;
-	r = out_reserve(out, len);
+	r = sa_out_reserve(out, len);
 	if (r)
 		return r;
 	if (status) {

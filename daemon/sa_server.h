@@ -133,7 +133,4 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 int sa_cache_put(struct sa *sa, uint64_t node_guid, uint8_t port,
 		 uint16_t smp_attr, const uint8_t *data, size_t len);
 
-/* Removes expired ServiceRecords (also done lazily on each query). */
-void sa_service_expire(struct sa *sa);
-
 #endif

@@ -30,7 +30,8 @@ static void remove_at(struct sa_services *db, uint32_t i)
 	db->n--;
 }
 
-void sa_service_expire(struct sa *sa)
+/* Removes expired ServiceRecords, before each query. */
+static void sa_service_expire(struct sa *sa)
 {
 	uint64_t now = sa->now_ms();
 

@@ -8,25 +8,27 @@
 #include <string.h>
 
 #include "mad/sa_switch.h"
+#include "mad/smp_switch.h"
 
 static void switchinfo_build(const struct sa *sa, const struct ib_node *sw,
 			     uint8_t si[SA_SWITCHINFO_SIZE])
 {
 	const uint8_t *raw = sa_cache_get(sa, sw->guid, 0, SA_SMP_SWITCH_INFO);
+	/* ibsim's values for what the model does not keep */
+	struct smp_switch_info i = {.life_time_value = 18,
+				    .partition_enf_cap = 0x40,
+				    .filter_raw_inbound_cap = 1,
+				    .filter_raw_outbound_cap = 1};
 
-	if (raw) {
-		memcpy(si, raw, SA_SWITCHINFO_SIZE);
-	} else { /* ibsim's values for what the model does not keep */
-		memset(si, 0, SA_SWITCHINFO_SIZE);
-		si[11] = 0x90;		 /* LifeTimeValue 18, PortStateChange */
-		sa_put16(si + 14, 0x40); /* PartitionEnforcementCap */
-		si[16] = 0x30;		 /* filter raw in/out */
-	}
+	if (raw)
+		smp_switch_info_decode(&i, raw, SA_SWITCHINFO_SIZE);
 	if (sw->lft_cap)
-		sa_put16(si + 0, sw->lft_cap);
+		i.lft_cap = sw->lft_cap;
 	if (sw->mft_cap)
-		sa_put16(si + 4, sw->mft_cap);
-	sa_put16(si + 6, sw->lft_top); /* as the SM programmed it */
+		i.mft_cap = sw->mft_cap;
+	i.lft_top = sw->lft_top; /* as the SM programmed it */
+	memset(si, 0, SA_SWITCHINFO_SIZE);
+	smp_switch_info_encode(&i, si, SA_SWITCHINFO_SIZE);
 }
 
 static int each_switch(struct sa_ctx *c, unsigned lid_comp,
@@ -112,8 +114,7 @@ static int mft_one(struct sa_ctx *c, const struct ib_node *sw)
 				return 0;
 			if (!got)
 				continue;
-			for (int i = 0; i < 32; i++)
-				sa_put16(r.mft + 2 * i, masks[i]);
+			smp_mft_encode(masks, r.mft, sizeof(r.mft));
 			if (sa_emit(c, &r) < 0)
 				return -ENOMEM;
 		}

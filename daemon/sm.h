@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "daemon/events.h"
 #include "lib/config.h"
 #include "lib/fabric.h"
 #include "lib/lids.h"
@@ -21,6 +22,9 @@ struct sd_event;
 struct sd_event_source;
 struct ctl;
 struct pool;
+struct sa_daemon;
+struct mcg_mgr;
+struct disc_observer;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -81,29 +85,39 @@ struct sm {
 	char last_error[256];
 	struct sm_smp_counts smps;
 	uint64_t traps;
+
+	/* The parts that hang off the loop (docs/design.md §8): each owns
+	 * its state and hears of the loop only through subs. */
+	struct sm_subs subs;
+	struct sa_daemon *sa;		 /* NULL in --once */
+	struct mcg_mgr *mcg;		 /* NULL in --once */
+	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 
 /* smrole.c: the SM state machine and the SMP requests the SM answers. */
 void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why);
 const char *sm_state_name(enum smp_sm_state s);
 void sm_on_request(void *ctx, const struct txn_request *req);
-/* The sweep state machine reports each sweep's end (rc 0 or -errno). */
+/* Each sweep's end (rc 0 or -errno): main.c subscribes it to
+ * SM_EV_SWEEP_DONE. */
 void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 
-/* reload.c: SIGHUP.  0, or -errno with the running config kept. */
+/* reload.c: SIGHUP.  0 (SM_EV_CONFIG_RELOADED published), or -errno
+ * with the running config kept. */
 int sm_reload(struct sm *sm);
-/* main.c: the MAD engine parameters from sm->cfg. */
-void sm_txn_params_from_cfg(struct sm *sm);
 
-/* loop.c */
+/* loop.c: it publishes SM_EV_SWEEP_DUE (timer, SIGHUP) and applies the
+ * MAD engine parameters on SM_EV_CONFIG_RELOADED. */
 int loop_init(struct sm *sm);
 void loop_fini(struct sm *sm);
 /* Re-arms the engine's timer after submits made outside its callbacks. */
 void loop_txn_kick(struct sm *sm);
 void loop_schedule_sweep(struct sm *sm, unsigned delay_ms);
-void loop_notify_status(struct sm *sm);
+/* The MAD engine parameters from sm->cfg. */
+void sm_txn_params_from_cfg(struct sm *sm);
 
-/* sweep.c */
+/* sweep.c: subscribes to SM_EV_SWEEP_DUE; publishes SM_EV_SWEEP_DONE and,
+ * after a heavy sweep, SM_EV_FABRIC_REPLACED. */
 int sweep_create(struct sm *sm);
 void sweep_destroy(struct sm *sm);
 /* Requests a sweep (heavy: rediscover; else light check first).  When one
@@ -119,7 +133,7 @@ void issm_close(struct sm *sm);
 /* statectl.c: control-socket commands. */
 int statectl_register(struct sm *sm);
 
-/* dumps.c */
+/* dumps.c (the multicast tables come from mcg_write_dumps_to) */
 int sm_write_dumps(struct sm *sm, const char *dir);
 /* Heavy sweep: lfts.dump, fdbs, mfts.dump of f to the state directory on a
  * helper thread (f's LIDs, LFTs and h must not change until joined). */

@@ -25,6 +25,19 @@ const char *sm_state_name(enum smp_sm_state s)
 	return s <= SM_STATE_MASTER ? sm_state_names[s] : "?";
 }
 
+/* The STATUS= line for systemd. */
+static void notify_status(struct sm *sm)
+{
+	if (sm->once)
+		return;
+	sd_notifyf(0,
+		   "STATUS=%s, %" PRIu64 " sweeps, %u nodes, last sweep "
+		   "%.1f ms%s%s",
+		   sm_state_name(sm->sm_state), sm->sweeps,
+		   sm->fab ? sm->fab->n_nodes : 0, sm->last_sweep_ms,
+		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
+}
+
 void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
 {
 	if (sm->sm_state == to)
@@ -32,7 +45,7 @@ void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
 	log_notice("SM state %s -> %s (%s)", sm_state_names[sm->sm_state],
 		   sm_state_names[to], why);
 	sm->sm_state = to;
-	loop_notify_status(sm);
+	notify_status(sm);
 }
 
 static void answer_sminfo(struct sm *sm, const struct txn_request *req)
@@ -135,7 +148,7 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 				sd_notify(0, "READY=1");
 		}
 	}
-	loop_notify_status(sm);
+	notify_status(sm);
 	if (heavy)
 		sm_log_smp_counts(sm);
 	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "daemon/ctl.h"
+#include "daemon/mcg.h"
 #include "daemon/sm.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
@@ -94,6 +95,9 @@ static int cmd_dump(void *arg, const char *args, FILE *out, char *err,
 		return -EINVAL;
 	}
 	rc = sm_write_dumps(sm, args);
+	/* the groups' MFTs over sm_write_dumps' empty mfts.dump, if any */
+	if (rc == 0)
+		rc = mcg_write_dumps_to(sm->mcg, args);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot write dumps to %s: %s", args,
 			 rc == -ENOENT && !sm->fab ? "no sweep finished yet"

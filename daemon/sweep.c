@@ -45,19 +45,6 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 	s->state_us = now;
 }
 
-static void phase_done(struct sweep *s);
-
-void sweep_hold(struct sweep *s)
-{
-	s->pending++;
-}
-
-void sweep_release(struct sweep *s)
-{
-	if (--s->pending == 0)
-		phase_done(s);
-}
-
 /* Runs a phase's submit function; a phase with nothing to send ends at
  * once.  A submit error ends the sweep after what was sent completes. */
 static void run_phase(struct sweep *s, int (*start)(struct sweep *),
@@ -141,7 +128,8 @@ static int start_discovery(struct sweep *s)
 	s->nf = f;
 	/* Discovery reports through on_disc_done, never from inside
 	 * disc_start, so the sweep holds nothing for it. */
-	rc = disc_start(s->sm->txn, f, on_disc_done, s, &s->disc);
+	rc = disc_start(s->sm->txn, f, on_disc_done, s, s->sm->disc_obs,
+			&s->disc);
 	if (rc == 0)
 		loop_txn_kick(s->sm);
 	return rc;
@@ -233,6 +221,7 @@ static int adopt_model(struct sweep *s)
 	s->nf = NULL;
 	sm->heavy_sweeps++;
 	route_after_sweep(sm);
+	sm_publish(sm, SM_EV_FABRIC_REPLACED, NULL);
 	if (s->left_out) {
 		/* The model lacks them, so nothing above counts their ports:
 		 * --once has not brought every port up; a daemon serves the
@@ -290,7 +279,8 @@ static void finish(struct sweep *s, int rc)
 			   s->lft_blocks, s->lft_switches, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
 	sweep_reset(s);
-	sm_sweep_done(sm, s->heavy, rc);
+	sm_publish(sm, SM_EV_SWEEP_DONE,
+		   &(struct sm_event_arg){.heavy = s->heavy, .rc = rc});
 	if (s->again && s->state == SWEEP_IDLE && !sm->once) {
 		bool h = s->again_heavy;
 		s->again = s->again_heavy = false;
@@ -312,19 +302,27 @@ void sweep_request(struct sm *sm, bool heavy, const char *why)
 	begin(s, heavy, why);
 }
 
+static void on_sweep_due(struct sm *sm, enum sm_event ev,
+			 const struct sm_event_arg *a, void *ctx)
+{
+	sweep_request(sm, a->heavy, a->why ? a->why : "due");
+}
+
 int sweep_create(struct sm *sm)
 {
 	sm->sweep = calloc(1, sizeof(*sm->sweep));
 	if (!sm->sweep)
 		return -ENOMEM;
 	sm->sweep->sm = sm;
-	return 0;
+	sm->sweep->phase_done = phase_done;
+	return sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
 }
 
 void sweep_destroy(struct sm *sm)
 {
 	if (!sm->sweep)
 		return;
+	sm_unsubscribe(sm, on_sweep_due, NULL);
 	sweep_reset(sm->sweep);
 	free(sm->sweep);
 	sm->sweep = NULL;

@@ -1,7 +1,8 @@
 /* Inside a sweep: the state shared by the sweep state machine (sweep.c)
  * and the phases it runs (portsetup.c, lftprog.c, light.c).  A phase
  * submits its SMPs, holding the sweep once per SMP; the last release
- * advances the state machine. */
+ * advances the state machine through phase_done, so that the phases
+ * never call back into sweep.c. */
 #ifndef IBSMD_SWEEP_H
 #define IBSMD_SWEEP_H
 
@@ -36,10 +37,19 @@ struct sweep {
 	uint32_t left_out; /* nodes/ports discovery had to leave out */
 	uint64_t need_gets, need_sets; /* the minimum this fabric needed */
 	char error[256];
+	void (*phase_done)(struct sweep *s); /* set by sweep.c */
 };
 
-void sweep_hold(struct sweep *s);
-void sweep_release(struct sweep *s);
+static inline void sweep_hold(struct sweep *s)
+{
+	s->pending++;
+}
+
+static inline void sweep_release(struct sweep *s)
+{
+	if (--s->pending == 0)
+		s->phase_done(s);
+}
 
 /* portsetup.c: LID/LMC/SM LID and ARMED (one Set per port, only where
  * something differs) plus SwitchInfo LinearFDBTop; then ACTIVE. */

@@ -308,17 +308,6 @@ static int write_guid2lid(struct out *o, const struct fabric *f)
 	return 0;
 }
 
-int dump_write_guid2lid_path(const char *path, const struct fabric *f)
-{
-	struct out o;
-	int rc = out_open_path(&o, path);
-
-	if (rc < 0)
-		return rc;
-	o.sync = true;
-	return out_close(&o, write_guid2lid(&o, f));
-}
-
 int dump_write_guid2lid(const char *dir, const struct fabric *f)
 {
 	struct out o;

@@ -30,8 +30,6 @@ int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
 		    void *ctx);
 /* dir/guid2lid from the fabric's current LIDs. */
 int dump_write_guid2lid(const char *dir, const struct fabric *f);
-/* Same format at an exact path (the daemon's state file). */
-int dump_write_guid2lid_path(const char *path, const struct fabric *f);
 int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n);
 
 /* Multicast forwarding tables, generic over the engine's storage: for

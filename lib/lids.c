@@ -469,24 +469,3 @@ int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		rc = check_dup(m, first, err, errlen, path);
 	return rc;
 }
-
-int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m)
-{
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		struct ib_node *n = f->nodes[i];
-		unsigned first = node_is_switch(n) ? 0 : 1;
-		unsigned last = node_is_switch(n) ? 0 : n->nports;
-		for (unsigned p = first; p <= last; p++) {
-			struct ib_port *pp = &n->ports[p];
-			uint64_t g = port_key(pp);
-			if (!pp->lid || !g)
-				continue;
-			int rc = g2l_append(
-			    m, g, pp->lid,
-			    (uint16_t)(pp->lid + (1u << pp->lmc) - 1));
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
-}

@@ -62,7 +62,5 @@ int guid2lid_put(struct guid2lid *m, uint64_t guid, uint16_t lo, uint16_t hi);
 /* Entry for guid or NULL; constant time once the index is built. */
 const struct guid2lid_entry *guid2lid_get(struct guid2lid *m, uint64_t guid);
 void guid2lid_free(struct guid2lid *m);
-/* Fills m from the LIDs currently in the fabric (every port with a LID). */
-int guid2lid_from_fabric(const struct fabric *f, struct guid2lid *m);
 
 #endif

@@ -22,14 +22,6 @@ void log_set_level(enum log_level lvl) { cur_level = lvl; }
 enum log_level log_get_level(void) { return cur_level; }
 void log_set_ident(const char *ident) { cur_ident = ident; }
 
-int log_level_parse(const char *s)
-{
-	for (int i = LOG_LVL_ERR; i <= LOG_LVL_DEBUG; i++)
-		if (strcmp(s, level_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 const char *log_level_name(enum log_level lvl)
 {
 	if (lvl < LOG_LVL_ERR || lvl > LOG_LVL_DEBUG)

@@ -12,8 +12,6 @@ enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5,
 /* Messages above this level are dropped. */
 void log_set_level(enum log_level lvl);
 enum log_level log_get_level(void);
-/* Parses "error", "warn", "notice", "info", "debug"; -1 if unknown. */
-int log_level_parse(const char *s);
 const char *log_level_name(enum log_level lvl);
 /* Program name printed before each message when not on the journal. */
 void log_set_ident(const char *ident);

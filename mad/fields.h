@@ -1,24 +1,34 @@
-/* Table-driven codecs: an attribute is described once as a table of wire
- * fields (IBA bit offset, width) mapped to struct members (offsetof, size).
- * The same table decodes, encodes, and drives the unit tests that check
- * every field's position against libibmad. */
+/* Table-driven codecs: an attribute or SA record is described once as a
+ * table of wire fields (IBA bit offset, width) mapped to struct members
+ * (offsetof, size).  The same table decodes and encodes, through
+ * bounds-checked cursors (cursor.h), and drives the unit tests that check
+ * every field's position against libibmad; an SA record's rows also carry
+ * their component-mask bit (mad/sa_wire.h matches on them). */
 #ifndef IBSM_MAD_FIELDS_H
 #define IBSM_MAD_FIELDS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#define WIRE_NO_COMP 0xFF
+
 struct wire_field {
 	const char *name; /* IBA field name, for tests and dumps */
 	uint16_t bitoff;  /* IBA bit offset from the attribute start */
-	uint8_t width;	  /* bits: 1..32, or 64 (byte aligned) */
-	uint8_t size;	  /* sizeof the struct member: 1, 2, 4 or 8 */
-	uint16_t offset;  /* offsetof the struct member */
+	/* bits: 1..64 at any offset, or a byte array (a multiple of 8 over
+	 * 64, byte aligned) */
+	uint16_t width;
+	uint8_t size;	 /* sizeof the member (1, 2, 4, 8, or the array's);
+			  * 0: a field on the wire only (matched, not coded) */
+	uint8_t comp;	 /* SA component-mask bit, WIRE_NO_COMP if none */
+	uint16_t offset; /* offsetof the struct member */
 };
 
 #define WF(nm, bo, w, type, member)                                            \
 	{                                                                      \
-		nm, bo, w, sizeof(((type *)0)->member), offsetof(type, member) \
+		.name = nm, .bitoff = bo, .width = w,                          \
+		.size = sizeof(((type *)0)->member), .comp = WIRE_NO_COMP,     \
+		.offset = offsetof(type, member)                               \
 	}
 
 /* Decodes every field of the table from buf[0..len) into obj.

@@ -3,7 +3,7 @@
 #include "mad/sa_mad.h"
 
 #define C struct sa_cpi
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(C, base_version, 0, 8, SA_NO_COMP),
     SA_F(C, class_version, 8, 8, SA_NO_COMP),
     SA_F(C, cap_mask, 16, 16, SA_NO_COMP),

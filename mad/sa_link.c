@@ -2,7 +2,7 @@
 #include "mad/sa_link.h"
 #include "mad/sa_mad.h"
 
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(struct sa_link_rec, from_lid, 0, 16, SA_LR_FROM_LID),
     SA_F(struct sa_link_rec, from_port, 16, 8, SA_LR_FROM_PORT),
     SA_F(struct sa_link_rec, to_port, 24, 8, SA_LR_TO_PORT),

@@ -3,7 +3,7 @@
 #include "mad/sa_mad.h"
 
 #define R struct sa_mcm_rec
-static const struct sa_field mcm_fields[] = {
+static const struct wire_field mcm_fields[] = {
     SA_F(R, mgid, 0, 128, SA_MCMR_MGID),
     SA_F(R, port_gid, 128, 128, SA_MCMR_PORT_GID),
     SA_F(R, qkey, 256, 32, SA_MCMR_QKEY),
@@ -35,7 +35,7 @@ const struct sa_rec_desc sa_mcm_rec_desc = {
 };
 
 #define S struct sa_mcgstate_rec
-static const struct sa_field mcgs_fields[] = {
+static const struct wire_field mcgs_fields[] = {
     SA_F(S, mgid, 0, 128, SA_MCGS_MGID),
     SA_F(S, mlid, 128, 16, SA_MCGS_MLID),
     SA_F(S, state, 144, 8, SA_MCGS_STATE),

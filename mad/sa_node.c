@@ -3,7 +3,7 @@
 #include "mad/sa_mad.h"
 
 #define R struct sa_node_rec
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(R, lid, 0, 16, SA_NR_LID),
     SA_W(16, 16, SA_NR_RESV1),
     SA_F(R, base_version, 32, 8, SA_NR_BASE_VERSION),

@@ -3,7 +3,7 @@
 #include "mad/sa_mad.h"
 
 #define R struct sa_path_rec
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_W(0, 32, SA_PR_SERVICEID_MSB),
     SA_W(32, 32, SA_PR_SERVICEID_LSB),
     SA_F(R, service_id, 0, 64, SA_NO_COMP),

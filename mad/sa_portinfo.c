@@ -6,7 +6,7 @@
 
 #define R		    struct sa_portinfo_rec
 #define PI(bit, bits, comp) SA_W(32 + (bit), bits, comp)
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(R, lid, 0, 16, SA_PIR_LID),
     SA_F(R, port_num, 16, 8, SA_PIR_PORTNUM),
     SA_F(R, options, 24, 8, SA_PIR_OPTIONS),

@@ -8,7 +8,7 @@
 #define D16(i) SA_F(R, data16[i], 1024 + 16 * (i), 16, SA_SR_DATA16_0 + (i))
 #define D32(i) SA_F(R, data32[i], 1152 + 32 * (i), 32, SA_SR_DATA32_0 + (i))
 #define D64(i) SA_F(R, data64[i], 1280 + 64 * (i), 64, SA_SR_DATA64_0 + (i))
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(R, id, 0, 64, SA_SR_ID),
     SA_F(R, gid, 64, 128, SA_SR_GID),
     SA_F(R, pkey, 192, 16, SA_SR_PKEY),

@@ -3,7 +3,7 @@
 #include "mad/sa_mad.h"
 
 #define R struct sa_sminfo_rec
-static const struct sa_field fields[] = {
+static const struct wire_field fields[] = {
     SA_F(R, lid, 0, 16, SA_SMIR_LID),
     SA_W(16, 16, SA_SMIR_RESV0),
     SA_F(R, guid, 32, 64, SA_SMIR_GUID),

@@ -4,7 +4,7 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct sa_field swir_fields[] = {
+static const struct wire_field swir_fields[] = {
     SA_F(struct sa_switchinfo_rec, lid, 0, 16, SA_SWIR_LID),
     SA_W(16, 16, SA_SWIR_RESV1),
     SA_F(struct sa_switchinfo_rec, switch_info, 32, 160, SA_NO_COMP),
@@ -18,7 +18,7 @@ const struct sa_rec_desc sa_switchinfo_rec_desc = {
     .fields = swir_fields,
 };
 
-static const struct sa_field lftr_fields[] = {
+static const struct wire_field lftr_fields[] = {
     SA_F(struct sa_lft_rec, lid, 0, 16, SA_LFTR_LID),
     SA_F(struct sa_lft_rec, block, 16, 16, SA_LFTR_BLOCK),
     SA_F(struct sa_lft_rec, lft, 64, 512, SA_NO_COMP),
@@ -32,7 +32,7 @@ const struct sa_rec_desc sa_lft_rec_desc = {
     .fields = lftr_fields,
 };
 
-static const struct sa_field mftr_fields[] = {
+static const struct wire_field mftr_fields[] = {
     SA_F(struct sa_mft_rec, lid, 0, 16, SA_MFTR_LID),
     SA_F(struct sa_mft_rec, position, 16, 4, SA_MFTR_POSITION),
     SA_W(20, 3, SA_MFTR_RESV1),

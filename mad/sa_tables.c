@@ -5,7 +5,7 @@
 
 #define G	struct sa_guidinfo_rec
 #define GUID(i) SA_F(G, guid[i], 64 + 64 * (i), 64, SA_GIR_GID0 + (i))
-static const struct sa_field gir_fields[] = {
+static const struct wire_field gir_fields[] = {
     SA_F(G, lid, 0, 16, SA_GIR_LID),
     SA_F(G, block, 16, 8, SA_GIR_BLOCK),
     SA_W(24, 8, SA_GIR_RESV1),
@@ -35,7 +35,7 @@ const struct sa_rec_desc sa_guidinfo_rec_desc = {
 #define PK8(i)                                                                 \
 	PK(i), PK(i + 1), PK(i + 2), PK(i + 3), PK(i + 4), PK(i + 5),          \
 	    PK(i + 6), PK(i + 7)
-static const struct sa_field pkr_fields[] = {
+static const struct wire_field pkr_fields[] = {
     SA_F(P, lid, 0, 16, SA_PKR_LID),
     SA_F(P, block, 16, 16, SA_PKR_BLOCK),
     SA_F(P, port, 32, 8, SA_PKR_PORT),

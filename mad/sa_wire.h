@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mad/fields.h"
+
 /* Reads `bits` (1..64) bits at bit offset `bit` (0 = MSB of byte 0). */
 static inline uint64_t sa_get_bits(const uint8_t *buf, size_t len, unsigned bit,
 				   unsigned bits)
@@ -93,37 +95,32 @@ static inline void sa_put64(uint8_t *b, uint64_t v)
 	sa_put32(b + 4, (uint32_t)v);
 }
 
-#define SA_NO_COMP 0xFF
+#define SA_NO_COMP WIRE_NO_COMP
 
-/* One wire field.  Fields wider than 64 bits are byte arrays (bit and bits
- * multiples of 8).  size 0: the field has no C struct member (matched on
- * the wire only, e.g. the sub-fields of an embedded PortInfo). */
-struct sa_field {
-	uint16_t bit, bits;
-	uint16_t off; /* offsetof in the C struct */
-	uint8_t size; /* sizeof the member, 0 = wire only */
-	uint8_t comp; /* component-mask bit, SA_NO_COMP if none */
-};
-
+/* A record's rows are wire fields (mad/fields.h), coded by the same
+ * engine as the SMP attributes.  Fields wider than 64 bits are byte
+ * arrays; size 0 marks a field with no C struct member (matched on the
+ * wire only, e.g. the sub-fields of an embedded PortInfo). */
 struct sa_rec_desc {
 	const char *name;
 	uint16_t attr_id;
 	uint16_t size;	 /* wire size in bytes, before padding to 8 */
 	uint8_t n_comps; /* component-mask bits defined: 0..n_comps-1 */
 	uint8_t n_fields;
-	const struct sa_field *fields;
+	const struct wire_field *fields;
 };
 
 #define SA_F(type, member, bit_, bits_, comp_)                                 \
 	{                                                                      \
-		.bit = (bit_), .bits = (bits_), .off = offsetof(type, member), \
-		.size = sizeof(((type *)0)->member), .comp = (comp_)           \
+		.name = #member, .bitoff = (bit_), .width = (bits_),           \
+		.size = sizeof(((type *)0)->member), .comp = (comp_),          \
+		.offset = offsetof(type, member)                               \
 	}
 /* A component with no struct member. */
 #define SA_W(bit_, bits_, comp_)                                               \
 	{                                                                      \
-		.bit = (bit_), .bits = (bits_), .off = 0, .size = 0,           \
-		.comp = (comp_)                                                \
+		.name = NULL, .bitoff = (bit_), .width = (bits_), .size = 0,   \
+		.comp = (comp_), .offset = 0                                   \
 	}
 
 /* Record size on the wire rounded to 8 bytes, as AttributeOffset counts. */
@@ -132,9 +129,10 @@ static inline size_t sa_rec_stride(const struct sa_rec_desc *d)
 	return (d->size + 7u) & ~7u;
 }
 
-/* Encodes rec into wire (at least d->size bytes, zeroed by the caller for
- * reserved fields). */
-void sa_rec_encode(const struct sa_rec_desc *d, const void *rec, uint8_t *wire);
+/* Encodes rec into wire (d->size bytes, zeroed by the caller for reserved
+ * fields).  0, or -ERANGE when a member's value does not fit its field
+ * (that field is left as it was). */
+int sa_rec_encode(const struct sa_rec_desc *d, const void *rec, uint8_t *wire);
 /* Decodes wire (len bytes) into rec; 0, or -EMSGSIZE if len < d->size. */
 int sa_rec_decode(const struct sa_rec_desc *d, const uint8_t *wire, size_t len,
 		  void *rec);
@@ -148,7 +146,7 @@ static inline uint64_t sa_rec_comp_all(const struct sa_rec_desc *d)
 	return d->n_comps >= 64 ? ~0ull : (1ull << d->n_comps) - 1;
 }
 /* The row of component c, or NULL. */
-const struct sa_field *sa_rec_comp_field(const struct sa_rec_desc *d,
-					 unsigned c);
+const struct wire_field *sa_rec_comp_field(const struct sa_rec_desc *d,
+					  unsigned c);
 
 #endif

@@ -205,12 +205,6 @@ int txn_repress_trap(struct txn_engine *eng, const struct txn_request *req);
 int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
 		    const uint8_t *mad, size_t len);
 
-/* SMI agent ids (for txn_respond_raw users and tests). */
-int txn_agent_smi(const struct txn_engine *eng);
-int txn_agent_smi_dr(const struct txn_engine *eng);
-
 const struct txn_stats *txn_stats(const struct txn_engine *eng);
-/* One log line with every counter, at info level, prefixed by what. */
-void txn_log_stats(const struct txn_engine *eng, const char *what);
 
 #endif

@@ -326,33 +326,7 @@ struct mad_port *txn_port(const struct txn_engine *e)
 {
 	return e->port;
 }
-int txn_agent_smi(const struct txn_engine *e)
-{
-	return e->tr.agent_smi;
-}
-int txn_agent_smi_dr(const struct txn_engine *e)
-{
-	return e->tr.agent_smi_dr;
-}
 const struct txn_stats *txn_stats(const struct txn_engine *e)
 {
 	return &e->stats;
-}
-
-void txn_log_stats(const struct txn_engine *e, const char *what)
-{
-	const struct txn_stats *s = &e->stats;
-
-	log_info(
-	    "%s: MADs sent %llu received %llu retried %llu lost %llu "
-	    "timeouts %llu (immediate %llu) remote-errors %llu unmatched %llu "
-	    "dropped %llu requests %llu send-errors %llu max-outstanding %u",
-	    what, (unsigned long long)s->sent, (unsigned long long)s->received,
-	    (unsigned long long)s->retried, (unsigned long long)s->lost,
-	    (unsigned long long)s->timeouts,
-	    (unsigned long long)s->fast_timeouts,
-	    (unsigned long long)s->remote_errors,
-	    (unsigned long long)s->unmatched, (unsigned long long)s->dropped,
-	    (unsigned long long)s->requests, (unsigned long long)s->send_errors,
-	    s->max_outstanding);
 }

@@ -227,11 +227,6 @@ int mad_port_refresh(struct mad_port *p)
 	return 0;
 }
 
-int mad_port_fd(const struct mad_port *p)
-{
-	return umad_get_fd(p->portid);
-}
-
 int mad_port_register(struct mad_port *p, const struct mad_agent_req *r)
 {
 	long mask[16 / sizeof(long)];

@@ -53,11 +53,6 @@ int mad_port_set_sm(struct mad_port *p, bool on);
 
 /* Re-reads LID/SM LID/state from umad (after the SM changed them). */
 int mad_port_refresh(struct mad_port *p);
-/* The umad file descriptor.  Under umad2sim it is a fake descriptor
- * (>= 1024) that only the wrapped poll() understands, never epoll; that
- * is why the transaction engine reads it from a thread and offers an
- * eventfd (txn_fd) to the event loop instead. */
-int mad_port_fd(const struct mad_port *p);
 
 /* An agent: class, version, RMPP, and the request methods (bit m of the
  * 128-bit mask = method m) that reach it unsolicited.  Responses to what

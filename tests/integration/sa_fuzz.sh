@@ -8,12 +8,20 @@
 need clang
 cd "$TOP"
 bin="$T/sa_fuzz"
-# the SA proper: codecs and server, not the daemon glue (sa_daemon.c) nor
-# the multicast manager's join handlers (sa_mcmember_join.c needs the group
-# manager and the event loop; its rules are unit-tested in test_mcg_join.c)
-srcs="tests/fuzz/sa_fuzz.c $(ls mad/sa_*.c daemon/sa_*.c | grep -v -e sa_daemon.c -e sa_mcmember_join.c) lib/fabric.c lib/log.c"
+# The SA files and the codecs they use go into an archive and the linker
+# takes what sa_handle needs: the SA proper never calls the daemon glue (sa_daemon.c) nor the
+# multicast manager's join handlers (sa_mcmember_join.c), which
+# tests/integration/daemon_layering.sh keeps true.
+mkdir -p "$T/obj"
+for src in mad/sa_*.c mad/smp*.c mad/fields.c daemon/sa_*.c lib/fabric.c lib/log.c; do
+	o="$T/obj/$(echo "$src" | tr / _).o"
+	clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
+		-fno-sanitize-recover=undefined -c -o "$o" "$src" 2>>"$T/build.log" ||
+		{ cat "$T/build.log"; fail "could not compile $src for the SA fuzz target"; }
+done
+ar rcs "$T/libsa.a" "$T"/obj/*.o
 clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -o "$bin" $srcs 2>"$T/build.log" ||
+	-fno-sanitize-recover=undefined -o "$bin" tests/fuzz/sa_fuzz.c "$T/libsa.a" 2>>"$T/build.log" ||
 	{ cat "$T/build.log"; fail "could not build the SA fuzz target (libFuzzer and ASan runtimes: Debian package libclang-rt-14-dev)"; }
 mkdir -p "$T/corpus"
 cp tests/fuzz/corpus/sa/* "$T/corpus/"

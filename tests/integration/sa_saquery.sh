@@ -212,3 +212,6 @@ check "PKeyTableRecord (untrusted)"   PKTR @H3
 
 echo "$((n - fails)) of $n saquery answers identical after normalisation"
 [ $fails -eq 0 ] || fail "$fails saquery answers differ from OpenSM's"
+# Every record field fitted its wire field (sa_reply.c logs when one does
+# not and sends it as zero, which the comparison above may not show).
+! grep "too wide for its field" "$T/ibsmd.out" || fail "the SA encoded a value too wide for its field"

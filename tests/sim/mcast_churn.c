@@ -19,35 +19,24 @@
 #include <string.h>
 #include <time.h>
 
-#include <infiniband/umad.h>
-
-#include "mad/sa_mad.h"
+#include "mad/sa_client.h"
 #include "mad/sa_mcm.h"
-#include "mad/sa_wire.h"
 
 #define C(x) (1ull << (x))
 
-static int fd, agent;
-static umad_port_t port;
-static void *umad;
-static uint64_t next_tid = 0x6d630000;
+static struct sa_client sac;
 
 /* One Set (join) or Delete (leave); returns the answer's JoinState, or -1
  * on an error status or no answer. */
 static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 {
-	struct sa_hdr h = {.base_version = 1,
-			   .mgmt_class = SA_MGMT_CLASS,
-			   .class_version = SA_CLASS_VERSION,
-			   .method = method,
-			   .attr_id = SA_ATTR_MCMEMBER_REC,
-			   .tid = ++next_tid};
 	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: groups
 	 * the broadcast group's parameters and refuses another Q_Key. */
 	struct sa_mcm_rec r = {
 	    .pkey = 0xFFFF, .join_state = js, .qkey = 0x0B1B};
-	uint8_t *m = umad_get_mad(umad);
-	int len = SA_MAD_SIZE;
+	uint64_t mask =
+	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
+	int st;
 
 	r.mgid[0] = 0xff;
 	r.mgid[1] = 0x12;
@@ -56,33 +45,28 @@ static int request(uint8_t method, uint32_t group, uint64_t guid, uint8_t js)
 	r.mgid[4] = r.mgid[5] = 0xff;
 	r.mgid[13] = group >> 16 ? 0xc1 : 0xc0;
 	sa_put16(r.mgid + 14, (uint16_t)group);
-	sa_put64(r.port_gid, be64toh(port.gid_prefix));
+	sa_put64(r.port_gid, be64toh(sac.port.gid_prefix));
 	sa_put64(r.port_gid + 8, guid);
-	h.comp_mask =
-	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
 	if (method == SA_METHOD_SET)
-		h.comp_mask |= C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) |
-			       C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
-			       C(SA_MCMR_SL);
-	memset(m, 0, SA_MAD_SIZE);
-	sa_hdr_encode(&h, m);
-	sa_rec_encode(&sa_mcm_rec_desc, &r, m + SA_HDR_SIZE);
-	umad_set_addr(umad, port.sm_lid, 1, 0, 0x80010000);
-	if (umad_send(fd, agent, umad, SA_MAD_SIZE, 1000, 3) < 0 ||
-	    umad_recv(fd, umad, &len, 5000) < 0 || umad_status(umad)) {
+		mask |= C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |
+			C(SA_MCMR_FLOW) | C(SA_MCMR_SL);
+	sa_client_build(&sac, method, SA_ATTR_MCMEMBER_REC, mask,
+			&sa_mcm_rec_desc, &r);
+	st = sa_client_transact(&sac, 0);
+	if (st < 0) {
 		fprintf(stderr, "mcast_churn: no answer\n");
 		return -1;
 	}
-	if (sa_get16(m + 4)) {
+	if (st) {
 		fprintf(stderr,
 			"mcast_churn: %s group %u port 0x%llx js %u: "
 			"status 0x%04x\n",
 			method == SA_METHOD_SET ? "join" : "leave", group,
-			(unsigned long long)guid, js, sa_get16(m + 4));
+			(unsigned long long)guid, js, st);
 		return -1;
 	}
-	sa_rec_decode(&sa_mcm_rec_desc, m + SA_HDR_SIZE, sa_mcm_rec_desc.size,
-		      &r);
+	sa_rec_decode(&sa_mcm_rec_desc, sa_client_mad(&sac) + SA_HDR_SIZE,
+		      sa_mcm_rec_desc.size, &r);
 	return r.join_state;
 }
 
@@ -117,14 +101,10 @@ int main(int argc, char **argv)
 	js = calloc((size_t)np * groups, 1);
 	for (uint32_t i = 0; i < np; i++)
 		guid[i] = strtoull(argv[3 + i], NULL, 0);
-	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
-	    (fd = umad_open_port(NULL, 0)) < 0 ||
-	    (agent = umad_register(fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
-				   NULL)) < 0) {
+	if (sa_client_open(&sac) < 0) {
 		fprintf(stderr, "mcast_churn: cannot open a umad port\n");
 		return 1;
 	}
-	umad = calloc(1, umad_size() + SA_MAD_SIZE);
 	if (!groups) { /* fresh group per cycle */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (uint32_t i = 0; i < cycles; i++) {

@@ -15,11 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <infiniband/umad.h>
-
-#include "mad/sa_mad.h"
+#include "mad/sa_client.h"
 #include "mad/sa_mcm.h"
-#include "mad/sa_wire.h"
 
 #define C(x) (1ull << (x))
 #define MAXJ 200000
@@ -30,10 +27,7 @@ struct job {
 	uint16_t n;
 };
 
-static int fd, agent;
-static umad_port_t port;
-static void *umad;
-static uint64_t next_tid = 0x6a000000;
+static struct sa_client sac;
 static uint16_t last_mlid;
 
 static double now(void)
@@ -44,71 +38,44 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Sends the request in the buffer; returns the MAD status or -1. */
-static int transact(void)
-{
-	int len = SA_MAD_SIZE;
-
-	umad_set_addr(umad, port.sm_lid, 1, 0, 0x80010000);
-	if (umad_send(fd, agent, umad, SA_MAD_SIZE, 1000, 3) < 0 ||
-	    umad_recv(fd, umad, &len, 5000) < 0 || umad_status(umad))
-		return -1;
-	return sa_get16((uint8_t *)umad_get_mad(umad) + 4);
-}
-
 static int join(const struct job *j)
 {
-	struct sa_hdr h = {.base_version = 1,
-			   .mgmt_class = SA_MGMT_CLASS,
-			   .class_version = SA_CLASS_VERSION,
-			   .method = SA_METHOD_SET,
-			   .attr_id = SA_ATTR_MCMEMBER_REC,
-			   .tid = ++next_tid};
+	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: (IPoIB
+	 * signature) groups the broadcast group's parameters and refuses any
+	 * other Q_Key. */
 	struct sa_mcm_rec r = {.pkey = 0xFFFF,
 			       .join_state = SA_JOIN_FULL,
 			       .member_count = j->n,
 			       .qkey = 0x0B1B};
-	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: (IPoIB
-	 * signature) groups the broadcast group's parameters and refuses any
-	 * other Q_Key. */
-	uint8_t *m = umad_get_mad(umad);
+	int st;
 
 	memcpy(r.mgid, j->mgid, 16);
-	sa_put64(r.port_gid, be64toh(port.gid_prefix));
+	sa_put64(r.port_gid, be64toh(sac.port.gid_prefix));
 	sa_put64(r.port_gid + 8, j->guid);
-	h.comp_mask = C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
-		      C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |
-		      C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
-		      C(SA_MCMR_SL) | (j->n ? C(SA_MCMR_MEMBER_COUNT) : 0);
-	memset(m, 0, SA_MAD_SIZE);
-	sa_hdr_encode(&h, m);
-	sa_rec_encode(&sa_mcm_rec_desc, &r, m + SA_HDR_SIZE);
-	int st = transact();
+	sa_client_build(&sac, SA_METHOD_SET, SA_ATTR_MCMEMBER_REC,
+			C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
+			    C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |
+			    C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |
+			    C(SA_MCMR_FLOW) | C(SA_MCMR_SL) |
+			    (j->n ? C(SA_MCMR_MEMBER_COUNT) : 0),
+			&sa_mcm_rec_desc, &r);
+	st = sa_client_transact(&sac, 0);
 	if (st == 0)
-		last_mlid = sa_get16(m + SA_HDR_SIZE + 36);
-	return st;
+		last_mlid = sa_get16(sa_client_mad(&sac) + SA_HDR_SIZE + 36);
+	return st < 0 ? -1 : st;
 }
 
 /* MCGStateRecord state of mgid, or -1. */
 static int state_of(const uint8_t mgid[16])
 {
-	struct sa_hdr h = {.base_version = 1,
-			   .mgmt_class = SA_MGMT_CLASS,
-			   .class_version = SA_CLASS_VERSION,
-			   .method = SA_METHOD_GET,
-			   .attr_id = SA_ATTR_MCGSTATE_REC,
-			   .tid = ++next_tid,
-			   .comp_mask = C(SA_MCGS_MGID)};
 	struct sa_mcgstate_rec r = {0};
-	uint8_t *m = umad_get_mad(umad);
 
 	memcpy(r.mgid, mgid, 16);
-	memset(m, 0, SA_MAD_SIZE);
-	sa_hdr_encode(&h, m);
-	sa_rec_encode(&sa_mcgstate_rec_desc, &r, m + SA_HDR_SIZE);
-	if (transact() != 0)
+	sa_client_build(&sac, SA_METHOD_GET, SA_ATTR_MCGSTATE_REC,
+			C(SA_MCGS_MGID), &sa_mcgstate_rec_desc, &r);
+	if (sa_client_transact(&sac, 0) != 0)
 		return -1;
-	sa_rec_decode(&sa_mcgstate_rec_desc, m + SA_HDR_SIZE,
+	sa_rec_decode(&sa_mcgstate_rec_desc, sa_client_mad(&sac) + SA_HDR_SIZE,
 		      sa_mcgstate_rec_desc.size, &r);
 	return r.state;
 }
@@ -152,14 +119,10 @@ int main(int argc, char **argv)
 			jobs[n++].n = (uint16_t)cnt;
 		}
 	fclose(fp);
-	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
-	    (fd = umad_open_port(NULL, 0)) < 0 ||
-	    (agent = umad_register(fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
-				   NULL)) < 0) {
+	if (sa_client_open(&sac) < 0) {
 		fprintf(stderr, "mcast_joins: cannot open a umad port\n");
 		return 1;
 	}
-	umad = calloc(1, umad_size() + SA_MAD_SIZE);
 	t0 = now();
 	for (uint32_t i = 0; i < n; i++) {
 		double a = now();

@@ -14,9 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <infiniband/umad.h>
-
-#include "mad/sa_mad.h"
+#include "mad/sa_client.h"
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"
 
@@ -123,10 +121,9 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	struct slot slots[MAX_WIN] = {{0}};
-	umad_port_t port;
-	int fd, agent, sent = 0, done = 0, n_lat = 0, errors = 0, lost = 0;
+	struct sa_client sac;
+	int sent = 0, done = 0, n_lat = 0, errors = 0, lost = 0;
 	uint64_t *lat, t0;
-	void *umad;
 	uint32_t tid_base = (uint32_t)(now_us() & 0xFFFF) << 16;
 
 	if (parse(argc, argv, &o)) {
@@ -135,16 +132,13 @@ int main(int argc, char **argv)
 			"-l LID,... [-o FILE] [-T MS]\n");
 		return 2;
 	}
-	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
-	    (fd = umad_open_port(NULL, 0)) < 0) {
+	if (sa_client_open(&sac) < 0) {
 		fprintf(stderr, "sa_load: cannot open a umad port\n");
 		return 1;
 	}
-	agent = umad_register(fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0, NULL);
-	umad = calloc(1, umad_size() + SA_MAD_SIZE);
 	lat = calloc((size_t)o.count, sizeof(*lat));
-	if (agent < 0 || !umad || !lat) {
-		fprintf(stderr, "sa_load: cannot register the SA client\n");
+	if (!lat) {
+		fprintf(stderr, "sa_load: out of memory\n");
 		return 1;
 	}
 	t0 = now_us();
@@ -156,25 +150,23 @@ int main(int argc, char **argv)
 			    (struct slot){.tid = tid_base + (uint32_t)sent,
 					  .sent = now_us(),
 					  .busy = 1};
-			build(&o, port.base_lid, sent, slots[s].tid,
-			      umad_get_mad(umad));
-			umad_set_addr(umad, port.sm_lid, 1, 0, 0x80010000);
-			if (umad_send(fd, agent, umad, SA_MAD_SIZE,
-				      o.timeout_ms, 0) < 0) {
+			build(&o, sac.port.base_lid, sent, slots[s].tid,
+			      sa_client_mad(&sac));
+			if (sa_client_send(&sac, 0, o.timeout_ms) < 0) {
 				fprintf(stderr, "sa_load: send failed\n");
 				return 1;
 			}
 			sent++;
 		}
-		int len = SA_MAD_SIZE;
-		if (umad_recv(fd, umad, &len, o.timeout_ms * 2) < 0) {
+		int us = sa_client_recv(&sac, o.timeout_ms * 2);
+		if (us < 0) {
 			fprintf(stderr,
 				"sa_load: no answer for %d ms, %d lost\n",
 				o.timeout_ms * 2, sent - done);
 			lost += sent - done;
 			break;
 		}
-		uint8_t *m = umad_get_mad(umad);
+		uint8_t *m = sa_client_mad(&sac);
 		struct sa_hdr h;
 
 		sa_hdr_decode(&h, m, SA_MAD_SIZE);
@@ -182,7 +174,7 @@ int main(int argc, char **argv)
 			if (!slots[s].busy || slots[s].tid != (uint32_t)h.tid)
 				continue;
 			slots[s].busy = 0;
-			if (umad_status(umad))
+			if (us)
 				lost++;
 			else if (h.status)
 				errors++;
@@ -213,6 +205,6 @@ int main(int argc, char **argv)
 		if (f)
 			fclose(f);
 	}
-	umad_close_port(fd);
+	sa_client_close(&sac);
 	return errors || lost ? 3 : 0;
 }

@@ -222,10 +222,10 @@ static void test_portinfo_offsets(void **state)
 	assert_int_equal(sa_pi_get(pi, SA_PI_SUBNTO, 5), 18);
 	assert_int_equal(sa_pi_get(pi, SA_PI_CAPMASK2, 16), 0x30);
 	/* component rows: PortInfo LID is component 5, 16 bits at 32+128 */
-	const struct sa_field *f = sa_rec_comp_field(&sa_portinfo_rec_desc, 5);
+	const struct wire_field *f = sa_rec_comp_field(&sa_portinfo_rec_desc, 5);
 	assert_non_null(f);
-	assert_int_equal(f->bit, 160);
-	assert_int_equal(f->bits, 16);
+	assert_int_equal(f->bitoff, 160);
+	assert_int_equal(f->width, 16);
 }
 
 static void test_mcm_member_count(void **state)
@@ -259,7 +259,7 @@ static void test_mcm_member_count(void **state)
 	/* docs/design.md §4.1: MemberCount in bytes 50-51, component bit 18 */
 	assert_int_equal(w[50], 0x12);
 	assert_int_equal(w[51], 0x34);
-	assert_int_equal(sa_rec_comp_field(&sa_mcm_rec_desc, 18)->bit, 400);
+	assert_int_equal(sa_rec_comp_field(&sa_mcm_rec_desc, 18)->bitoff, 400);
 	sa_rec_decode(&sa_mcm_rec_desc, w, 56, &d);
 	assert_int_equal(d.member_count, 0x1234);
 	assert_int_equal(d.flow_label, 0x12345);

@@ -16,11 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <infiniband/umad.h>
-
-#include "mad/sa_mad.h"
+#include "mad/sa_client.h"
 #include "mad/sa_mcm.h"
-#include "mad/sa_wire.h"
 
 int ibsmctl_sa_main(int argc, char **argv);
 
@@ -121,45 +118,9 @@ static void print_mgid(const char *k, const uint8_t m[16])
 	printf("%s %s\n", k, s);
 }
 
-static int sa_fd = -1, sa_agent = -1;
-
-/* Opens the umad port and registers an SA client agent.  Done before any
- * MAD buffer is laid out: under libumad2sim the buffer layout is only
- * right once the port is open.  0 or -1 (message printed). */
-static int open_agent(void)
-{
-	sa_fd = umad_open_port(NULL, 0);
-	if (sa_fd < 0 ||
-	    (sa_agent = umad_register(sa_fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
-				      NULL)) < 0) {
-		fprintf(stderr, "ibsmctl sa: cannot open the umad port\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* Sends the request in umad and waits for the answer into the same
- * buffer.  0, or -1 (message printed). */
-static int transact(umad_port_t *port, uint16_t sm_lid, void *umad)
-{
-	int len;
-
-	umad_set_addr(umad, sm_lid ? sm_lid : port->sm_lid, 1, 0, 0x80010000);
-	for (int tries = 0; tries < 3; tries++) {
-		len = SA_MAD_SIZE;
-		if (umad_send(sa_fd, sa_agent, umad, SA_MAD_SIZE, 1000, 2) < 0)
-			break;
-		if (umad_recv(sa_fd, umad, &len, 5000) >= 0 &&
-		    !umad_status(umad))
-			return 0;
-	}
-	fprintf(stderr, "ibsmctl sa: no answer from the SA at LID %u\n",
-		sm_lid ? sm_lid : port->sm_lid);
-	return -1;
-}
-
-static void build_mcm(const struct sa_opts *o, umad_port_t *port,
-		      struct sa_hdr *h, uint8_t *rec)
+/* The MCMemberRecord of a join or leave and its component mask. */
+static uint64_t build_mcm(const struct sa_opts *o, const umad_port_t *port,
+			  struct sa_mcm_rec *rp)
 {
 	struct sa_mcm_rec r = {.qkey = o->qkey,
 			       .pkey = o->pkey,
@@ -171,17 +132,16 @@ static void build_mcm(const struct sa_opts *o, umad_port_t *port,
 	sa_put64(r.port_gid, be64toh(port->gid_prefix));
 	sa_put64(r.port_gid + 8,
 		 o->port_guid ? o->port_guid : be64toh(port->port_guid));
-	h->attr_id = SA_ATTR_MCMEMBER_REC;
-	h->comp_mask =
-	    C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE);
-	if (!strcmp(o->cmd, "join"))
-		h->comp_mask |= C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) |
-				C(SA_MCMR_TCLASS) | C(SA_MCMR_FLOW) |
-				C(SA_MCMR_SL) |
-				(o->mc_set ? C(SA_MCMR_MEMBER_COUNT) : 0);
+	*rp = r;
 	if (o->mask_set)
-		h->comp_mask = o->mask;
-	sa_rec_encode(&sa_mcm_rec_desc, &r, rec);
+		return o->mask;
+	if (strcmp(o->cmd, "join"))
+		return C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
+		       C(SA_MCMR_JOIN_STATE);
+	return C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE) |
+	       C(SA_MCMR_QKEY) | C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |
+	       C(SA_MCMR_FLOW) | C(SA_MCMR_SL) |
+	       (o->mc_set ? C(SA_MCMR_MEMBER_COUNT) : 0);
 }
 
 static void print_mcm(const uint8_t *rec)
@@ -213,34 +173,46 @@ static void print_state(const uint8_t *rec)
 	       r.joined_count, r.left_count, r.tree_groups, r.tree_height);
 }
 
-static int run(const struct sa_opts *o, umad_port_t *port)
+/* Sends the request; 0, or 3 when no answer came (message printed). */
+static int send_request(const struct sa_opts *o, struct sa_client *c,
+			bool state)
 {
-	struct sa_hdr h = {.base_version = 1,
-			   .mgmt_class = SA_MGMT_CLASS,
-			   .class_version = SA_CLASS_VERSION};
+	if (state) {
+		struct sa_mcgstate_rec r = {0};
+
+		if (o->mgid)
+			parse_mgid(o->mgid, r.mgid);
+		sa_client_build(c,
+				o->mgid ? SA_METHOD_GET : SA_METHOD_GET_TABLE,
+				SA_ATTR_MCGSTATE_REC,
+				o->mgid ? C(SA_MCGS_MGID) : 0,
+				&sa_mcgstate_rec_desc, &r);
+	} else {
+		struct sa_mcm_rec r;
+		uint64_t mask = build_mcm(o, &c->port, &r);
+
+		sa_client_build(c,
+				!strcmp(o->cmd, "join") ? SA_METHOD_SET
+							: SA_METHOD_DELETE,
+				SA_ATTR_MCMEMBER_REC, mask, &sa_mcm_rec_desc,
+				&r);
+	}
+	if (sa_client_transact(c, o->sm_lid) < 0) {
+		fprintf(stderr, "ibsmctl sa: no answer from the SA at LID %u\n",
+			o->sm_lid ? o->sm_lid : c->port.sm_lid);
+		return 3;
+	}
+	return 0;
+}
+
+static int run(const struct sa_opts *o, struct sa_client *c)
+{
 	bool state = !strcmp(o->cmd, "mcg-state");
-	void *umad = calloc(1, umad_size() + SA_MAD_SIZE);
-	uint8_t *m = umad_get_mad(umad);
+	uint8_t *m = sa_client_mad(c);
 	struct sa_hdr a;
 	unsigned code;
 
-	h.tid = (uint64_t)getpid() << 8 | 1;
-	if (state) {
-		struct sa_mcgstate_rec r = {0};
-		h.method = o->mgid ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
-		h.attr_id = SA_ATTR_MCGSTATE_REC;
-		if (o->mgid) {
-			parse_mgid(o->mgid, r.mgid);
-			h.comp_mask = C(SA_MCGS_MGID);
-		}
-		sa_rec_encode(&sa_mcgstate_rec_desc, &r, m + SA_HDR_SIZE);
-	} else {
-		h.method =
-		    !strcmp(o->cmd, "join") ? SA_METHOD_SET : SA_METHOD_DELETE;
-		build_mcm(o, port, &h, m + SA_HDR_SIZE);
-	}
-	sa_hdr_encode(&h, m);
-	if (transact(port, o->sm_lid, umad) < 0)
+	if (send_request(o, c, state))
 		return 3;
 	sa_hdr_decode(&a, m, SA_MAD_SIZE);
 	code = (a.status >> 8) & 0x7F;
@@ -255,21 +227,19 @@ static int run(const struct sa_opts *o, umad_port_t *port)
 		if (n && (a.method != SA_METHOD_GET_TABLE_RESP ||
 			  (!sa_get64(m + off) && !sa_get64(m + off + 8))))
 			break; /* zero MGID: padding */
-		if (0)
-			break;
 		if (state)
 			print_state(m + off);
 		else
 			print_mcm(m + off);
 	}
-	free(umad);
 	return 0;
 }
 
 int ibsmctl_sa_main(int argc, char **argv)
 {
 	struct sa_opts o = {0};
-	umad_port_t port;
+	struct sa_client c;
+	int rc;
 
 	if (parse(argc, argv, &o) < 0 ||
 	    (strcmp(o.cmd, "join") && strcmp(o.cmd, "leave") &&
@@ -284,12 +254,12 @@ int ibsmctl_sa_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0) {
+	if (sa_client_open(&c) < 0) {
 		fprintf(stderr, "ibsmctl sa: no umad port (is an HCA or "
 				"ibsim's libumad2sim there?)\n");
 		return 3;
 	}
-	if (open_agent() < 0)
-		return 3;
-	return run(&o, &port);
+	rc = run(&o, &c);
+	sa_client_close(&c);
+	return rc;
 }
