@@ -18,6 +18,7 @@
 #include "daemon/route.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "lib/pool.h"
 
@@ -268,6 +269,8 @@ static int setup(struct sm *sm)
 		rc = route_load_guid2lid(sm);
 	if (rc == 0)
 		rc = sweep_create(sm);
+	if (rc == 0)
+		rc = elect_init(sm);
 	return rc;
 }
 
@@ -280,6 +283,7 @@ static void teardown(struct sm *sm)
 	issm_close(sm);
 	if (sm->txn)
 		txn_destroy(sm->txn);
+	elect_fini(sm); /* after the engine: its callbacks use it */
 	loop_fini(sm);
 	if (sm->port)
 		mad_port_close(sm->port);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "daemon/route.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -94,6 +95,7 @@ static void sweep_reset(struct sweep *s)
 
 static void finish(struct sweep *s, int rc);
 static int start_lft(struct sweep *s);
+static void on_elected(void *ctx, bool master);
 
 static void on_disc_done(void *ctx, int status)
 {
@@ -115,6 +117,23 @@ static void on_disc_done(void *ctx, int status)
 		 "%" PRIu64 " SMPs, %.1f ms",
 		 s->nf->n_nodes, s->nf->n_switches, fabric_count_hosts(s->nf),
 		 fabric_count_links(s->nf), ds->gets, ds->usecs / 1000.0);
+	/* Sets only once the election says this SM is master. */
+	status = elect_after_discovery(s->sm, s->nf, s->disc, on_elected, s);
+	if (status < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "cannot look for other SMs: %s", strerror(-status));
+		finish(s, status);
+	}
+}
+
+static void on_elected(void *ctx, bool master)
+{
+	struct sweep *s = ctx;
+
+	if (!master) {
+		finish(s, -ECANCELED);
+		return;
+	}
 	if (route_compute(s->sm, s->nf, s->error, sizeof(s->error)) < 0) {
 		finish(s, -EINVAL);
 		return;
@@ -277,7 +296,10 @@ static void finish(struct sweep *s, int rc)
 	sm->last_sweep_ms = (txn_now_us() - s->start_us) / 1000.0;
 	clock_gettime(CLOCK_REALTIME, &sm->last_sweep);
 	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->error);
-	if (rc < 0)
+	if (rc == -ECANCELED)
+		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
+			   "configured", sm->sweeps, sm_state_name(sm->sm_state));
+	else if (rc < 0)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->error[0] ? s->error : strerror(-rc));
 	else if (s->heavy)
@@ -288,7 +310,9 @@ static void finish(struct sweep *s, int rc)
 			   sm->sweeps, sm->fab->n_switches,
 			   fabric_count_hosts(sm->fab), s->armed, s->activated,
 			   s->lft_blocks, s->lft_switches, sm->last_sweep_ms);
-	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
+	change_state(s, SWEEP_IDLE, rc == -ECANCELED ? "not master"
+				    : rc < 0	     ? "failed"
+						     : "done");
 	sweep_reset(s);
 	sm_sweep_done(sm, s->heavy, rc);
 	if (s->again && s->state == SWEEP_IDLE && !sm->once) {
