@@ -54,8 +54,15 @@ bool elect_want_rereg(const struct sm *sm)
 	       sm->sm_state == SM_STATE_MASTER;
 }
 
+bool elect_tables_unknown(const struct sm *sm)
+{
+	return sm->elect && sm->elect->tables_unknown;
+}
+
 void elect_sweep_done(struct sm *sm, int rc)
 {
+	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER)
+		sm->elect->tables_unknown = false;
 	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER &&
 	    sm->elect->rereg_pending) {
 		sm->elect->rereg_pending = false;
@@ -78,6 +85,7 @@ void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
 	e->handing_over = false;
 	e->misses = 0;
 	e->trap_sent = false;
+	e->tables_unknown = true;
 	sm->subnet_up = false;
 	snprintf(msg, sizeof(msg), "%s: SM 0x%016" PRIx64 " (LID %u, %s), "
 		 "priority %u, %s",

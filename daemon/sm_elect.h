@@ -64,6 +64,9 @@ struct sm_elect {
 	/* The first sweep after taking over from an SM whose multicast state
 	 * we do not hold sets ClientReregister on CA ports. */
 	bool rereg_pending;
+	/* Since the last sweep as master another SM may have written the
+	 * tables: the first sweep as master reads them back. */
+	bool tables_unknown;
 };
 
 /* sm_elect.c */
@@ -79,6 +82,8 @@ int elect_after_discovery(struct sm *sm, struct fabric *f,
 			  void (*done)(void *ctx, bool master), void *ctx);
 /* The priority this SM announces (elevated while master if configured). */
 uint8_t elect_priority(const struct sm *sm);
+/* Whether the switches' tables may differ from the last model. */
+bool elect_tables_unknown(const struct sm *sm);
 /* Whether a CA port Set of this sweep carries ClientReregister. */
 bool elect_want_rereg(const struct sm *sm);
 /* The first sweep as master finished (rc 0): rereg done. */

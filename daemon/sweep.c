@@ -87,7 +87,7 @@ static void sweep_reset(struct sweep *s)
 	}
 	s->changed = false;
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
-	s->lft_blocks = s->armed = s->activated = 0;
+	s->lft_blocks = s->lft_read = s->armed = s->activated = 0;
 	s->need_gets = s->need_sets = 0;
 	s->left_out = 0;
 	s->error[0] = '\0';
@@ -306,10 +306,12 @@ static void finish(struct sweep *s, int rc)
 		log_notice("sweep %" PRIu64
 			   ": subnet up, %u switches, %u hosts,"
 			   " %u ports armed, %u activated, %" PRIu64 " LFT "
-			   "blocks to %u switches, %.1f ms",
+			   "blocks to %u switches (%" PRIu64 " read back), "
+			   "%.1f ms",
 			   sm->sweeps, sm->fab->n_switches,
 			   fabric_count_hosts(sm->fab), s->armed, s->activated,
-			   s->lft_blocks, s->lft_switches, sm->last_sweep_ms);
+			   s->lft_blocks, s->lft_switches, s->lft_read,
+			   sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE, rc == -ECANCELED ? "not master"
 				    : rc < 0	     ? "failed"
 						     : "done");

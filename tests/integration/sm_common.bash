@@ -59,6 +59,9 @@ st_ge() { local v; v=$(st "$1" "$2"); [ -n "$v" ] && [ "$v" -ge "$3" ]; }
 # SMInfo of the SM at LID $1 (empty LID: the master of the tools' port).
 sminfo_of() { sim_at "$TOOLS_AT" sminfo ${1:-} 2>/dev/null; }
 
+# sminfo_has PATTERN [LID]: the SMInfo of that SM matches PATTERN.
+sminfo_has() { sminfo_of "${2:-}" | grep -q "$1"; }
+
 # "TYPE LID PORT GUID" of every port with a LID, from SMPs.
 snap_lids() {
 	sim_at "$TOOLS_AT" ibnetdiscover -p 2>/dev/null |

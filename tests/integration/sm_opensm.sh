@@ -55,7 +55,7 @@ echo "takeover from OpenSM: LIDs kept, $(wc -l <"$T/lids2") ports point at LID $
 
 osm_start b H2 0
 wait_for 60 grep -q "Entering STANDBY state" "$T/osm-b.log" || { tail "$T/osm-b.log"; fail "OpenSM priority 0 did not go STANDBY beside master ibsmd"; }
-wait_for 30 sh -c "LD_PRELOAD=$UMAD2SIM SIM_HOST=$TOOLS_AT sminfo $OSM_LID 2>/dev/null | grep -q SMINFO_STANDBY" ||
+wait_for 30 sminfo_has SMINFO_STANDBY "$OSM_LID" ||
 	fail "sminfo $OSM_LID: $(sminfo_of "$OSM_LID")"
 # One OpenSM poll interval (10 s) later nothing has moved.
 sleep 11
