@@ -271,6 +271,8 @@ static int setup(struct sm *sm)
 		rc = sweep_create(sm);
 	if (rc == 0)
 		rc = elect_init(sm);
+	if (rc == 0 && !sm->once)
+		rc = sm_repl_init(sm);
 	return rc;
 }
 
@@ -284,6 +286,7 @@ static void teardown(struct sm *sm)
 	if (sm->txn)
 		txn_destroy(sm->txn);
 	elect_fini(sm); /* after the engine: its callbacks use it */
+	sm_repl_fini(sm);
 	loop_fini(sm);
 	if (sm->port)
 		mad_port_close(sm->port);

@@ -18,6 +18,9 @@ void mcg_fini(struct sm *sm);
 /* After a heavy sweep replaced sm->fab: a new engine context over it,
  * every group routed again, MFTs programmed where they differ. */
 void mcg_after_sweep(struct sm *sm);
+/* Takeover: the groups become those of the state file (the master's copy
+ * a standby kept); the next sweep restores their trees.  0 or -errno. */
+int mcg_reload(struct sm *sm);
 /* mfts.dump and mcgroups.dump of the groups into dir (nothing before the
  * first sweep).  0 or -errno. */
 int mcg_write_dumps_to(const char *dir);

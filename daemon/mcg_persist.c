@@ -352,7 +352,34 @@ static void forget_saved(void)
 	P.n_trees = P.n_links = 0;
 }
 
+static int load_file(void);
+
 int mcg_persist_load(void)
+{
+	if (sd_event_add_time(mcg_m.sm->ev, &P.writer, CLOCK_MONOTONIC,
+			      UINT64_MAX, 1000, on_write, NULL) >= 0)
+		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
+	return load_file();
+}
+
+/* A standby taking over with its master's copy of this file
+ * (daemon/sm_repl.c): its own groups give way to the file's, whose trees
+ * the next sweep restores. */
+int mcg_reload(struct sm *sm)
+{
+	if (!mcg_m.sm)
+		return -ENODEV;
+	for (uint32_t i = mcg_m.n; i-- > 0;) {
+		struct mcg *g = mcg_m.v[i];
+		if (i < mcg_m.n &&
+		    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16))
+			mcg_destroy(g, "replaced by the master's copy");
+	}
+	forget_saved();
+	return load_file();
+}
+
+static int load_file(void)
 {
 	char path[600], line[256];
 	struct mcg *cur = NULL;
@@ -360,9 +387,6 @@ int mcg_persist_load(void)
 	FILE *fp;
 	int rc = 0;
 
-	if (sd_event_add_time(mcg_m.sm->ev, &P.writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, NULL) >= 0)
-		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, mcg_m.sm->cfg.state_dir);
 	fp = fopen(path, "r");
 	if (!fp)

@@ -81,9 +81,7 @@ static void on_handover(struct sm *sm, const struct txn_request *req,
 		return;
 	}
 	e->handovers_taken++;
-	/* An ibsmd master hands its multicast state over with the subnet
-	 * (sm_repl.c); without it the hosts must join again. */
-	e->rereg_pending = !sm_repl_have(sm);
+	elect_take_state(sm);
 	poll_stop(sm);
 	snprintf(why, sizeof(why), "handover from SM 0x%016" PRIx64, in->guid);
 	sm_change_state(sm, SM_STATE_MASTER, why);

@@ -72,11 +72,27 @@ void elect_sweep_done(struct sm *sm, int rc)
 	}
 }
 
+void elect_take_state(struct sm *sm)
+{
+	struct sm_elect *e = sm->elect;
+	int rc = sm_repl_adopt(sm);
+
+	/* Without the old master's multicast state (a foreign SM, or no
+	 * current copy) the hosts must join their groups again. */
+	e->rereg_pending = rc < 0;
+	if (rc < 0 && rc != -ENOENT)
+		log_warn("cannot take over the master's multicast groups: %s; "
+			 "hosts are asked to join again",
+			 strerror(-rc));
+}
+
 void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
 {
 	struct sm_elect *e = sm->elect;
 	char msg[160];
 
+	if (m->guid != e->master_guid)
+		sm_repl_forget(sm);
 	e->master_guid = m->guid;
 	e->master_lid = m->lid;
 	memcpy(e->master_path, m->path, sizeof(e->master_path));
@@ -326,4 +342,5 @@ void elect_print_status(const struct sm *sm, FILE *out)
 	fprintf(out, "sm_handovers_sent %" PRIu64 "\n", e->handovers_sent);
 	fprintf(out, "sm_handovers_taken %" PRIu64 "\n", e->handovers_taken);
 	fprintf(out, "sminfo_bad_key %" PRIu64 "\n", e->bad_key);
+	sm_repl_print(out);
 }

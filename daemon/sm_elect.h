@@ -90,6 +90,9 @@ bool elect_want_rereg(const struct sm *sm);
 void elect_sweep_done(struct sm *sm, int rc);
 /* `ibsmctl status` lines: role, master, the other SMs. */
 void elect_print_status(const struct sm *sm, FILE *out);
+/* Taking the subnet over: the old master's multicast state when this
+ * standby holds a current copy, else ClientReregister at the next sweep. */
+void elect_take_state(struct sm *sm);
 /* The SM follows the master m (or the better SM it waits for). */
 void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why);
 /* a beats b: higher priority, then lower GUID. */
@@ -107,7 +110,21 @@ void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si);
 void poll_start(struct sm *sm);
 void poll_stop(struct sm *sm);
 
-/* sm_repl.c: whether this standby holds its master's multicast state. */
+/* sm_repl.c: the master's multicast state copied by the standby. */
+int sm_repl_init(struct sm *sm);
+void sm_repl_fini(struct sm *sm);
+/* The master's side: answers SMStateChunk requests; false if req is not
+ * one. */
+bool sm_repl_request(struct sm *sm, const struct txn_request *req);
+/* After a poll the master answered: fetch its state when it changed. */
+void sm_repl_poll(struct sm *sm);
+/* `ibsmctl status` lines of the copy. */
+void sm_repl_print(FILE *out);
+/* A copy that was current at the last poll exists. */
 bool sm_repl_have(const struct sm *sm);
+/* Following another master: the copy is of no use. */
+void sm_repl_forget(struct sm *sm);
+/* Takeover: the copy becomes this SM's multicast state.  0 or -errno. */
+int sm_repl_adopt(struct sm *sm);
 
 #endif

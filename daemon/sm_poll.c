@@ -32,7 +32,7 @@ static void takeover(struct sm *sm)
 	char why[128];
 
 	e->takeovers++;
-	e->rereg_pending = !sm_repl_have(sm);
+	elect_take_state(sm);
 	snprintf(why, sizeof(why),
 		 "master 0x%016" PRIx64 " (LID %u) missed %u polls",
 		 e->master_guid, e->master_lid, e->misses);
@@ -97,6 +97,7 @@ static void poll_cb(void *ctx, int status, const struct txn_result *r)
 	    si.state == SM_STATE_MASTER) {
 		e->misses = 0;
 		e->master_act_count = si.act_count;
+		sm_repl_poll(sm);
 		if (!e->trap_sent &&
 		    elect_beats((uint8_t)sm->cfg.sm_priority, sm->sm_guid,
 				si.priority, si.guid))

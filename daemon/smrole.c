@@ -75,7 +75,7 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 {
 	struct sm *sm = ctx;
 
-	if (sa_daemon_request(sm, req)) {
+	if (sm_repl_request(sm, req) || sa_daemon_request(sm, req)) {
 		loop_txn_kick(sm);
 		return;
 	}
