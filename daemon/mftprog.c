@@ -3,6 +3,8 @@
  * that differ from what the switch last acknowledged, as one windowed
  * bulk transfer (mad/bulk.h: a lost block is re-sent alone).  Only the
  * blocks of the colors in use, never above the smallest MulticastFDBCap.
+ * After a takeover the first pass reads the switches' blocks back and
+ * sends only those that differ.
  * A pass programs every switch; groups routed before it started become
  * Ready when it completes without a failed block.  Changes during a pass
  * start another pass after it. */
@@ -13,6 +15,8 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/mcg_priv.h"
+#include "daemon/readback.h"
+#include "daemon/sm_elect.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
@@ -228,10 +232,86 @@ fail:
 	return rc;
 }
 
+/* After taking over from another SM the shadows say nothing of what the
+ * switches hold: one read pass fills them from the switches (a block read
+ * is no longer unknown), so the pass after it sends only what differs. */
+static bool reading;
+
+struct mft_rb {
+	uint64_t guid;
+	uint32_t npos, nblocks;
+};
+
+static void rb_done(void *ctx, const uint8_t *data, const bool *ok,
+		    uint32_t n)
+{
+	struct mft_rb *q = ctx;
+
+	for (uint32_t s = 0; s < mcg_m.n_shadow; s++) {
+		struct mft_shadow *sh = &mcg_m.shadow[s];
+		if (sh->guid != q->guid || !sh->m || sh->npos != q->npos ||
+		    sh->nblocks != q->nblocks)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (ok[i] &&
+			    smp_mft_decode(sh->m + (size_t)i * MFT_BLOCK_SIZE,
+					   data + (size_t)i * SMP_DATA_SIZE,
+					   SMP_DATA_SIZE) == 0)
+				sh->stale[i] = 0;
+	}
+	free(q);
+	pass_release();
+}
+
+static int read_switch(const struct ib_node *sw, struct mft_shadow *sh)
+{
+	uint32_t n = sh->nblocks * sh->npos;
+	uint32_t *mods = malloc((n ? n : 1) * sizeof(*mods));
+	struct mft_rb *q = calloc(1, sizeof(*q));
+	int rc = shadow_alloc(sh);
+
+	if (rc == 0 && (!mods || !q))
+		rc = -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < n; i++)
+		mods[i] = smp_mft_mod(i / sh->npos, (uint8_t)(i % sh->npos));
+	if (rc == 0) {
+		*q = (struct mft_rb){sw->guid, sh->npos, sh->nblocks};
+		rc = readback_start(mcg_m.sm->txn, sw->dr_path, sw->dr_hops,
+				    sw->guid, SMP_ATTR_MFT, mods, n, rb_done, q);
+	}
+	free(mods);
+	if (rc < 0) {
+		free(q);
+		return rc;
+	}
+	mcg_m.prog_pending++;
+	return 0;
+}
+
+static void read_pass(void)
+{
+	struct fabric *f = mcg_m.sm->fab;
+
+	elect_mft_known(mcg_m.sm);
+	reading = true;
+	mcg_m.prog_busy = true;
+	mcg_m.prog_pending = 1; /* held while submitting */
+	for (uint32_t i = 0; i < f->n_switches && i < mcg_m.n_shadow; i++)
+		if (!mcg_m.shadow[i].m)
+			read_switch(f->switches[i], &mcg_m.shadow[i]);
+	loop_txn_kick(mcg_m.sm);
+	pass_release();
+}
+
 static void start_pass(void)
 {
 	struct fabric *f = mcg_m.sm->fab;
 	int rc = 0;
+
+	if (elect_mft_unknown(mcg_m.sm)) {
+		read_pass();
+		return;
+	}
 
 	mcg_m.prog_busy = true;
 	mcg_m.prog_dirty = false;
@@ -258,6 +338,11 @@ static void pass_release(void)
 	if (--mcg_m.prog_pending)
 		return;
 	mcg_m.prog_busy = false;
+	if (reading) {
+		reading = false;
+		start_pass(); /* now the blocks that differ */
+		return;
+	}
 	if (!mcg_m.prog_failed) {
 		failed_passes = 0;
 		mcg_pass_done(mcg_m.gen_pass);

@@ -54,6 +54,18 @@ bool elect_want_rereg(const struct sm *sm)
 	       sm->sm_state == SM_STATE_MASTER;
 }
 
+bool elect_mft_unknown(const struct sm *sm)
+{
+	return sm->elect && sm->elect->mft_unknown &&
+	       sm->sm_state == SM_STATE_MASTER;
+}
+
+void elect_mft_known(struct sm *sm)
+{
+	if (sm->elect)
+		sm->elect->mft_unknown = false;
+}
+
 bool elect_tables_unknown(const struct sm *sm)
 {
 	return sm->elect && sm->elect->tables_unknown;
@@ -102,6 +114,7 @@ void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
 	e->misses = 0;
 	e->trap_sent = false;
 	e->tables_unknown = true;
+	e->mft_unknown = true;
 	sm->subnet_up = false;
 	snprintf(msg, sizeof(msg), "%s: SM 0x%016" PRIx64 " (LID %u, %s), "
 		 "priority %u, %s",

@@ -67,6 +67,7 @@ struct sm_elect {
 	/* Since the last sweep as master another SM may have written the
 	 * tables: the first sweep as master reads them back. */
 	bool tables_unknown;
+	bool mft_unknown; /* the same for MFTs, until their read pass */
 };
 
 /* sm_elect.c */
@@ -84,6 +85,10 @@ int elect_after_discovery(struct sm *sm, struct fabric *f,
 uint8_t elect_priority(const struct sm *sm);
 /* Whether the switches' tables may differ from the last model. */
 bool elect_tables_unknown(const struct sm *sm);
+/* MFTs: whether the first MFT pass must read the switches first, and
+ * that it did. */
+bool elect_mft_unknown(const struct sm *sm);
+void elect_mft_known(struct sm *sm);
 /* Whether a CA port Set of this sweep carries ClientReregister. */
 bool elect_want_rereg(const struct sm *sm);
 /* The first sweep as master finished (rc 0): rereg done. */

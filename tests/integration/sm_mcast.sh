@@ -5,7 +5,8 @@
 # from its own node) and Ready; B copies A's multicast state.  A is killed:
 # B takes over with every group's MGID, MLID, state and members as A had
 # them (ibsmctl mcg list), its SA answers MCGStateRecord Ready with the same
-# MLID, and every switch's MFT read back with ibroute -M is unchanged.
+# MLID, every switch's MFT read back with ibroute -M is unchanged, and B,
+# having read the tables back, sent no LFT or MFT block.
 . "${TOP:-.}/tests/integration/lib.sh"
 . "$TOP/tests/integration/bringup_common.bash"
 . "$TOP/tests/integration/sm_common.bash"
@@ -75,5 +76,9 @@ snap_tables "$T/tables1" "$T/lids1"
 diff "$T/lids0" "$T/lids1" >"$T/d" || { head "$T/d"; fail "LIDs changed"; }
 diff "$T/tables0" "$T/tables1" >"$T/d" || { head "$T/d"; fail "LFT/MFT entries changed in the failover"; }
 grep -q "re-register" "$T/ibsmd-b.out" && fail "B asked hosts to re-register although it held the groups"
+# B read the MFTs back and found nothing to write
+sent=$("$IBSMCTL" -s "$T/b.sock" mcg stats | awk '$1 == "mft_blocks_sent" { print $2 }')
+[ "$sent" = 0 ] || fail "B sent $sent MFT blocks although nothing changed"
+[ "$(st b smps_lft_blocks)" = 0 ] || fail "B sent $(st b smps_lft_blocks) LFT blocks although nothing changed"
 ibsmd_stop b
 echo "failover with $NG collective groups: MGIDs, MLIDs, states, members, MFTs kept"
