@@ -308,16 +308,20 @@ int elect_after_discovery(struct sm *sm, struct fabric *f,
 		     p <= (node_is_switch(n) ? 0u : n->nports); p++)
 			add_peer(sm, f, dn, (uint8_t)p);
 	}
-	for (unsigned i = 0; i < e->n_peers && rc == 0; i++)
+	for (unsigned i = 0; i < e->n_peers; i++) {
+		/* A peer that cannot be asked counts as silent. */
 		rc = query_peer(sm, i);
-	if (rc < 0) {
-		log_err("cannot ask the other SMs for their SMInfo: %s",
-			strerror(-rc));
-		e->done = NULL;
-		return e->pending ? 0 : rc; /* answers still decide */
+		if (rc < 0)
+			log_err("cannot ask SM 0x%016" PRIx64 " for its SMInfo: "
+				"%s; it is left out of the election",
+				e->peers[i].guid, strerror(-rc));
 	}
-	if (e->pending == 0)
-		return txn_defer(sm->txn, decide_deferred, e);
+	if (e->pending == 0) {
+		rc = txn_defer(sm->txn, decide_deferred, e);
+		if (rc < 0)
+			e->done = NULL;
+		return rc;
+	}
 	return 0;
 }
 
