@@ -15,7 +15,7 @@ struct readback {
 	struct rb_item {
 		struct readback *rb;
 		uint32_t i;
-	} *items;
+	} * items;
 };
 
 static void rb_free(struct readback *rb)
@@ -57,8 +57,13 @@ int readback_start(struct txn_engine *eng, const uint8_t *path, uint8_t hops,
 {
 	struct readback *rb = calloc(1, sizeof(*rb));
 	struct txn_smp_req q = {
-	    .dr = true, .path = path, .hops = hops, .dest = dest,
-	    .method = MAD_METHOD_GET, .attr_id = attr, .retries = -1,
+	    .dr = true,
+	    .path = path,
+	    .hops = hops,
+	    .dest = dest,
+	    .method = MAD_METHOD_GET,
+	    .attr_id = attr,
+	    .retries = -1,
 	};
 
 	if (!rb)

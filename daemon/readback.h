@@ -12,8 +12,8 @@
 
 /* data: n blocks of SMP_DATA_SIZE bytes as read, ok[i] false where block i
  * could not be read (write it).  Both are freed after done returns. */
-typedef void (*readback_done_fn)(void *ctx, const uint8_t *data,
-				 const bool *ok, uint32_t n);
+typedef void (*readback_done_fn)(void *ctx, const uint8_t *data, const bool *ok,
+				 uint32_t n);
 
 /* One Get per attribute modifier mods[0..n) to the switch at the directed
  * route path/hops (copied); done runs from an engine event when every Get

@@ -36,7 +36,8 @@ static void ack_cb(void *ctx, int status, const struct txn_result *r)
 	(void)r;
 	if (status < 0 && status != -ECANCELED)
 		log_warn("SMInfo ACKNOWLEDGE to the old master was not "
-			 "answered: %s", strerror(-status));
+			 "answered: %s",
+			 strerror(-status));
 }
 
 /* ACKNOWLEDGE to the SM that handed the subnet over: over the directed
@@ -118,10 +119,11 @@ static void refuse_key(struct sm *sm, const struct txn_request *req,
 	e->bad_key++;
 	if (now - e->bad_key_logged_us >= BAD_KEY_LOG_US) {
 		e->bad_key_logged_us = now;
-		log_warn("SMInfo Set (modifier %u) from LID %u, SM 0x%016" PRIx64
-			 ", refused: wrong SM_Key (%" PRIu64 " refused so far)",
-			 req->smp->hdr.attr_mod, req->rx->from.lid, in->guid,
-			 e->bad_key);
+		log_warn(
+		    "SMInfo Set (modifier %u) from LID %u, SM 0x%016" PRIx64
+		    ", refused: wrong SM_Key (%" PRIu64 " refused so far)",
+		    req->smp->hdr.attr_mod, req->rx->from.lid, in->guid,
+		    e->bad_key);
 	}
 	answer(sm, req, MAD_STATUS_INVALID_FIELD, false);
 }
@@ -129,8 +131,8 @@ static void refuse_key(struct sm *sm, const struct txn_request *req,
 static void on_set(struct sm *sm, const struct txn_request *req,
 		   const struct smp_sm_info *in)
 {
-	struct sm_peer m = {.guid = in->guid, .lid = req->rx->from.lid,
-			    .si = *in};
+	struct sm_peer m = {
+	    .guid = in->guid, .lid = req->rx->from.lid, .si = *in};
 
 	switch (req->smp->hdr.attr_mod) {
 	case SMINFO_MOD_HANDOVER:

@@ -116,7 +116,8 @@ void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
 	e->tables_unknown = true;
 	e->mft_unknown = true;
 	sm->subnet_up = false;
-	snprintf(msg, sizeof(msg), "%s: SM 0x%016" PRIx64 " (LID %u, %s), "
+	snprintf(msg, sizeof(msg),
+		 "%s: SM 0x%016" PRIx64 " (LID %u, %s), "
 		 "priority %u, %s",
 		 why, m->guid, m->lid, m->desc, m->si.priority,
 		 sm_state_name((enum smp_sm_state)m->si.state));
@@ -176,7 +177,8 @@ static void decide(struct sm_elect *e)
 			round_end(e, false);
 			return;
 		}
-	} else if (!master && (peer_beats_me(sm, sb) || peer_beats_me(sm, dc))) {
+	} else if (!master &&
+		   (peer_beats_me(sm, sb) || peer_beats_me(sm, dc))) {
 		elect_follow(sm, peer_beats_me(sm, sb) ? sb : dc,
 			     "no master; a better SM will take the subnet");
 		round_end(e, false);
@@ -274,9 +276,10 @@ static void add_peer(struct sm *sm, struct fabric *f, struct dnode *dn,
 	if (!(pi.capability_mask & CAP_IS_SM) || guid == sm->sm_guid)
 		return;
 	if (e->n_peers == ELECT_MAX_PEERS) {
-		log_warn("more than %u other SMs on the subnet; SM 0x%016" PRIx64
-			 " (%s) is not considered",
-			 ELECT_MAX_PEERS, guid, n->desc);
+		log_warn(
+		    "more than %u other SMs on the subnet; SM 0x%016" PRIx64
+		    " (%s) is not considered",
+		    ELECT_MAX_PEERS, guid, n->desc);
 		return;
 	}
 	p = &e->peers[e->n_peers];
@@ -289,8 +292,7 @@ static void add_peer(struct sm *sm, struct fabric *f, struct dnode *dn,
 	e->n_peers++;
 }
 
-int elect_after_discovery(struct sm *sm, struct fabric *f,
-			  struct discovery *d,
+int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
 			  void (*done)(void *ctx, bool master), void *ctx)
 {
 	struct sm_elect *e = sm->elect;
@@ -312,7 +314,8 @@ int elect_after_discovery(struct sm *sm, struct fabric *f,
 		/* A peer that cannot be asked counts as silent. */
 		rc = query_peer(sm, i);
 		if (rc < 0)
-			log_err("cannot ask SM 0x%016" PRIx64 " for its SMInfo: "
+			log_err("cannot ask SM 0x%016" PRIx64
+				" for its SMInfo: "
 				"%s; it is left out of the election",
 				e->peers[i].guid, strerror(-rc));
 	}
@@ -349,8 +352,9 @@ void elect_print_status(const struct sm *sm, FILE *out)
 			"sm_peer 0x%016" PRIx64 " lid %u priority %u state %s "
 			"act_count %u node %s\n",
 			p->guid, p->lid, p->si.priority,
-			p->answered ? sm_state_name((enum smp_sm_state)p->si.state)
-				    : "silent",
+			p->answered
+			    ? sm_state_name((enum smp_sm_state)p->si.state)
+			    : "silent",
 			p->si.act_count, p->desc);
 	}
 	fprintf(out, "sm_polls %" PRIu64 "\n", e->polls);

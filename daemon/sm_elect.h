@@ -46,9 +46,9 @@ struct sm_elect {
 
 	/* sm_poll.c */
 	struct sd_event_source *poll_timer;
-	unsigned misses;     /* polls in a row the master did not answer */
-	bool poll_busy;	     /* a poll is in flight */
-	bool trap_sent;	     /* trap 144 told the master we are here */
+	unsigned misses; /* polls in a row the master did not answer */
+	bool poll_busy;	 /* a poll is in flight */
+	bool trap_sent;	 /* trap 144 told the master we are here */
 	uint64_t polls, poll_misses, takeovers;
 
 	/* Handover we started: waiting for the standby's ACKNOWLEDGE. */
@@ -78,8 +78,7 @@ void elect_fini(struct sm *sm);
  * MASTER and the sweep goes on, done(ctx, false) when it stands by (or
  * hands over).  done runs from an engine event, never inside this call.
  * 0 or -errno. */
-int elect_after_discovery(struct sm *sm, struct fabric *f,
-			  struct discovery *d,
+int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
 			  void (*done)(void *ctx, bool master), void *ctx);
 /* The priority this SM announces (elevated while master if configured). */
 uint8_t elect_priority(const struct sm *sm);

@@ -54,7 +54,7 @@ static void tell_master(struct sm *sm)
 	struct sm_elect *e = sm->elect;
 	struct smp_notice n = {
 	    .is_generic = 1,
-	    .type = 4, /* informational */
+	    .type = 4,		/* informational */
 	    .producer_type = 1, /* channel adapter */
 	    .trap_num = 144,
 	    .issuer_lid = sm->sm_lid,

@@ -25,12 +25,12 @@
 #include "mad/sa_mad.h"
 #include "mad/umad_port.h"
 
-#define REPL_ATTR    0xFF3A
+#define REPL_ATTR 0xFF3A
 /* Chunk bytes per answer: the SA data area less gen and length would hold
  * 192, but ibsim's client shim delivers only a MAD's first 224 bytes. */
 #define REPL_CHUNK   160
 #define REPL_MAX     (4u << 20) /* a state file larger than this is not served */
-#define SA_HDR_KEY   36 /* SM_Key in the SA header */
+#define SA_HDR_KEY   36		/* SM_Key in the SA header */
 #define SA_DATA	     56
 #define STATE_FILE   "mcgroups.state"
 #define REPLICA_FILE "mcgroups.replica"
@@ -39,8 +39,9 @@ static struct {
 	int agent; /* SA client agent, < 0 when none */
 	bool busy; /* a fetch is running */
 	uint32_t have_gen, have_len;
-	bool have;    /* a complete copy of have_gen */
-	bool current; /* the master's generation was have_gen at the last poll */
+	bool have; /* a complete copy of have_gen */
+	bool
+	    current; /* the master's generation was have_gen at the last poll */
 	uint8_t *buf; /* fetch in progress */
 	uint32_t gen, len, nchunks, pending;
 	bool failed;
@@ -76,8 +77,7 @@ static uint64_t get64(const uint8_t *p)
 }
 
 /* The whole state file, or NULL (*len 0 when it does not exist). */
-static uint8_t *read_state(const struct sm *sm, const char *name,
-			   uint32_t *len)
+static uint8_t *read_state(const struct sm *sm, const char *name, uint32_t *len)
 {
 	char path[600];
 	uint8_t *b = NULL;
@@ -103,8 +103,7 @@ static uint8_t *read_state(const struct sm *sm, const char *name,
 
 /* ---- the master's side ---- */
 
-static void serve(struct sm *sm, const struct txn_request *req,
-		  uint8_t *out)
+static void serve(struct sm *sm, const struct txn_request *req, uint8_t *out)
 {
 	uint32_t len, idx = req->hdr->attr_mod, off;
 	uint8_t *b = read_state(sm, STATE_FILE, &len);
@@ -155,7 +154,8 @@ bool sm_repl_request(struct sm *sm, const struct txn_request *req)
 int sm_repl_init(struct sm *sm)
 {
 	struct mad_agent_req r = {
-	    .mgmt_class = SA_MGMT_CLASS, .class_version = 2,
+	    .mgmt_class = SA_MGMT_CLASS,
+	    .class_version = 2,
 	};
 	int rc = mad_port_register(sm->port, &r);
 
@@ -176,13 +176,15 @@ void sm_repl_fini(struct sm *sm)
 	R.buf = NULL;
 }
 
-static int ask(struct sm *sm, uint32_t idx, void (*cb)(void *, int,
-						 const struct txn_result *))
+static int ask(struct sm *sm, uint32_t idx,
+	       void (*cb)(void *, int, const struct txn_result *))
 {
 	struct sm_elect *e = sm->elect;
 	uint8_t mad[MAD_SIZE] = {0};
 	struct mad_addr to = {
-	    .lid = e->master_lid, .qpn = 1, .qkey = MAD_QKEY_GSI,
+	    .lid = e->master_lid,
+	    .qpn = 1,
+	    .qkey = MAD_QKEY_GSI,
 	};
 
 	mad[0] = 1; /* base version */
@@ -230,8 +232,8 @@ static void fetch_end(struct sm *sm)
 		log_info("copy of the master's multicast state (generation "
 			 "%08x, %u chunks) failed: %s%s; tried again after the "
 			 "next poll",
-			 R.gen, R.nchunks, R.failed ? "chunk lost or changed, "
-						   : "",
+			 R.gen, R.nchunks,
+			 R.failed ? "chunk lost or changed, " : "",
 			 strerror(-rc));
 	if (rc == 0) {
 		R.have = R.current = true;
@@ -319,7 +321,9 @@ void sm_repl_forget(struct sm *sm)
 void sm_repl_print(FILE *out)
 {
 	fprintf(out, "mcast_copy %s\n",
-		!R.have ? "none" : R.current ? "current" : "stale");
+		!R.have	    ? "none"
+		: R.current ? "current"
+			    : "stale");
 	fprintf(out, "mcast_copy_generation %08x\n", R.have ? R.have_gen : 0);
 	fprintf(out, "mcast_copy_fetches %" PRIu64 "\n", R.fetches);
 }
