@@ -71,8 +71,13 @@ bool elect_tables_unknown(const struct sm *sm)
 	return sm->elect && sm->elect->tables_unknown;
 }
 
+static void refresh_peers(struct sm *sm);
+
 void elect_sweep_done(struct sm *sm, int rc)
 {
+	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER &&
+	    !sm->once)
+		refresh_peers(sm);
 	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER)
 		sm->elect->tables_unknown = false;
 	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER &&
@@ -202,6 +207,7 @@ static void decide_deferred(void *ctx)
 struct query {
 	struct sm_elect *e;
 	unsigned i;
+	uint64_t guid;
 };
 
 static void query_cb(void *ctx, int status, const struct txn_result *r)
@@ -244,6 +250,7 @@ static int query_peer(struct sm *sm, unsigned i)
 		return -ENOMEM;
 	q->e = sm->elect;
 	q->i = i;
+	q->guid = p->guid;
 	elect_own_sminfo(sm, &own);
 	smp_sm_info_encode(&own, data, sizeof(data));
 	rc = txn_submit(sm->txn, &req, query_cb, q);
@@ -290,6 +297,70 @@ static void add_peer(struct sm *sm, struct fabric *f, struct dnode *dn,
 	p->lid = pi.lid;
 	snprintf(p->desc, sizeof(p->desc), "%s", n->desc);
 	e->n_peers++;
+}
+
+static void refresh_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct query *q = ctx;
+	struct sm_elect *e = q->e;
+	struct sm_peer *p = &e->peers[q->i];
+	struct sm *sm = e->sm;
+	struct smp_sm_info si;
+	bool was = p->answered, changed;
+
+	if (status == -ECANCELED || e->pending || e->done ||
+	    q->i >= e->n_peers || p->guid != q->guid) {
+		free(q); /* gone, or an election round owns the peers now */
+		return;
+	}
+	free(q);
+	p->answered = status == 0 && r->data &&
+		      smp_sm_info_decode(&si, r->data, SMP_DATA_SIZE) == 0;
+	if (!p->answered)
+		return;
+	/* Only a change is acted on: a rival master this one outranks
+	 * stays what it is, and must not make every sweep heavy. */
+	changed =
+	    !was || si.state != p->si.state || si.priority != p->si.priority;
+	p->si = si;
+	if (changed && sm->sm_state == SM_STATE_MASTER && !e->handing_over &&
+	    (si.state == SM_STATE_MASTER ||
+	     (si.state == SM_STATE_STANDBY && peer_beats_me(sm, p)))) {
+		log_notice("SM 0x%016" PRIx64 " (%s) is %s, priority %u: "
+			   "looking at the subnet again",
+			   p->guid, p->desc,
+			   sm_state_name((enum smp_sm_state)si.state),
+			   si.priority);
+		sweep_request(sm, true, "another SM changed");
+	}
+}
+
+/* A master keeps its view of the other SMs current between heavy sweeps
+ * (for `ibsmctl status`, and to notice a master that appeared or a
+ * standby that now outranks it: both make the next sweep heavy). */
+static void refresh_peers(struct sm *sm)
+{
+	struct sm_elect *e = sm->elect;
+
+	for (unsigned i = 0; i < e->n_peers; i++) {
+		struct sm_peer *p = &e->peers[i];
+		struct query *q = malloc(sizeof(*q));
+		struct txn_smp_req req = {
+		    .dr = true,
+		    .path = p->path,
+		    .hops = p->hops,
+		    .method = MAD_METHOD_GET,
+		    .attr_id = SMP_ATTR_SM_INFO,
+		    .retries = PEER_QUERY_RETRIES,
+		};
+		if (!q)
+			return;
+		q->e = e;
+		q->i = i;
+		q->guid = p->guid;
+		if (txn_submit(sm->txn, &req, refresh_cb, q) < 0)
+			free(q);
+	}
 }
 
 int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
