@@ -83,6 +83,9 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *ud)
 
 	bool heavy = !sm->subnet_up || sm->heavy_pending;
 
+	if (sm->sm_state == SM_STATE_STANDBY ||
+	    sm->sm_state == SM_STATE_NOT_ACTIVE)
+		return 0; /* the master sweeps; a standby polls it */
 	sm->heavy_pending = false;
 	sm_publish(sm, SM_EV_SWEEP_DUE,
 		   &(struct sm_event_arg){.heavy = heavy,

@@ -18,6 +18,7 @@
 #include "daemon/route.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "lib/pool.h"
 
@@ -263,6 +264,10 @@ static int setup(struct sm *sm)
 		rc = sweep_create(sm);
 	if (rc == 0)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
+	if (rc == 0)
+		rc = elect_init(sm);
+	if (rc == 0 && !sm->once)
+		rc = sm_repl_init(sm);
 	return rc;
 }
 
@@ -275,6 +280,8 @@ static void teardown(struct sm *sm)
 	issm_close(sm);
 	if (sm->txn)
 		txn_destroy(sm->txn);
+	elect_fini(sm); /* after the engine: its callbacks use it */
+	sm_repl_fini(sm);
 	loop_fini(sm);
 	if (sm->port)
 		mad_port_close(sm->port);

@@ -18,6 +18,9 @@ int mcg_init(struct sm *sm);
 struct sa;
 int mcg_init_sa(struct sm *sm, struct sa *sa);
 void mcg_fini(struct sm *sm);
+/* Takeover: the groups become those of the state file (the master's copy
+ * a standby kept); the next sweep restores their trees.  0 or -errno. */
+int mcg_reload(struct sm *sm);
 /* mfts.dump and mcgroups.dump of the groups into dir (nothing without a
  * manager or before the first sweep).  0 or -errno. */
 int mcg_write_dumps_to(struct mcg_mgr *m, const char *dir);

@@ -354,7 +354,36 @@ static void forget_saved(void)
 	P.n_trees = P.n_links = 0;
 }
 
+static int load_file(struct mcg_mgr *mgr);
+
 int mcg_persist_load(struct mcg_mgr *mgr)
+{
+	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
+			      UINT64_MAX, 1000, on_write, mgr) >= 0)
+		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
+	return load_file(mgr);
+}
+
+/* A standby taking over with its master's copy of this file
+ * (daemon/sm_repl.c): its own groups give way to the file's, whose trees
+ * the next sweep restores. */
+int mcg_reload(struct sm *sm)
+{
+	struct mcg_mgr *mgr = sm->mcg;
+
+	if (!mgr)
+		return -ENODEV;
+	for (uint32_t i = mgr->n; i-- > 0;) {
+		struct mcg *g = mgr->v[i];
+		if (i < mgr->n &&
+		    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16))
+			mcg_destroy(g, "replaced by the master's copy");
+	}
+	forget_saved();
+	return load_file(mgr);
+}
+
+static int load_file(struct mcg_mgr *mgr)
 {
 	char path[600], line[256];
 	struct mcg *cur = NULL;
@@ -362,9 +391,6 @@ int mcg_persist_load(struct mcg_mgr *mgr)
 	FILE *fp;
 	int rc = 0;
 
-	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, mgr) >= 0)
-		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, mgr->sm->cfg.state_dir);
 	fp = fopen(path, "r");
 	if (!fp)

@@ -52,6 +52,7 @@ struct mcg_mgr {
 	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
 	bool orphan; /* freed by the last MFT transfer (mcg_fini) */
+	bool reading; /* a read-back pass is out (after a takeover) */
 	/* Upward calls, set by mcg_init.c: */
 	void (*dirty)(struct mcg_mgr *m); /* groups changed: write files */
 	bool (*restore)(struct mcg *g, struct ib_port **ports, uint32_t n);

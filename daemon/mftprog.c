@@ -3,6 +3,8 @@
  * that differ from what the switch last acknowledged, as one windowed
  * bulk transfer (mad/bulk.h: a lost block is re-sent alone).  Only the
  * blocks of the colors in use, never above the smallest MulticastFDBCap.
+ * After a takeover the first pass reads the switches' blocks back and
+ * sends only those that differ.
  * A pass programs every switch; groups routed before it started become
  * Ready when it completes without a failed block.  Changes during a pass
  * start another pass after it. */
@@ -13,6 +15,8 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/mcg_priv.h"
+#include "daemon/readback.h"
+#include "daemon/sm_elect.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
@@ -228,10 +232,87 @@ fail:
 	return rc;
 }
 
+/* After taking over from another SM the shadows say nothing of what the
+ * switches hold: one read pass fills them from the switches (a block read
+ * is no longer unknown), so the pass after it sends only what differs. */
+struct mft_rb {
+	struct mcg_mgr *mgr;
+	uint64_t guid;
+	uint32_t npos, nblocks;
+};
+
+static void rb_done(void *ctx, const uint8_t *data, const bool *ok,
+		    uint32_t n)
+{
+	struct mft_rb *q = ctx;
+	struct mcg_mgr *mgr = q->mgr;
+
+	for (uint32_t s = 0; s < mgr->n_shadow; s++) {
+		struct mft_shadow *sh = &mgr->shadow[s];
+		if (sh->guid != q->guid || !sh->m || sh->npos != q->npos ||
+		    sh->nblocks != q->nblocks)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (ok[i] &&
+			    smp_mft_decode(sh->m + (size_t)i * MFT_BLOCK_SIZE,
+					   data + (size_t)i * SMP_DATA_SIZE,
+					   SMP_DATA_SIZE) == 0)
+				sh->stale[i] = 0;
+	}
+	free(q);
+	pass_release(mgr);
+}
+
+static int read_switch(struct mcg_mgr *mgr, const struct ib_node *sw,
+		       struct mft_shadow *sh)
+{
+	uint32_t n = sh->nblocks * sh->npos;
+	uint32_t *mods = malloc((n ? n : 1) * sizeof(*mods));
+	struct mft_rb *q = calloc(1, sizeof(*q));
+	int rc = shadow_alloc(sh);
+
+	if (rc == 0 && (!mods || !q))
+		rc = -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < n; i++)
+		mods[i] = smp_mft_mod(i / sh->npos, (uint8_t)(i % sh->npos));
+	if (rc == 0) {
+		*q = (struct mft_rb){mgr, sw->guid, sh->npos, sh->nblocks};
+		rc = readback_start(mgr->sm->txn, sw->dr_path, sw->dr_hops,
+				    sw->guid, SMP_ATTR_MFT, mods, n, rb_done, q);
+	}
+	free(mods);
+	if (rc < 0) {
+		free(q);
+		return rc;
+	}
+	mgr->prog_pending++;
+	return 0;
+}
+
+static void read_pass(struct mcg_mgr *mgr)
+{
+	struct fabric *f = mgr->sm->fab;
+
+	elect_mft_known(mgr->sm);
+	mgr->reading = true;
+	mgr->prog_busy = true;
+	mgr->prog_pending = 1; /* held while submitting */
+	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++)
+		if (!mgr->shadow[i].m)
+			read_switch(mgr, f->switches[i], &mgr->shadow[i]);
+	loop_txn_kick(mgr->sm);
+	pass_release(mgr);
+}
+
 static void start_pass(struct mcg_mgr *mgr)
 {
 	struct fabric *f = mgr->sm->fab;
 	int rc = 0;
+
+	if (elect_mft_unknown(mgr->sm)) {
+		read_pass(mgr);
+		return;
+	}
 
 	mgr->prog_busy = true;
 	mgr->prog_dirty = false;
@@ -262,6 +343,11 @@ static void pass_release(struct mcg_mgr *mgr)
 		return;
 	}
 	mgr->prog_busy = false;
+	if (mgr->reading) {
+		mgr->reading = false;
+		start_pass(mgr); /* now the blocks that differ */
+		return;
+	}
 	if (!mgr->prog_failed) {
 		mgr->failed_passes = 0;
 		mgr->pass_done(mgr, mgr->gen_pass);

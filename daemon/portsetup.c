@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/sm_elect.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -160,16 +161,19 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
-	bool set_lid, arm;
+	bool set_lid, arm, rereg;
 	int rc;
 
 	if (!dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
+	/* After taking over from an SM whose state we lack, CA ports are
+	 * told to re-register (join their groups again). */
+	rereg = !node_is_switch(n) && elect_want_rereg(s->sm);
 	set_lid = wanted_lid(s, n, pn, &lid, &lmc) &&
 		  (pi.lid != lid || pi.lmc != lmc ||
 		   pi.master_sm_lid != s->sm->sm_lid ||
-		   pi.gid_prefix != SUBNET_PREFIX);
+		   pi.gid_prefix != SUBNET_PREFIX || rereg);
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
 	if (!set_lid && !arm)
 		return 0;
@@ -181,7 +185,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	}
 	pi.port_state = arm ? IB_PORT_ARMED : 0;
 	pi.port_phys_state = 0;
-	pi.client_reregister = 0;
+	pi.client_reregister = rereg;
 	rc = smp_port_info_encode(&pi, data, sizeof(data));
 	if (rc < 0)
 		return rc;

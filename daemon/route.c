@@ -139,6 +139,9 @@ int route_load_guid2lid(struct sm *sm)
 		guid2lid_free(&sm->g2l);
 		return 0;
 	}
+	if (rc > 0)
+		log_warn("%s: %d damaged lines skipped, %u LIDs used", path,
+			 rc, sm->g2l.n);
 	log_info("read %u LIDs from %s", sm->g2l.n, path);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "daemon/discover.h"
 #include "daemon/sa_server.h"
 #include "daemon/sm.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_wire.h"
@@ -109,7 +110,8 @@ static void refresh(struct sm *sm)
 	si->guid = sm->sm_guid;
 	si->lid = sm->sm_lid;
 	si->act_count = sm->act_count;
-	si->priority = (uint8_t)sm->cfg.sm_priority;
+	si->priority = elect_priority(sm);
+	si->sm_key = sm->cfg.sm_sm_key;
 	si->state = (uint8_t)sm->sm_state;
 }
 

@@ -46,6 +46,7 @@ struct sm_smp_counts {
 };
 
 struct sweep;
+struct sm_elect;
 
 struct sm {
 	struct config cfg;	      /* the committed configuration */
@@ -72,6 +73,7 @@ struct sm {
 	struct guid2lid g2l;   /* from the state dir at start */
 
 	enum smp_sm_state sm_state;
+	struct sm_elect *elect; /* other SMs, polls, handover (sm_elect.h) */
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */

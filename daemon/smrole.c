@@ -1,7 +1,8 @@
-/* The SM role: the SM state machine (NOT_ACTIVE -> DISCOVERING -> MASTER;
- * ibsmd does not negotiate with other SMs: it never goes STANDBY, see
- * man/ibsmd.8), the SMP requests addressed to the SM (SMInfo Get, traps),
- * and what happens when a sweep ends (READY, --once exit, next sweep). */
+/* The SM role: the SM state machine (NOT_ACTIVE, DISCOVERING, STANDBY,
+ * MASTER; every change through sm_change_state(); the election and the
+ * SMInfo control that drive it are in sm_elect.c, sm_control.c and
+ * sm_poll.c), the SMP requests addressed to the SM (SMInfo, traps), and
+ * what happens when a sweep ends (READY, --once exit, next sweep). */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
 
@@ -48,32 +50,6 @@ void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
 	notify_status(sm);
 }
 
-static void answer_sminfo(struct sm *sm, const struct txn_request *req)
-{
-	struct smp_sm_info si = {
-	    .guid = sm->sm_guid,
-	    .sm_key = 0,
-	    .act_count = sm->act_count,
-	    .priority = (uint8_t)sm->cfg.sm_priority,
-	    .state = (uint8_t)sm->sm_state,
-	};
-	uint8_t data[SMP_DATA_SIZE] = {0};
-	int rc;
-
-	if (req->smp->hdr.method != MAD_METHOD_GET) {
-		/* SMInfo Set is another SM's handover/standby control; we do
-		 * not take part in SM negotiation. */
-		txn_respond_smp(sm->txn, req, MAD_STATUS_METHOD_ATTR_UNSUPP,
-				NULL);
-		return;
-	}
-	smp_sm_info_encode(&si, data, sizeof(data));
-	rc = txn_respond_smp(sm->txn, req, 0, data);
-	if (rc < 0)
-		log_warn("cannot answer SMInfo from LID %u: %s",
-			 req->rx->from.lid, strerror(-rc));
-}
-
 static void on_trap(struct sm *sm, const struct txn_request *req)
 {
 	struct smp rep = *req->smp;
@@ -87,7 +63,16 @@ static void on_trap(struct sm *sm, const struct txn_request *req)
 		txn_respond_raw(sm->txn, req, mad, sizeof(mad));
 	if (smp_notice_decode(&n, req->smp->data, SMP_DATA_SIZE) < 0)
 		return;
-	if (n.is_generic && n.trap_num == 128) {
+	if (sm->sm_state != SM_STATE_MASTER) {
+		log_info("trap %u from LID %u ignored: not master", n.trap_num,
+			 n.issuer_lid);
+	} else if (n.is_generic && n.trap_num == 144) {
+		/* A port's capabilities changed; among them IsSM: another SM
+		 * may have started.  Look again (and elect). */
+		log_notice("trap 144 (capability change) from LID %u; "
+			   "rediscovering", n.issuer_lid);
+		sweep_request(sm, true, "trap 144");
+	} else if (n.is_generic && n.trap_num == 128) {
 		smp_trap128_lid(&n, &lid);
 		log_notice("trap 128 (link state change) from LID %u; "
 			   "rediscovering",
@@ -103,7 +88,7 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 {
 	struct sm *sm = ctx;
 
-	if (sa_daemon_request(sm, req)) {
+	if (sm_repl_request(sm, req) || sa_daemon_request(sm, req)) {
 		loop_txn_kick(sm);
 		return;
 	}
@@ -112,7 +97,7 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 	if (req->smp->hdr.method == MAD_METHOD_TRAP) {
 		on_trap(sm, req);
 	} else if (req->smp->hdr.attr_id == SMP_ATTR_SM_INFO) {
-		answer_sminfo(sm, req);
+		elect_on_sminfo(sm, req);
 	} else if (req->smp->hdr.method == MAD_METHOD_GET ||
 		   req->smp->hdr.method == MAD_METHOD_SET) {
 		txn_respond_smp(sm->txn, req, MAD_STATUS_METHOD_ATTR_UNSUPP,
@@ -137,16 +122,38 @@ static void sm_log_smp_counts(struct sm *sm)
 /* --once: heavy sweeps after a failed one before giving up. */
 #define ONCE_RETRIES 3
 
+/* A sweep that found this SM is not (or no longer) master: it configured
+ * nothing; a standby waits on its polls, a master handing over on the
+ * acknowledgement. */
+static void sweep_not_master(struct sm *sm)
+{
+	notify_status(sm);
+	if (sm->once) {
+		log_err("--once: another SM is master of this subnet; nothing "
+			"was configured");
+		sm->exit_code = 1;
+		sd_event_exit(sm->ev, 1);
+		return;
+	}
+	sd_notify(0, "READY=1");
+	if (sm->sm_state == SM_STATE_MASTER)
+		loop_schedule_sweep(sm, sm->cfg.sm_sweep_interval_ms);
+}
+
 void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 {
-	if (heavy && rc == 0) {
-		sm->act_count++;
-		if (!sm->subnet_up) {
-			sm->subnet_up = true;
-			sm_change_state(sm, SM_STATE_MASTER, "subnet up");
-			if (!sm->once)
-				sd_notify(0, "READY=1");
-		}
+	if (rc == -ECANCELED) {
+		sweep_not_master(sm);
+		return;
+	}
+	if (rc == 0 && sm->sm_state == SM_STATE_MASTER)
+		sm->act_count++; /* ActCount grows while master */
+	elect_sweep_done(sm, rc);
+	if (heavy && rc == 0 && !sm->subnet_up) {
+		sm->subnet_up = true;
+		sm_change_state(sm, SM_STATE_MASTER, "subnet up");
+		if (!sm->once)
+			sd_notify(0, "READY=1");
 	}
 	notify_status(sm);
 	if (heavy)

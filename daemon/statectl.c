@@ -10,6 +10,7 @@
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
 #include "daemon/sm.h"
+#include "daemon/sm_elect.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
 {
@@ -65,6 +66,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 		sm->smps.switchinfo_sets);
 	fprintf(out, "smps_lft_blocks %" PRIu64 "\n", sm->smps.lft_blocks);
 	fprintf(out, "smps_min_last_heavy %" PRIu64 "\n", sm->smps.min_needed);
+	elect_print_status(sm, out);
 	print_txn(out, txn_stats(sm->txn));
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "daemon/route.h"
+#include "daemon/sm_elect.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -73,7 +74,7 @@ static void sweep_reset(struct sweep *s)
 	}
 	s->changed = false;
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
-	s->lft_blocks = s->armed = s->activated = 0;
+	s->lft_blocks = s->lft_read = s->armed = s->activated = 0;
 	s->need_gets = s->need_sets = 0;
 	s->left_out = 0;
 	s->error[0] = '\0';
@@ -81,6 +82,7 @@ static void sweep_reset(struct sweep *s)
 
 static void finish(struct sweep *s, int rc);
 static int start_lft(struct sweep *s);
+static void on_elected(void *ctx, bool master);
 
 static void on_disc_done(void *ctx, int status)
 {
@@ -102,6 +104,23 @@ static void on_disc_done(void *ctx, int status)
 		 "%" PRIu64 " SMPs, %.1f ms",
 		 s->nf->n_nodes, s->nf->n_switches, fabric_count_hosts(s->nf),
 		 fabric_count_links(s->nf), ds->gets, ds->usecs / 1000.0);
+	/* Sets only once the election says this SM is master. */
+	status = elect_after_discovery(s->sm, s->nf, s->disc, on_elected, s);
+	if (status < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "cannot look for other SMs: %s", strerror(-status));
+		finish(s, status);
+	}
+}
+
+static void on_elected(void *ctx, bool master)
+{
+	struct sweep *s = ctx;
+
+	if (!master) {
+		finish(s, -ECANCELED);
+		return;
+	}
 	if (route_compute(s->sm, s->nf, s->error, sizeof(s->error)) < 0) {
 		finish(s, -EINVAL);
 		return;
@@ -266,18 +285,25 @@ static void finish(struct sweep *s, int rc)
 	sm->last_sweep_ms = (txn_now_us() - s->start_us) / 1000.0;
 	clock_gettime(CLOCK_REALTIME, &sm->last_sweep);
 	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->error);
-	if (rc < 0)
+	if (rc == -ECANCELED)
+		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
+			   "configured", sm->sweeps, sm_state_name(sm->sm_state));
+	else if (rc < 0)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->error[0] ? s->error : strerror(-rc));
 	else if (s->heavy)
 		log_notice("sweep %" PRIu64
 			   ": subnet up, %u switches, %u hosts,"
 			   " %u ports armed, %u activated, %" PRIu64 " LFT "
-			   "blocks to %u switches, %.1f ms",
+			   "blocks to %u switches (%" PRIu64 " read back), "
+			   "%.1f ms",
 			   sm->sweeps, sm->fab->n_switches,
 			   fabric_count_hosts(sm->fab), s->armed, s->activated,
-			   s->lft_blocks, s->lft_switches, sm->last_sweep_ms);
-	change_state(s, SWEEP_IDLE, rc < 0 ? "failed" : "done");
+			   s->lft_blocks, s->lft_switches, s->lft_read,
+			   sm->last_sweep_ms);
+	change_state(s, SWEEP_IDLE, rc == -ECANCELED ? "not master"
+				    : rc < 0	     ? "failed"
+						     : "done");
 	sweep_reset(s);
 	sm_publish(sm, SM_EV_SWEEP_DONE,
 		   &(struct sm_event_arg){.heavy = s->heavy, .rc = rc});

@@ -33,6 +33,7 @@ struct sweep {
 	uint32_t lft_errors;   /* LFT blocks that failed */
 	uint32_t lft_switches; /* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
+	uint64_t lft_read; /* LFT blocks read back before writing */
 	uint32_t armed, activated;
 	uint32_t left_out; /* nodes/ports discovery had to leave out */
 	uint64_t need_gets, need_sets; /* the minimum this fabric needed */

@@ -89,13 +89,32 @@ static const struct cfg_key cfg_keys[] = {
 	  "A collective group whose members have not all left this long "
 	  "after the first leave is destroyed (milliseconds)." },
 	{ "sm.priority", CFG_U32, OFF(sm_priority), "0", 0, 15, NULL,
-	  "SMInfo priority; the highest priority SM becomes master." },
+	  "SMInfo priority. Among SMs starting together the highest (then "
+	  "the lowest port GUID) becomes master; a running master hands the "
+	  "subnet over to a standby that outranks it." },
 	{ "sm.sweep_interval_ms", CFG_U32, OFF(sm_sweep_interval_ms),
 	  "10000", 0, DAY_MS, NULL,
 	  "Time between periodic sweeps (milliseconds). 0: sweep only at "
 	  "start, on traps and on request." },
 	{ "sm.lmc", CFG_U32, OFF(sm_lmc), "0", 0, 7, NULL,
 	  "LID mask control: each CA port gets 2^lmc LIDs." },
+	{ "sm.poll_interval_ms", CFG_U32, OFF(sm_poll_interval_ms), "500", 50,
+	  60000, NULL,
+	  "A standby asks the master for its SMInfo this often "
+	  "(milliseconds)." },
+	{ "sm.poll_retries", CFG_U32, OFF(sm_poll_retries), "3", 1, 100, NULL,
+	  "Polls in a row the master may miss before a standby takes the "
+	  "subnet over; with the default interval a dead master is replaced "
+	  "after 1.5 to 2 seconds." },
+	{ "sm.sm_key", CFG_GUID, OFF(sm_sm_key), "0", 0, 0, NULL,
+	  "SM_Key: SMInfo Sets (handover, standby, disable) carrying another "
+	  "key are refused, and only requesters that know it read it back. 0: "
+	  "none." },
+	{ "sm.elevated_priority", CFG_U32, OFF(sm_elevated_priority), "0", 0,
+	  15, NULL,
+	  "Priority announced while master (sticky mastership): a master "
+	  "keeps the subnet when an SM of higher configured priority comes "
+	  "back, so a flapping node cannot move it back and forth. 0: off." },
 	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
 	  "Most SMPs outstanding at once (ibsim stalls between 256 and 384; "
 	  "64 measured fastest)." },

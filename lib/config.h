@@ -44,6 +44,10 @@ struct config {
 	uint32_t sm_priority;
 	uint32_t sm_sweep_interval_ms; /* 0 = no periodic sweep */
 	uint32_t sm_lmc;
+	uint32_t sm_poll_interval_ms;
+	uint32_t sm_poll_retries;
+	uint64_t sm_sm_key;		  /* 0 = none */
+	uint32_t sm_elevated_priority; /* 0 = off */
 
 	uint32_t mad_window;
 	uint32_t mad_window_per_node;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/log.h"
+
 struct port_order {
 	struct ib_port **v;
 	uint32_t n;
@@ -404,38 +406,54 @@ static int parse_line(char *s, uint64_t *g, unsigned long *lo,
 	return *s ? -1 : 0;
 }
 
-static int check_dup(struct guid2lid *m, uint32_t first, char *err,
-		     size_t errlen, const char *path)
-{
-	struct guid2lid_entry *s;
-	uint32_t n = m->n - first;
+/* Warnings about damaged lines: this many, then one summary, so that a
+ * file of garbage cannot flood the log. */
+#define G2L_WARN_MAX 10
 
-	if (n < 2)
+struct g2l_reader {
+	const char *path;
+	unsigned skipped;
+	char *err;
+	size_t errlen;
+};
+
+/* A damaged or contradicting line is skipped, not fatal: one bad line (a
+ * hand edit, a disk error) must not cost every other port its LID. */
+static void g2l_skip(struct g2l_reader *r, unsigned ln, const char *why)
+{
+	if (!r->skipped && r->errlen)
+		snprintf(r->err, r->errlen, "%s:%u: %s", r->path, ln, why);
+	if (++r->skipped <= G2L_WARN_MAX)
+		log_warn("%s:%u: %s; line skipped, the rest of the file is "
+			 "used",
+			 r->path, ln, why);
+}
+
+static int g2l_line(struct guid2lid *m, struct g2l_reader *r, char *s,
+		    unsigned ln)
+{
+	uint64_t g;
+	unsigned long lo, hi;
+
+	if (parse_line(s, &g, &lo, &hi) < 0 || lo == 0 ||
+	    lo > IB_LID_UCAST_END || hi < lo || hi > IB_LID_UCAST_END) {
+		g2l_skip(r, ln, "expected '0x<guid> <lid> <lid>'");
 		return 0;
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, m->v + first, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_entry);
-	for (uint32_t i = 1; i < n; i++)
-		if (s[i].guid == s[i - 1].guid) {
-			snprintf(err, errlen,
-				 "%s: GUID 0x%016" PRIx64 " appears twice",
-				 path, s[i].guid);
-			free(s);
-			return -EINVAL;
-		}
-	free(s);
-	return 0;
+	}
+	if (guid2lid_get(m, g)) {
+		g2l_skip(r, ln, "GUID appears twice (the first line wins)");
+		return 0;
+	}
+	return guid2lid_put(m, g, (uint16_t)lo, (uint16_t)hi);
 }
 
 int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		  size_t errlen)
 {
+	struct g2l_reader r = {.path = path, .err = err, .errlen = errlen};
 	FILE *fp = fopen(path, "r");
 	char line[256];
 	unsigned ln = 0;
-	uint32_t first = m->n;
 	int rc = 0;
 
 	if (!fp) {
@@ -443,29 +461,18 @@ int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return rc;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	while (rc == 0 && fgets(line, sizeof(line), fp)) {
 		char *s = line;
-		uint64_t g;
-		unsigned long lo, hi;
 		ln++;
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s == '\n' || *s == '\r' || *s == '#' || !*s)
 			continue;
-		if (parse_line(s, &g, &lo, &hi) < 0 || lo == 0 ||
-		    lo > IB_LID_UCAST_END || hi < lo || hi > IB_LID_UCAST_END) {
-			snprintf(err, errlen,
-				 "%s:%u: expected '0x<guid> <lid> <lid>'", path,
-				 ln);
-			rc = -EINVAL;
-			break;
-		}
-		rc = g2l_append(m, g, (uint16_t)lo, (uint16_t)hi);
-		if (rc < 0)
-			break;
+		rc = g2l_line(m, &r, s, ln);
 	}
 	fclose(fp);
-	if (rc == 0)
-		rc = check_dup(m, first, err, errlen, path);
-	return rc;
+	if (r.skipped > G2L_WARN_MAX)
+		log_warn("%s: %u damaged lines skipped in all", path,
+			 r.skipped);
+	return rc < 0 ? rc : (int)r.skipped;
 }

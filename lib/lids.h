@@ -53,7 +53,10 @@ int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
 
 /* Reads an OpenSM guid2lid file ("0x<guid> <lo> <hi>" per line, numbers
  * in C notation, blank lines and '#' comments ignored) into m (appending).
- * 0, -errno from fopen, or -EINVAL with a "path:line: message" in err. */
+ * A damaged line, or a second line for a GUID, is skipped with a warning
+ * naming it (the first such "path:line: message" also goes to err) and
+ * the rest is used.  The number of lines skipped, or -errno (fopen,
+ * -ENOMEM). */
 int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		  size_t errlen);
 /* Adds (or replaces) one entry; constant time (hash index).  0 or

@@ -174,12 +174,18 @@ static void test_guid2lid_reuse(void **state)
 	assert_int_equal(hl(&l, 2), 33);
 	assert_int_equal(st.from_map, 2);
 	guid2lid_free(&m);
-	/* A broken line is reported with its number. */
+	/* A damaged line is skipped and named; the lines around it count. */
 	fp = fopen(path, "w");
-	fprintf(fp, "0x0000000000000201 1 1\nbogus\n");
+	fprintf(fp, "0x0000000000000201 1 1\nbogus\n0x0000000000000202 2 2\n"
+		    "0x0000000000000203 7 3\n0x0000000000000201 9 9\n"
+		    "0x00000000000002\n");
 	fclose(fp);
-	assert_int_equal(guid2lid_read(path, &m, err, sizeof(err)), -EINVAL);
+	assert_int_equal(guid2lid_read(path, &m, err, sizeof(err)), 4);
 	assert_non_null(strstr(err, ":2:"));
+	assert_int_equal(m.n, 2);
+	assert_int_equal(guid2lid_get(&m, 0x201)->lo, 1); /* first line wins */
+	assert_int_equal(guid2lid_get(&m, 0x202)->lo, 2);
+	assert_null(guid2lid_get(&m, 0x203));
 	guid2lid_free(&m);
 	unlink(path);
 	fabric_free(&l.f);

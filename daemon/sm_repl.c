@@ -1,0 +1,355 @@
+/* Multicast state replication between ibsmd master and standby
+ * (docs/design.md §3.1).  The master's multicast state is its state file
+ * mcgroups.state (mcg_persist.c: groups, members, JoinStates, and each
+ * tree with its color, hence MLID and MFT entries).  The master serves it
+ * in 160-byte chunks as the vendor SA attribute SMStateChunk (0xFF3A),
+ * one SubnAdmGet per chunk (attribute modifier = chunk index), each
+ * answer one MAD (ibsim has no RMPP); every chunk carries the length and
+ * an FNV-1a checksum of the whole file, which is its generation.  After
+ * each poll the master answers, the standby asks for chunk 0 and, when
+ * the generation differs from its copy, fetches the rest and keeps a
+ * complete, checksummed copy as mcgroups.replica.  On takeover a copy
+ * that was current at the last poll replaces the standby's groups, so
+ * the new master keeps every MGID, MLID, member and tree: no MFT entry
+ * moves and no host needs to join again.  With an SM_Key configured the
+ * request must carry it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/mcg.h"
+#include "daemon/sm_elect.h"
+#include "lib/log.h"
+#include "mad/sa_mad.h"
+#include "mad/umad_port.h"
+
+#define REPL_ATTR 0xFF3A
+/* Chunk bytes per answer: the SA data area less gen and length would hold
+ * 192, but ibsim's client shim delivers only a MAD's first 224 bytes. */
+#define REPL_CHUNK   160
+#define REPL_MAX     (4u << 20) /* a state file larger than this is not served */
+#define SA_HDR_KEY   36		/* SM_Key in the SA header */
+#define SA_DATA	     56
+#define STATE_FILE   "mcgroups.state"
+#define REPLICA_FILE "mcgroups.replica"
+
+static struct {
+	int agent; /* SA client agent, < 0 when none */
+	bool busy; /* a fetch is running */
+	uint32_t have_gen, have_len;
+	bool have; /* a complete copy of have_gen */
+	bool
+	    current; /* the master's generation was have_gen at the last poll */
+	uint8_t *buf; /* fetch in progress */
+	uint32_t gen, len, nchunks, pending;
+	bool failed;
+	uint64_t fetches;
+} R = {.agent = -1};
+
+static uint32_t fnv32(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+/* The whole state file, or NULL (*len 0 when it does not exist). */
+static uint8_t *read_state(const struct sm *sm, const char *name, uint32_t *len)
+{
+	char path[600];
+	uint8_t *b = NULL;
+	long n;
+	FILE *fp;
+
+	*len = 0;
+	snprintf(path, sizeof(path), "%s/%s", sm->cfg.state_dir, name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) > 0 &&
+	    (unsigned long)n <= REPL_MAX && fseek(fp, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n)) && fread(b, 1, (size_t)n, fp) == (size_t)n)
+		*len = (uint32_t)n;
+	fclose(fp);
+	if (!*len) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* ---- the master's side ---- */
+
+static void serve(struct sm *sm, const struct txn_request *req, uint8_t *out)
+{
+	uint32_t len, idx = req->hdr->attr_mod, off;
+	uint8_t *b = read_state(sm, STATE_FILE, &len);
+	uint16_t status = 0;
+
+	off = idx * REPL_CHUNK;
+	if (sm->sm_state != SM_STATE_MASTER)
+		status = MAD_STATUS_BUSY;
+	else if (sm->cfg.sm_sm_key &&
+		 get64(req->rx->mad + SA_HDR_KEY) != sm->cfg.sm_sm_key)
+		status = MAD_STATUS_INVALID_FIELD;
+	else if (idx > REPL_MAX / REPL_CHUNK || (off >= len && idx))
+		status = MAD_STATUS_INVALID_FIELD;
+	if (status == 0) {
+		put32(out + SA_DATA, b ? fnv32(b, len) : 0);
+		put32(out + SA_DATA + 4, len);
+		if (off < len)
+			memcpy(out + SA_DATA + 8, b + off,
+			       len - off < REPL_CHUNK ? len - off : REPL_CHUNK);
+	}
+	out[4] = (uint8_t)(status >> 8);
+	out[5] = (uint8_t)status;
+	free(b);
+}
+
+bool sm_repl_request(struct sm *sm, const struct txn_request *req)
+{
+	uint8_t out[MAD_SIZE] = {0};
+
+	if (req->hdr->mgmt_class != SA_MGMT_CLASS ||
+	    req->hdr->attr_id != REPL_ATTR)
+		return false;
+	memcpy(out, req->rx->mad, SA_DATA);
+	memset(out + 24, 0, 12); /* no RMPP */
+	memset(out + SA_HDR_KEY, 0, 8);
+	if (req->hdr->method != MAD_METHOD_GET) {
+		out[5] = MAD_STATUS_METHOD_ATTR_UNSUPP;
+	} else {
+		serve(sm, req, out);
+	}
+	out[3] = MAD_METHOD_GET_RESP;
+	txn_respond_raw(sm->txn, req, out, sizeof(out));
+	return true;
+}
+
+/* ---- the standby's side ---- */
+
+int sm_repl_init(struct sm *sm)
+{
+	struct mad_agent_req r = {
+	    .mgmt_class = SA_MGMT_CLASS,
+	    .class_version = 2,
+	};
+	int rc = mad_port_register(sm->port, &r);
+
+	if (rc < 0) {
+		log_warn("cannot register an SA client agent: %s; a standby "
+			 "will not copy the master's multicast groups",
+			 strerror(-rc));
+		return 0;
+	}
+	R.agent = rc;
+	return 0;
+}
+
+void sm_repl_fini(struct sm *sm)
+{
+	(void)sm;
+	free(R.buf);
+	R.buf = NULL;
+}
+
+static int ask(struct sm *sm, uint32_t idx,
+	       void (*cb)(void *, int, const struct txn_result *))
+{
+	struct sm_elect *e = sm->elect;
+	uint8_t mad[MAD_SIZE] = {0};
+	struct mad_addr to = {
+	    .lid = e->master_lid,
+	    .qpn = 1,
+	    .qkey = MAD_QKEY_GSI,
+	};
+
+	mad[0] = 1; /* base version */
+	mad[1] = SA_MGMT_CLASS;
+	mad[2] = 2; /* class version */
+	mad[3] = MAD_METHOD_GET;
+	mad[16] = REPL_ATTR >> 8;
+	mad[17] = REPL_ATTR & 0xFF;
+	put32(mad + 20, idx);
+	put32(mad + SA_HDR_KEY, (uint32_t)(sm->cfg.sm_sm_key >> 32));
+	put32(mad + SA_HDR_KEY + 4, (uint32_t)sm->cfg.sm_sm_key);
+	return txn_submit_mad(sm->txn, R.agent, mad, sizeof(mad), &to,
+			      txn_dest_lid(e->master_lid), cb, sm);
+}
+
+static int write_replica(struct sm *sm)
+{
+	char path[600], tmp[610];
+	FILE *fp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/" REPLICA_FILE, sm->cfg.state_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	if (fwrite(R.buf, 1, R.len, fp) != R.len)
+		rc = -EIO;
+	if (fclose(fp) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	return rc;
+}
+
+static void fetch_end(struct sm *sm)
+{
+	int rc = -EIO;
+
+	R.busy = false;
+	if (!R.failed && fnv32(R.buf, R.len) == R.gen)
+		rc = write_replica(sm);
+
+	if (rc < 0)
+		log_info("copy of the master's multicast state (generation "
+			 "%08x, %u chunks) failed: %s%s; tried again after the "
+			 "next poll",
+			 R.gen, R.nchunks,
+			 R.failed ? "chunk lost or changed, " : "",
+			 strerror(-rc));
+	if (rc == 0) {
+		R.have = R.current = true;
+		R.have_gen = R.gen;
+		R.have_len = R.len;
+		R.fetches++;
+		log_info("multicast state of master 0x%016" PRIx64
+			 " copied (%u bytes, generation %08x)",
+			 sm->elect->master_guid, R.len, R.gen);
+	}
+	free(R.buf);
+	R.buf = NULL;
+}
+
+static void chunk_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct sm *sm = ctx;
+	uint32_t idx, off;
+
+	if (status == -ECANCELED)
+		return;
+	if (status < 0 || !r->mad || r->mad_len < MAD_SIZE ||
+	    get32(r->mad + SA_DATA) != R.gen) {
+		R.failed = true;
+	} else {
+		idx = get32(r->mad + 20);
+		off = idx * REPL_CHUNK;
+		if (off < R.len)
+			memcpy(R.buf + off, r->mad + SA_DATA + 8,
+			       R.len - off < REPL_CHUNK ? R.len - off
+							: REPL_CHUNK);
+	}
+	if (--R.pending == 0)
+		fetch_end(sm);
+}
+
+static void head_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct sm *sm = ctx;
+
+	if (status == -ECANCELED)
+		return;
+	R.busy = false;
+	if (status < 0 || !r->mad || r->mad_len < MAD_SIZE)
+		return; /* not an ibsmd master, or busy: no copy */
+	R.gen = get32(r->mad + SA_DATA);
+	R.len = get32(r->mad + SA_DATA + 4);
+	if (R.have && R.gen == R.have_gen && R.len == R.have_len) {
+		R.current = true;
+		return;
+	}
+	R.current = false;
+	if (R.len == 0 || R.len > REPL_MAX || !(R.buf = malloc(R.len)))
+		return;
+	memcpy(R.buf, r->mad + SA_DATA + 8,
+	       R.len < REPL_CHUNK ? R.len : REPL_CHUNK);
+	R.busy = true;
+	R.failed = false;
+	R.nchunks = (R.len + REPL_CHUNK - 1) / REPL_CHUNK;
+	R.pending = 1;
+	for (uint32_t i = 1; i < R.nchunks; i++)
+		if (ask(sm, i, chunk_cb) == 0)
+			R.pending++;
+		else
+			R.failed = true;
+	if (--R.pending == 0)
+		fetch_end(sm);
+	loop_txn_kick(sm);
+}
+
+void sm_repl_poll(struct sm *sm)
+{
+	if (R.agent < 0 || R.busy || !sm->elect->master_lid)
+		return;
+	if (ask(sm, 0, head_cb) == 0)
+		R.busy = true;
+}
+
+void sm_repl_forget(struct sm *sm)
+{
+	(void)sm;
+	R.have = R.current = false;
+}
+
+void sm_repl_print(FILE *out)
+{
+	fprintf(out, "mcast_copy %s\n",
+		!R.have	    ? "none"
+		: R.current ? "current"
+			    : "stale");
+	fprintf(out, "mcast_copy_generation %08x\n", R.have ? R.have_gen : 0);
+	fprintf(out, "mcast_copy_fetches %" PRIu64 "\n", R.fetches);
+}
+
+bool sm_repl_have(const struct sm *sm)
+{
+	(void)sm;
+	return R.have && R.current;
+}
+
+int sm_repl_adopt(struct sm *sm)
+{
+	char from[600], to[600];
+	int rc;
+
+	if (!sm_repl_have(sm))
+		return -ENOENT;
+	snprintf(from, sizeof(from), "%s/" REPLICA_FILE, sm->cfg.state_dir);
+	snprintf(to, sizeof(to), "%s/" STATE_FILE, sm->cfg.state_dir);
+	if (rename(from, to) < 0)
+		return -errno;
+	R.have = R.current = false;
+	rc = mcg_reload(sm);
+	if (rc == 0)
+		log_notice("multicast groups taken over from the master's "
+			   "copy (generation %08x)",
+			   R.have_gen);
+	return rc;
+}
