@@ -21,6 +21,7 @@ struct sd_event;
 struct sd_event_source;
 struct ctl;
 struct pool;
+struct pgprog;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -66,6 +67,7 @@ struct sm {
 	struct hops hops;      /* for fab */
 	struct hops next_hops; /* computed for the model being swept */
 	struct guid2lid g2l;   /* from the state dir at start */
+	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
 
 	enum smp_sm_state sm_state;
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */

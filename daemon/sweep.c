@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/pgprog.h"
 #include "daemon/route.h"
 #include "lib/log.h"
 
@@ -127,7 +128,9 @@ static int start_lft(struct sweep *s)
 {
 	int rc = portsetup_arm(s);
 
-	return rc < 0 ? rc : lftprog_start(s, s->sm->fab);
+	if (rc == 0)
+		rc = lftprog_start(s, s->sm->fab);
+	return rc < 0 ? rc : pgprog_start(s);
 }
 
 static int start_discovery(struct sweep *s)
@@ -326,6 +329,7 @@ void sweep_destroy(struct sm *sm)
 	if (!sm->sweep)
 		return;
 	sweep_reset(sm->sweep);
+	pgprog_destroy(sm);
 	free(sm->sweep);
 	sm->sweep = NULL;
 }

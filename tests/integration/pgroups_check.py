@@ -4,12 +4,15 @@ with nothing of ibsmd's code: links from subnet.lst, static ports from
 lfts.dump, hop distances by a BFS written here.
 
   pgroups_check.py DIR [--minhop] [--full-coverage] [--cap N]
+                   [--dump FILE] [--switches GUID,...]
 
 Every group has two ports or more, ports that lead to a switch; every
 LID line names a group of its switch that holds the LID's LFT port;
 with --minhop every port of a group is a min-hop port towards the LID;
 ids run 1..k ordered by how many LIDs use them; with --full-coverage
-every (switch, LID) pair with two or more min-hop ports has a group.
+every (switch, LID) pair with two or more min-hop ports has a group
+(with --switches: on those switches only).  --dump checks FILE instead
+of DIR/port-groups.dump.
 Prints one summary line; exit 1 with the first problem."""
 import collections
 import re
@@ -63,6 +66,8 @@ def read_groups(path):
             groups[(int(f[0], 16), int(f[2]))] = {int(p) for p in f[4].split(",")}
         elif len(f) == 5 and f[1] == "lid" and f[3] == "pg":
             ft[(int(f[0], 16), int(f[2], 16))] = int(f[4])
+        elif len(f) > 2 and f[1] == "info":
+            continue
         elif f:
             fail("%s: bad line %r" % (path, line))
     return groups, ft
@@ -113,7 +118,12 @@ def main():
     cap = int(sys.argv[sys.argv.index("--cap") + 1]) if "--cap" in sys.argv else 255
     link, kind, lid_node, lid_port = read_links(d)
     lft = read_lfts(d)
-    groups, ft = read_groups(d + "/port-groups.dump")
+    dump = sys.argv[sys.argv.index("--dump") + 1] if "--dump" in sys.argv \
+        else d + "/port-groups.dump"
+    only = None
+    if "--switches" in sys.argv:
+        only = {int(g, 16) for g in sys.argv[sys.argv.index("--switches") + 1].split(",")}
+    groups, ft = read_groups(dump)
     hops = switch_hops(link, kind)
     uses = collections.Counter((s, g) for (s, _), g in ft.items())
     for (s, gid), ports in groups.items():
@@ -138,7 +148,7 @@ def main():
         if len(cand) >= 2:
             multi += 1
             covered += gid != 0
-            if full and not gid:
+            if full and not gid and (only is None or s in only):
                 fail("switch 0x%016x LID 0x%04x has %d min-hop ports and no group"
                      % (s, lid, len(cand)))
         if not gid:
