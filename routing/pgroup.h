@@ -31,11 +31,18 @@ static inline void pg_add(struct pg_set *s, unsigned p)
 {
 	s->m[(p >> 6) & 3] |= 1ull << (p & 63);
 }
+/* SWAR bit count: __builtin_popcountll is a library call without
+ * -mpopcnt, and this runs in the inner loops of the subset choice. */
 static inline unsigned pg_count(const struct pg_set *s)
 {
 	unsigned c = 0;
-	for (unsigned w = 0; w < PG_WORDS; w++)
-		c += (unsigned)__builtin_popcountll(s->m[w]);
+	for (unsigned w = 0; w < PG_WORDS; w++) {
+		uint64_t x = s->m[w];
+		x -= (x >> 1) & 0x5555555555555555ull;
+		x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+		x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+		c += (unsigned)(x * 0x0101010101010101ull >> 56);
+	}
 	return c;
 }
 /* Two ports or more (no popcount: it is a library call without -mpopcnt). */

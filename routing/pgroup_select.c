@@ -124,15 +124,18 @@ static int build_family(const struct pg_set *sets, const uint32_t *order,
 		}
 	for (uint32_t e = 0; e < n_el; e++) {
 		const struct pg_set *s = &sets[el[e].set];
-		for (unsigned p = 0; p < 256; p++) {
-			struct pg_set x = { { 0 } };
-			if (p == el[e].port || !pg_has(s, p))
-				continue;
-			pg_add(&x, el[e].port);
-			pg_add(&x, p);
-			if (fam_add(f, &x) < 0)
-				return -ENOMEM;
-		}
+		for (unsigned w = 0; w < PG_WORDS; w++)
+			for (uint64_t bits = s->m[w]; bits; bits &= bits - 1) {
+				unsigned p = w * 64 +
+					     (unsigned)__builtin_ctzll(bits);
+				struct pg_set x = { { 0 } };
+				if (p == el[e].port)
+					continue;
+				pg_add(&x, el[e].port);
+				pg_add(&x, p);
+				if (fam_add(f, &x) < 0)
+					return -ENOMEM;
+			}
 	}
 	return 0;
 }
@@ -143,34 +146,35 @@ static inline bool serves(const struct pg_set *g, const struct pg_set *sets,
 	return pg_has(g, e->port) && pg_subset(g, &sets[e->set]);
 }
 
-/* Elements by static port, so a group's gain looks only at elements
- * whose port it holds. */
+/* Uncovered elements by static port, so a group's gain looks only at
+ * elements whose port it holds; covered ones are dropped from the lists
+ * as they are met. */
 struct by_port {
-	uint32_t start[257];
+	uint32_t start[257], end[256];
 	uint32_t *el;
 };
 
 static int by_port_build(struct by_port *b, const struct pg_elem *el,
 			 uint32_t n_el)
 {
-	uint32_t fill[257] = { 0 };
-
 	memset(b->start, 0, sizeof(b->start));
 	b->el = malloc(((size_t)n_el + 1) * sizeof(*b->el));
 	if (!b->el)
 		return -ENOMEM;
 	for (uint32_t e = 0; e < n_el; e++)
 		b->start[el[e].port + 1]++;
-	for (unsigned p = 0; p < 256; p++)
+	for (unsigned p = 0; p < 256; p++) {
 		b->start[p + 1] += b->start[p];
+		b->end[p] = b->start[p];
+	}
 	for (uint32_t e = 0; e < n_el; e++)
-		b->el[b->start[el[e].port] + fill[el[e].port]++] = e;
+		b->el[b->end[el[e].port]++] = e;
 	return 0;
 }
 
 /* Weight of the uncovered elements g serves; with mark, covers them. */
 static uint64_t gain(const struct pg_set *g, const struct pg_set *sets,
-		     const struct pg_elem *el, const struct by_port *b,
+		     const struct pg_elem *el, struct by_port *b,
 		     uint8_t *covered, bool mark)
 {
 	uint64_t s = 0;
@@ -178,9 +182,14 @@ static uint64_t gain(const struct pg_set *g, const struct pg_set *sets,
 	for (unsigned w = 0; w < PG_WORDS; w++)
 		for (uint64_t bits = g->m[w]; bits; bits &= bits - 1) {
 			unsigned p = w * 64 + (unsigned)__builtin_ctzll(bits);
-			for (uint32_t i = b->start[p]; i < b->start[p + 1]; i++) {
+			for (uint32_t i = b->start[p]; i < b->end[p];) {
 				uint32_t e = b->el[i];
-				if (covered[e] || !pg_subset(g, &sets[el[e].set]))
+				if (covered[e]) {
+					b->el[i] = b->el[--b->end[p]];
+					continue;
+				}
+				i++;
+				if (!pg_subset(g, &sets[el[e].set]))
 					continue;
 				s += el[e].weight;
 				covered[e] |= mark;
@@ -289,13 +298,17 @@ out:
 static void assign(const struct pg_set *g, int ng, const struct pg_set *sets,
 		   const struct pg_elem *el, uint32_t n_el, int32_t *choice)
 {
+	unsigned cnt[PG_MAX_GROUPS + 1];
+
+	for (int i = 0; i < ng; i++)
+		cnt[i] = pg_count(&g[i]);
 	for (uint32_t e = 0; e < n_el; e++) {
 		int best = -1;
 		unsigned bc = 0;
 		for (int i = 0; i < ng; i++)
-			if (serves(&g[i], sets, &el[e]) && pg_count(&g[i]) > bc) {
+			if (cnt[i] > bc && serves(&g[i], sets, &el[e])) {
 				best = i;
-				bc = pg_count(&g[i]);
+				bc = cnt[i];
 			}
 		choice[e] = best;
 	}

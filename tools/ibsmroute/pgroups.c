@@ -18,10 +18,28 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* SMPs ibsmd sends to program these tables on switches that held none
+ * (daemon/pgprog.c): the PortGroupTable blocks up to Top, every
+ * PortGroupForwardingTable block of the table, one PortGroupInfo. */
+static uint64_t first_smps(const struct pgroup_table *t)
+{
+	uint64_t n = 0;
+
+	for (uint32_t s = 0; s < t->n; s++) {
+		const struct pgroup_sw *w = &t->sw[s];
+		if (!w->enabled)
+			continue;
+		n += w->n_groups ? w->n_groups / 2u + 1 : 0;
+		n += (w->ft_size + 63) / 64 + 1;
+	}
+	return n;
+}
+
 static void json_pg(FILE *out, const struct pgroup_table *t, unsigned cap,
 		    double secs)
 {
 	struct json j;
+	uint64_t smps = first_smps(t);
 
 	fputs("\"port_groups\": ", out);
 	json_init(&j, out, false);
@@ -34,6 +52,8 @@ static void json_pg(FILE *out, const struct pgroup_table *t, unsigned cap,
 	json_kv_uint(&j, "multipath_pairs", t->multi);
 	json_kv_uint(&j, "covered_pairs", t->covered);
 	json_kv_double(&j, "coverage", pgroup_coverage(t));
+	json_kv_uint(&j, "smps_to_program", smps);
+	json_kv_uint(&j, "bytes_to_program", smps * 256); /* one MAD each */
 	json_kv_double(&j, "seconds", secs);
 	json_end_object(&j);
 	json_finish(&j);
