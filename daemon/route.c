@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/pgprog.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/ucast.h"
@@ -74,6 +75,7 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 		 "pairs, max hops %u, %.1f ms", eng->name, f->n_switches,
 		 f->max_lid, res.unreachable_pairs, res.max_hops,
 		 (txn_now_us() - t0) / 1000.0);
+	pgprog_routed(sm, &res); /* keeps the updown order for port groups */
 	/* updn-roots.dump (docs/design.md §4.4): the roots the routes were built on */
 	if (res.n_roots &&
 	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)

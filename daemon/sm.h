@@ -25,6 +25,7 @@ struct pool;
 struct sa_daemon;
 struct mcg_mgr;
 struct disc_observer;
+struct pgprog;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -71,6 +72,7 @@ struct sm {
 	struct hops hops;      /* for fab */
 	struct hops next_hops; /* computed for the model being swept */
 	struct guid2lid g2l;   /* from the state dir at start */
+	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
 
 	enum smp_sm_state sm_state;
 	struct sm_elect *elect; /* other SMs, polls, handover (sm_elect.h) */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/pgprog.h"
 #include "daemon/route.h"
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
@@ -133,7 +134,9 @@ static int start_lft(struct sweep *s)
 {
 	int rc = portsetup_arm(s);
 
-	return rc < 0 ? rc : lftprog_start(s, s->sm->fab);
+	if (rc == 0)
+		rc = lftprog_start(s, s->sm->fab);
+	return rc < 0 ? rc : pgprog_start(s);
 }
 
 static int start_discovery(struct sweep *s)
@@ -350,6 +353,7 @@ void sweep_destroy(struct sm *sm)
 		return;
 	sm_unsubscribe(sm, on_sweep_due, NULL);
 	sweep_reset(sm->sweep);
+	pgprog_destroy(sm);
 	free(sm->sweep);
 	sm->sweep = NULL;
 }

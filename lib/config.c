@@ -20,6 +20,14 @@ static const struct cfg_enum unicast_names[] = {
 static const struct cfg_enum direction_names[] = {
 	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
 };
+static const struct cfg_enum bool_names[] = {
+	{ "true", 1 }, { "false", 0 }, { "on", 1 }, { "off", 0 },
+	{ "yes", 1 }, { "no", 0 }, { 0 }
+};
+static const struct cfg_enum pg_alg_names[] = {
+	{ "random", CFG_PG_RANDOM }, { "least-loaded", CFG_PG_LEAST_LOADED },
+	{ "random-least-loaded", CFG_PG_RANDOM_LEAST_LOADED }, { 0 }
+};
 static const struct cfg_enum engine_names[] = {
 	{ "mr4lms", CFG_MC_MR4LMS }, { "fulb", CFG_MC_FULB },
 	{ "minhop", CFG_MC_MINHOP }, { "sssp", CFG_MC_SSSP }, { 0 }
@@ -63,6 +71,25 @@ static const struct cfg_key cfg_keys[] = {
 	  "GUID) or dfs (depth-first, Sancho et al.)." },
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
+	{ "routing.port_groups.enable", CFG_ENUM,
+	  OFF(routing_port_groups_enable), "true", 0, 0, bool_names,
+	  "Program port groups for adaptive routing on the switches that "
+	  "implement them (PortGroupInfo answered): per destination LID the "
+	  "equally good legal ports, the LFT port among them." },
+	{ "routing.port_groups.cap", CFG_U32, OFF(routing_port_groups_cap),
+	  "0", 0, 255, NULL,
+	  "Most groups per switch. 0: the switch's PortGroupCap; a switch "
+	  "never gets more than its PortGroupCap." },
+	{ "routing.port_groups.algorithm", CFG_ENUM,
+	  OFF(routing_port_groups_algorithm), "random-least-loaded", 0, 0,
+	  pg_alg_names,
+	  "How a switch picks a port of the group when the LFT port is "
+	  "congested: random, least-loaded or random-least-loaded (random "
+	  "among the least loaded)." },
+	{ "routing.port_groups.threshold", CFG_U32,
+	  OFF(routing_port_groups_threshold), "0", 0, 255, NULL,
+	  "Congestion threshold written to PortGroupInfo (its meaning is the "
+	  "switch's)." },
 	{ "multicast.engine", CFG_ENUM, OFF(multicast_engine), "mr4lms", 0,
 	  0, engine_names,
 	  "Multicast routing engine: mr4lms (for a limited MFT size), fulb, "

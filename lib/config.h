@@ -17,6 +17,9 @@ enum cfg_updown_dir { CFG_UPDN_BFS, CFG_UPDN_DFS };
 enum cfg_mcast_engine { CFG_MC_MR4LMS, CFG_MC_FULB, CFG_MC_MINHOP,
 			CFG_MC_SSSP };
 enum cfg_mcast_merge { CFG_MERGE_EXTEND, CFG_MERGE_REBUILD };
+/* PortGroupInfo Algorithm values (docs/design.md §4.3) */
+enum cfg_pg_algorithm { CFG_PG_RANDOM, CFG_PG_LEAST_LOADED,
+			CFG_PG_RANDOM_LEAST_LOADED };
 
 struct cfg_strlist {
 	char **v;
@@ -33,6 +36,10 @@ struct config {
 	struct cfg_strlist routing_updown_roots; /* GUIDs or node names */
 	int routing_updown_direction; /* enum cfg_updown_dir */
 	uint32_t routing_threads; /* 0 = one per CPU */
+	int routing_port_groups_enable;	     /* 0 or 1 */
+	uint32_t routing_port_groups_cap;    /* 0 = the switch's cap */
+	int routing_port_groups_algorithm;   /* enum cfg_pg_algorithm */
+	uint32_t routing_port_groups_threshold;
 
 	int multicast_engine;	/* enum cfg_mcast_engine */
 	uint32_t multicast_mft_size; /* 0 = smallest MulticastFDBCap */

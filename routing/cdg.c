@@ -587,3 +587,47 @@ int cdg_check(const struct fabric *f, struct pool *pool, char *why,
 		snprintf(why, whylen, "%s", r.acyclic ? "" : r.why);
 	return r.acyclic;
 }
+
+/* Port sets: per LID, every switch's set first, then for each port of a
+ * set that leads to switch t (arriving by port q) the dependency of
+ * (t, q) on every port of t's set. */
+static void deps_of_sets(struct cdg_job *j, cdg_set_fn fn, void *ctx,
+			 uint64_t (*set)[4])
+{
+	for (uint32_t l = 1; l <= j->f->max_lid; l++) {
+		for (uint32_t s = 0; s < j->n; s++) {
+			memset(set[s], 0, sizeof(set[s]));
+			fn(ctx, s, (uint16_t)l, set[s]);
+		}
+		for (uint32_t s = 0; s < j->n; s++)
+			for (unsigned p = 1; p <= j->nports[s]; p++) {
+				uint32_t t = j->peer[j->port_base[s] + p];
+				if (!(set[s][p >> 6] >> (p & 63) & 1) ||
+				    t >= j->n)
+					continue;
+				uint64_t *d =
+				    j->dep + (size_t)(j->port_base[t] +
+						      j->peer_port[j->port_base[s] + p]) *
+						 j->W;
+				for (uint32_t w = 0; w < j->W; w++)
+					d[w] |= set[t][w];
+			}
+	}
+}
+
+int cdg_check_sets(const struct fabric *f, cdg_set_fn fn, void *ctx,
+		   char *why, size_t whylen)
+{
+	struct cdg_job j = { .f = f, .n = f->n_switches };
+	uint64_t (*set)[4] = calloc(j.n + 1, sizeof(*set));
+	int rc = -ENOMEM;
+
+	if (!set || alloc_job(&j, 1) < 0)
+		goto out;
+	deps_of_sets(&j, fn, ctx, set);
+	rc = kahn_check(&j, why ? why : (char[1]){ 0 }, why ? whylen : 1);
+out:
+	free_job(&j, 1);
+	free(set);
+	return rc;
+}

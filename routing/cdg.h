@@ -42,4 +42,16 @@ int cdg_verify(const struct fabric *f, struct pool *pool,
 int cdg_check(const struct fabric *f, struct pool *pool, char *why,
 	      size_t whylen);
 
+/* Channel-dependency check for multi-path forwarding (adaptive routing
+ * port groups): fn fills out (ports 0..255) with every port switch index
+ * sw may send LID lid out of; a dependency is recorded for every port of
+ * every set followed by any port of the next switch's set.  Every
+ * reachable and unreachable combination is included, so "acyclic" holds
+ * for any choice the switches make.  1 acyclic, 0 cycle (why says
+ * through which links), negative errno. */
+typedef void (*cdg_set_fn)(void *ctx, uint32_t sw, uint16_t lid,
+			   uint64_t out[4]);
+int cdg_check_sets(const struct fabric *f, cdg_set_fn fn, void *ctx,
+		   char *why, size_t whylen);
+
 #endif

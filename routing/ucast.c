@@ -25,4 +25,7 @@ void ucast_result_free(struct ucast_result *res)
 	free(res->roots);
 	res->roots = NULL;
 	res->n_roots = 0;
+	free(res->updown_order);
+	free(res->updown_rank);
+	res->updown_order = res->updown_rank = NULL;
 }

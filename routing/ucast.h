@@ -25,6 +25,10 @@ struct ucast_result {
 	/* updown: the roots chosen (node pointers into the fabric) */
 	struct ib_node **roots;
 	uint32_t n_roots;
+	/* updown: per switch index, the link label order and BFS rank
+	 * (rank NULL with dfs directions) the tables were built on; port
+	 * groups take their candidate sets from them (routing/pgroup.h) */
+	uint32_t *updown_order, *updown_rank;
 	char error[256];	    /* why route() failed, for the log */
 	/* time route() spent filling the metrics above (LFT walk), which
 	 * ibsmroute leaves out of its routing "seconds" */

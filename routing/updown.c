@@ -196,6 +196,11 @@ static int updown_route(struct fabric *f, const struct hops *h,
 	rc = check_tables(f, &g, h, pool, order, res);
 	if (rc == -ENOMEM)
 		goto nomem;
+	if (rc == 0) {
+		res->updown_order = order;
+		res->updown_rank = rank;
+		order = rank = NULL;
+	}
 	goto out;
 nomem:
 	snprintf(res->error, sizeof(res->error),

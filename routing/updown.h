@@ -67,6 +67,20 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order,
 		     const uint32_t *rank);
 
+/* The candidate ports updown_fill_lfts() chooses among, for port groups:
+ * for each batch of destination switches [first, first + count) calls
+ * fn with mask[(s * batch + b) * W ...] the legal shortest next-hop ports
+ * of switch s towards switch first + b (W 64-bit words per mask, bit p =
+ * port p; empty at the destination itself; batch >= count is the row
+ * stride, switch-major as the LFT fill reads them).  Every path that
+ * follows these sets is up* then down*.  0 or -ENOMEM. */
+typedef void (*updown_cand_fn)(void *ctx, uint32_t first, uint32_t count,
+			       const uint64_t *mask, uint32_t W,
+			       uint32_t batch);
+int updown_candidates(const struct fabric *f, const struct sw_graph *g,
+		      struct pool *pool, const uint32_t *order,
+		      const uint32_t *rank, updown_cand_fn fn, void *ctx);
+
 /* updn-roots.dump is written by dump_write_roots() (lib/dump.h) from
  * ucast_result.roots. */
 

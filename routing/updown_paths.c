@@ -558,3 +558,44 @@ out:
 	free_job(&j, nw);
 	return rc;
 }
+
+int updown_candidates(const struct fabric *f, const struct sw_graph *g,
+		      struct pool *pool, const uint32_t *order,
+		      const uint32_t *rank, updown_cand_fn fn, void *ctx)
+{
+	struct path_job j = { .f = (struct fabric *)f, .g = g, .order = order };
+	struct lgraph lg = { 0 };
+	unsigned nw = pool_threads(pool), maxp = 0;
+	uint32_t n = g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
+	int rc = -ENOMEM;
+
+	j.by_order = by_order;
+	for (uint32_t s = 0; s < n; s++)
+		maxp = f->switches[s]->nports > maxp ? f->switches[s]->nports
+						     : maxp;
+	j.W = maxp / 64 + 1;
+	if (!by_order || alloc_scratch(&j, nw) < 0)
+		goto out;
+	for (uint32_t s = 0; s < n; s++)
+		by_order[order[s]] = s;
+	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
+		goto out;
+	j.lg = &lg;
+	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
+	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
+	batch = batch < 1 ? 1 : batch > n ? n : batch;
+	j.batch = batch;
+	j.mask = malloc(batch * per_dest + 1);
+	if (!j.mask)
+		goto out;
+	for (j.first = 0; j.first < n; j.first += batch) {
+		j.count = n - j.first < batch ? n - j.first : batch;
+		pool_for(pool, j.count, plan_dest, &j);
+		fn(ctx, j.first, j.count, j.mask, j.W, batch);
+	}
+	rc = 0;
+out:
+	lgraph_free(&lg);
+	free_job(&j, nw);
+	return rc;
+}

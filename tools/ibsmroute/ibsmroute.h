@@ -3,11 +3,13 @@
 #ifndef IBSMROUTE_H
 #define IBSMROUTE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
 #include "routing/hops.h"
+#include "routing/ucast.h"
 
 struct ibsmroute_opts {
 	const char *topology;
@@ -20,6 +22,9 @@ struct ibsmroute_opts {
 	const char *dump_dir;	  /* NULL: no dumps */
 	const char *json_path;	  /* NULL: no report; "-" = stdout */
 	unsigned threads;
+	bool port_groups;	  /* --port-groups */
+	unsigned pg_cap;	  /* --pg-cap, 1..255 */
+	bool pg_whole_sets;	  /* --pg-whole-sets: baseline, no subsets */
 	/* -o KEY=VALUE, raw, in command-line order */
 	const char **overrides;
 	unsigned n_overrides;
@@ -31,5 +36,13 @@ struct ibsmroute_opts {
  * comma) to json when non-NULL.  0, or negative errno after printing why. */
 int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		    const struct hops *h, struct pool *pool, FILE *json);
+
+/* --port-groups: computes the groups (routing/pgroup.h), writes
+ * port-groups.dump into dump_dir when set and the "port_groups" member
+ * (`"port_groups": {...}`, no trailing comma) to json when non-NULL.
+ * 0 or negative errno after printing why. */
+int ibsmroute_pgroups(const struct ibsmroute_opts *o, struct fabric *f,
+		      const struct hops *h, struct pool *pool,
+		      const struct ucast_result *res, FILE *json);
 
 #endif

@@ -243,7 +243,8 @@ static int json_unicast(const struct run *r, FILE *out)
 	return json_finish(&j);
 }
 
-static int write_json(const struct run *r, const char *mcast, size_t mlen)
+static int write_json(const struct run *r, const char *mcast, size_t mlen,
+		      const char *pg, size_t plen)
 {
 	FILE *j = stdout;
 
@@ -260,6 +261,8 @@ static int write_json(const struct run *r, const char *mcast, size_t mlen)
 	/* json_finish ended the unicast value with a newline */
 	if (mlen)
 		fprintf(j, ", %s", mcast);
+	if (plen)
+		fprintf(j, ", %s", pg);
 	fputs("}\n", j);
 	if ((j == stdout ? fflush(j) : fclose(j)) != 0) {
 		fprintf(stderr, "ibsmroute: writing the JSON report failed\n");
@@ -283,10 +286,27 @@ static int run_mcast(struct run *r, char **buf, size_t *len)
 	return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0; /* -EINVAL: bad --groups */
 }
 
+/* Port groups into a memory buffer, like multicast. */
+static int run_pgroups(struct run *r, char **buf, size_t *len)
+{
+	FILE *m;
+	int rc;
+
+	if (!r->o.port_groups)
+		return 0;
+	m = open_memstream(buf, len);
+	if (!m)
+		return 1;
+	rc = ibsmroute_pgroups(&r->o, &r->f, &r->h, r->pool, &r->res,
+			       r->o.json_path ? m : NULL);
+	fclose(m);
+	return rc < 0 ? 1 : 0;
+}
+
 static int run(struct run *r)
 {
-	char *mbuf = NULL;
-	size_t mlen = 0;
+	char *mbuf = NULL, *pbuf = NULL;
+	size_t mlen = 0, plen = 0;
 	int rc = load(r), mrc;
 
 	if (rc)
@@ -301,10 +321,13 @@ static int run(struct run *r)
 		return rc;
 	if (r->o.dump_dir && (rc = write_dumps(r)))
 		return rc;
-	mrc = run_mcast(r, &mbuf, &mlen);
+	mrc = run_pgroups(r, &pbuf, &plen);
+	if (!mrc)
+		mrc = run_mcast(r, &mbuf, &mlen);
 	if (r->o.json_path)
-		rc = write_json(r, mbuf, mlen);
+		rc = write_json(r, mbuf, mlen, pbuf, plen);
 	free(mbuf);
+	free(pbuf);
 	return rc ? rc : mrc;
 }
 

@@ -30,6 +30,7 @@ void ibsmroute_usage(FILE *o)
 	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
+	      "          [--port-groups [--pg-cap N] [--pg-whole-sets]]\n"
 	      "See ibsmroute(1).\n",
 	      o);
 }
@@ -103,7 +104,10 @@ enum {
 	OPT_SM,
 	OPT_DUMP,
 	OPT_JSON,
-	OPT_THREADS
+	OPT_THREADS,
+	OPT_PG,
+	OPT_PG_CAP,
+	OPT_PG_WHOLE
 };
 
 static const struct option longopts[] = {
@@ -115,6 +119,9 @@ static const struct option longopts[] = {
     {"dump-dir", required_argument, NULL, OPT_DUMP},
     {"json", required_argument, NULL, OPT_JSON},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"port-groups", no_argument, NULL, OPT_PG},
+    {"pg-cap", required_argument, NULL, OPT_PG_CAP},
+    {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -164,6 +171,21 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 			return -EINVAL;
 		}
 		break;
+	case OPT_PG:
+		o->port_groups = true;
+		break;
+	case OPT_PG_CAP:
+		if (parse_uint(arg, 255, &o->pg_cap) < 0 || !o->pg_cap) {
+			fprintf(stderr,
+				"ibsmroute: --pg-cap %s: expected a number "
+				"1..255\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case OPT_PG_WHOLE:
+		o->pg_whole_sets = true;
+		break;
 	case 'o':
 		o->overrides[o->n_overrides++] = arg;
 		break;
@@ -183,6 +205,7 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	memset(c, 0, sizeof(*c));
 	o->routing = "minhop";
 	o->mcast_engine = "mr4lms";
+	o->pg_cap = 255;
 	c->direction = "bfs";
 	o->overrides = calloc((size_t)argc + 1, sizeof(*o->overrides));
 	if (!o->overrides)
