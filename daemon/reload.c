@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/ctl.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 
@@ -45,6 +46,17 @@ static int keep_restart_keys(struct config *nc, const struct config *cur)
 	return rc;
 }
 
+void sm_ctl_limits_from_cfg(struct sm *sm)
+{
+	struct ctl_limits lim = {
+	    .max_connections = sm->cfg.control_max_connections,
+	    .idle_timeout_ms = sm->cfg.control_idle_timeout_ms,
+	    .max_output = sm->cfg.control_max_output,
+	};
+
+	ctl_set_limits(sm->ctl, &lim);
+}
+
 int sm_reload(struct sm *sm)
 {
 	struct config nc;
@@ -67,6 +79,7 @@ int sm_reload(struct sm *sm)
 	log_set_level((enum log_level)sm->cfg.log_level);
 	sm_txn_params_from_cfg(sm);
 	txn_set_params(sm->txn, &sm->txnp);
+	sm_ctl_limits_from_cfg(sm);
 	log_notice("reload: configuration %s applied",
 		   sm->config_path ? sm->config_path : "(built-in defaults)");
 	return 0;

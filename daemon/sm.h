@@ -94,6 +94,8 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 int sm_reload(struct sm *sm);
 /* main.c: the MAD engine parameters from sm->cfg. */
 void sm_txn_params_from_cfg(struct sm *sm);
+/* reload.c: the control socket's limits from sm->cfg.control_*. */
+void sm_ctl_limits_from_cfg(struct sm *sm);
 
 /* loop.c */
 int loop_init(struct sm *sm);

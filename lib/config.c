@@ -115,6 +115,19 @@ static const struct cfg_key cfg_keys[] = {
 	{ "control_socket", CFG_PATH, OFF(control_socket),
 	  "/run/ibsmd/ibsmd.sock", 0, 107, NULL,
 	  "Unix socket ibsmctl talks to." },
+	{ "control.max_connections", CFG_U32, OFF(control_max_connections),
+	  "64", 1, 65536, NULL,
+	  "Most control-socket connections open at once; a new one beyond "
+	  "closes the one idle longest." },
+	{ "control.idle_timeout_ms", CFG_U32, OFF(control_idle_timeout_ms),
+	  "30000", 100, DAY_MS, NULL,
+	  "A control-socket connection that moves no byte either way this "
+	  "long is closed (milliseconds)." },
+	{ "control.max_output", CFG_U32, OFF(control_max_output), "4194304",
+	  4096, 1u << 30, NULL,
+	  "Answer bytes queued for one control-socket client before its "
+	  "further requests wait; a single answer longer than this is "
+	  "refused with an error line." },
 	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
 	  "Least important messages logged: error, warn, notice, info or "
 	  "debug." },

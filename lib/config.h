@@ -54,6 +54,9 @@ struct config {
 
 	char *state_dir;
 	char *control_socket;
+	uint32_t control_max_connections;
+	uint32_t control_idle_timeout_ms;
+	uint32_t control_max_output;
 	int log_level;		/* enum log_level (LOG_LVL_*) */
 };
 
