@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "daemon/mcg_priv.h"
+#include "daemon/sa_daemon.h"
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
@@ -187,6 +188,9 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 	if (P.n_trees)
 		return 0;
 	rc = write_state(mcg_m.sm->cfg.state_dir);
+	/* Written or not, the answers go: holding them longer would not make
+	 * the change durable (the warning below says it is not). */
+	sa_durable_release(mcg_m.sm);
 	t1 = (uint64_t)txn_now_us();
 	write_gap_us = 20 * (t1 - t0);
 	if (write_gap_us < WRITE_DELAY_MS * 1000)
@@ -196,6 +200,28 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 			 "restart may lose the latest group changes",
 			 mcg_m.sm->cfg.state_dir, strerror(-rc));
 	return 0;
+}
+
+/* mcgroups.state is older than the groups in memory. */
+static bool persist_unsaved(void)
+{
+	int on = SD_EVENT_OFF;
+
+	if (P.writer)
+		sd_event_source_get_enabled(P.writer, &on);
+	return on != SD_EVENT_OFF;
+}
+
+/* Write it at the end of this loop turn: answers wait for it. */
+static void persist_flush_soon(void)
+{
+	uint64_t now;
+
+	if (!P.writer)
+		return;
+	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(P.writer, now);
+	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
 void mcg_persist_dirty(void)
@@ -361,8 +387,10 @@ int mcg_persist_load(void)
 	int rc = 0;
 
 	if (sd_event_add_time(mcg_m.sm->ev, &P.writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, NULL) >= 0)
+			      UINT64_MAX, 1000, on_write, NULL) >= 0) {
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
+		sa_durable_set_store(persist_unsaved, persist_flush_soon);
+	}
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, mcg_m.sm->cfg.state_dir);
 	fp = fopen(path, "r");
 	if (!fp)
@@ -498,5 +526,6 @@ void mcg_persist_restored(void)
 void mcg_persist_fini(void)
 {
 	forget_saved();
+	sa_durable_set_store(NULL, NULL);
 	P.writer = sd_event_source_unref(P.writer);
 }

@@ -47,6 +47,7 @@ int sa_daemon_init(struct sm *sm)
 
 void sa_daemon_fini(struct sm *sm)
 {
+	sa_durable_drop();
 	if (!g.ready)
 		return;
 	sa_free(&g.sa);
@@ -91,6 +92,8 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 	 * rather than answer from an empty model. */
 	if (!sm->fab)
 		sa_put16(g.out.buf + 4, MAD_STATUS_BUSY);
+	if (sa_durable_hold(sm, req, g.out.buf, g.out.len))
+		return true; /* answered once the change is on disk */
 	rc = txn_respond_raw(sm->txn, req, g.out.buf, g.out.len);
 	if (rc < 0)
 		log_warn("SA: cannot answer %s %s from LID %u: %s",

@@ -23,6 +23,18 @@ void sa_daemon_fini(struct sm *sm);
 struct sa *sa_daemon_get(void);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
+/* durable_ack.c: holds the answer (buf, len) to req when req changed the
+ * multicast groups and the change is not on disk yet (true: held, sent by
+ * sa_durable_release once mcgroups.state is written). */
+bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
+		     const uint8_t *buf, size_t len);
+void sa_durable_release(struct sm *sm);
+/* The store that makes changes durable (mcg_persist.c): whether changes
+ * wait to be written, and a request to write them now. */
+void sa_durable_set_store(bool (*unsaved)(void), void (*flush_soon)(void));
+/* At exit: held answers are dropped (their requests were not durable). */
+void sa_durable_drop(void);
+
 /* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node
  * n (NULL for NodeInfo: the node is taken from the data). */
 void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,
