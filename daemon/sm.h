@@ -92,6 +92,8 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 
 /* reload.c: SIGHUP.  0, or -errno with the running config kept. */
 int sm_reload(struct sm *sm);
+/* SIGHUP: sm_reload and a heavy sweep, once per burst of SIGHUPs. */
+void sm_reload_request(struct sm *sm);
 /* main.c: the MAD engine parameters from sm->cfg. */
 void sm_txn_params_from_cfg(struct sm *sm);
 /* reload.c: the control socket's limits from sm->cfg.control_*. */
