@@ -276,13 +276,18 @@ static int setup(struct sm *sm)
 
 static void teardown(struct sm *sm)
 {
+	/* The engine first: a SIGTERM mid-sweep or mid-MFT pass leaves SMPs
+	 * outstanding, and their callbacks (run with -ECANCELED) need the
+	 * discovery, sweep and transfers they belong to. */
+	if (sm->txn) {
+		txn_destroy(sm->txn);
+		sm->txn = NULL;
+	}
 	sweep_destroy(sm);
 	mcg_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);
-	if (sm->txn)
-		txn_destroy(sm->txn);
 	loop_fini(sm);
 	if (sm->port)
 		mad_port_close(sm->port);

@@ -250,6 +250,7 @@ static void start_pass(void)
 		}
 	}
 	loop_txn_kick(mcg_m.sm);
+	testpoint("mft"); /* blocks are in flight */
 	pass_release();
 }
 

@@ -123,6 +123,10 @@ void issm_close(struct sm *sm);
 /* statectl.c: control-socket commands. */
 int statectl_register(struct sm *sm);
 
+/* testpoint.c: IBSMD_TEST_SIGTERM_AT=NAME[:N] stops the daemon at the Nth
+ * pass through point NAME (restart tests). */
+void testpoint(const char *name);
+
 /* dumps.c */
 int sm_write_dumps(struct sm *sm, const char *dir);
 /* Heavy sweep: lfts.dump, fdbs, mfts.dump of f to the state directory on a
