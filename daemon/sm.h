@@ -90,6 +90,10 @@ void sm_on_request(void *ctx, const struct txn_request *req);
 /* The sweep state machine reports each sweep's end (rc 0 or -errno). */
 void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 
+/* traps.c: a trap SMP: TrapRepress, then acted on within the per-port
+ * limits (sm.trap_limit per sm.trap_interval_ms). */
+void traps_on_trap(struct sm *sm, const struct txn_request *req);
+
 /* reload.c: SIGHUP.  0, or -errno with the running config kept. */
 int sm_reload(struct sm *sm);
 /* SIGHUP: sm_reload and a heavy sweep, once per burst of SIGHUPs. */

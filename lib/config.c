@@ -96,6 +96,15 @@ static const struct cfg_key cfg_keys[] = {
 	  "start, on traps and on request." },
 	{ "sm.lmc", CFG_U32, OFF(sm_lmc), "0", 0, 7, NULL,
 	  "LID mask control: each CA port gets 2^lmc LIDs." },
+	{ "sm.trap_interval_ms", CFG_U32, OFF(sm_trap_interval_ms), "1000",
+	  10, DAY_MS, NULL,
+	  "Trap throttle interval (milliseconds): traps start at most one "
+	  "heavy sweep per interval, and a port's traps over sm.trap_limit "
+	  "in one interval are repressed, counted and ignored." },
+	{ "sm.trap_limit", CFG_U32, OFF(sm_trap_limit), "5", 1, 1000000,
+	  NULL,
+	  "Traps of one port acted on per sm.trap_interval_ms; every trap is "
+	  "answered with TrapRepress all the same." },
 	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
 	  "Most SMPs outstanding at once (ibsim stalls between 256 and 384; "
 	  "64 measured fastest)." },

@@ -44,6 +44,8 @@ struct config {
 	uint32_t sm_priority;
 	uint32_t sm_sweep_interval_ms; /* 0 = no periodic sweep */
 	uint32_t sm_lmc;
+	uint32_t sm_trap_interval_ms;
+	uint32_t sm_trap_limit;
 
 	uint32_t mad_window;
 	uint32_t mad_window_per_node;
