@@ -83,6 +83,8 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 		return false;
 	if (!g.ready)
 		return true;
+	if (join_limit_refuse(sm, req))
+		return true;
 	refresh(sm);
 	from.lid = req->rx->from.lid;
 	rc = sa_handle(&g.sa, &from, req->rx->mad, req->rx->len, &g.out);

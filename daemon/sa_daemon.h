@@ -35,6 +35,10 @@ void sa_durable_set_store(bool (*unsaved)(void), void (*flush_soon)(void));
 /* At exit: held answers are dropped (their requests were not durable). */
 void sa_durable_drop(void);
 
+/* join_limit.c: answers req BUSY (true) when it is a multicast join or
+ * leave over its port's multicast.join_rate. */
+bool join_limit_refuse(struct sm *sm, const struct txn_request *req);
+
 /* Discovery saw this SMP answer (NodeInfo, PortInfo, SwitchInfo) for node
  * n (NULL for NodeInfo: the node is taken from the data). */
 void sa_daemon_note_smp(const struct ib_node *n, const struct smp *smp,

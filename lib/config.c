@@ -88,6 +88,15 @@ static const struct cfg_key cfg_keys[] = {
 	  OFF(multicast_leave_timeout_ms), "30000", 1, DAY_MS, NULL,
 	  "A collective group whose members have not all left this long "
 	  "after the first leave is destroyed (milliseconds)." },
+	{ "multicast.join_rate", CFG_U32, OFF(multicast_join_rate), "1000", 1,
+	  1000000, NULL,
+	  "Multicast joins and leaves (MCMemberRecord Set/Delete) one port "
+	  "may send per second on average; more are answered BUSY so that "
+	  "other ports' joins keep their latency." },
+	{ "multicast.join_burst", CFG_U32, OFF(multicast_join_burst), "2000",
+	  1, 1000000, NULL,
+	  "Joins and leaves one port may send at once above "
+	  "multicast.join_rate." },
 	{ "sm.priority", CFG_U32, OFF(sm_priority), "0", 0, 15, NULL,
 	  "SMInfo priority; the highest priority SM becomes master." },
 	{ "sm.sweep_interval_ms", CFG_U32, OFF(sm_sweep_interval_ms),

@@ -40,6 +40,8 @@ struct config {
 	uint32_t multicast_switch_threshold;
 	uint32_t multicast_join_timeout_ms;
 	uint32_t multicast_leave_timeout_ms;
+	uint32_t multicast_join_rate;
+	uint32_t multicast_join_burst;
 
 	uint32_t sm_priority;
 	uint32_t sm_sweep_interval_ms; /* 0 = no periodic sweep */

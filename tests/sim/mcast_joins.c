@@ -6,7 +6,8 @@
  * then polls MCGStateRecord (ibsmd) of every group until all are Ready.
  * --acked ACKFILE appends "MGID PORTGUID" to ACKFILE (flushed) as each
  * join is acknowledged, for the crash tests.
- * Prints "key value" lines: joins, ok, refused, status_0xNNNN counts,
+ * Prints "key value" lines: joins, ok, refused, busy (MAD status BUSY),
+ * status_N counts (SA status codes; BUSY counts under 0),
  * groups_created (distinct MGIDs with a successful join), seconds,
  * joins_per_s, median_ms, p99_ms, last_join_epoch (CLOCK_REALTIME of the
  * last answer), ready_ms (last answer -> all Ready). */
@@ -25,6 +26,7 @@
 
 #define C(x) (1ull << (x))
 #define MAXJ 200000
+#define MAD_STATUS_BUSY_WORD 0x0001 /* MAD status: busy, retry later */
 
 struct job {
 	uint8_t mgid[16];
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
 	int wait_ready = argc > 2 && !strcmp(argv[1], "--wait-ready");
 	FILE *acked = NULL;
 	FILE *fp = fopen(argv[argc - 1], "r");
-	uint32_t n = 0, ok = 0, groups = 0;
+	uint32_t n = 0, ok = 0, groups = 0, busy = 0;
 	char mg[64];
 	unsigned long long g;
 	unsigned cnt;
@@ -172,6 +174,7 @@ int main(int argc, char **argv)
 		int st = join(&jobs[i]);
 		lat[i] = (now() - a) * 1e3;
 		st_count[st < 0 ? 255 : (st >> 8) & 0x7F]++;
+		busy += st == MAD_STATUS_BUSY_WORD;
 		if (st == 0) {
 			ok++;
 			okg[i] = 1;
@@ -208,7 +211,7 @@ int main(int argc, char **argv)
 			ready = (now() - t1) * 1e3;
 	}
 	qsort(lat, n, sizeof(*lat), cmp_d);
-	printf("joins %u\nok %u\nrefused %u\n", n, ok, n - ok);
+	printf("joins %u\nok %u\nrefused %u\nbusy %u\n", n, ok, n - ok, busy);
 	for (unsigned s = 0; s < 256; s++)
 		if (st_count[s])
 			printf("status_%s%u %u\n", s == 255 ? "noanswer" : "",
