@@ -3,9 +3,12 @@
  * What a trap makes the SM do is throttled per source port: within one
  * sm.trap_interval_ms only sm.trap_limit traps of a port are acted on
  * (trap 128 asks for a heavy sweep, the others are logged), the rest are
- * counted and summed into one log line per interval.  Heavy sweeps asked
- * by traps start at most once per interval; a request inside the interval
- * is held and served at its end, so no link change is lost. */
+ * counted and summed into one log line per interval.  A trap 128 starts a
+ * light sweep, which turns heavy when a switch reports PortStateChange:
+ * a real link change costs one SwitchInfo round more, a forged trap no
+ * rediscovery.  Sweeps asked by traps start at most once per interval; a
+ * request inside the interval is held and served at its end, so no link
+ * change is lost. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +89,7 @@ static int on_held_sweep(sd_event_source *s, uint64_t usec, void *ud)
 
 	TR.sweep_pending = false;
 	TR.last_sweep_ms = now_ms(sm);
-	sweep_request(sm, true, "trap 128 (held to sm.trap_interval_ms)");
+	sweep_request(sm, false, "trap 128 (held to sm.trap_interval_ms)");
 	return 0;
 }
 
@@ -96,7 +99,7 @@ static void trap_sweep(struct sm *sm, uint64_t now)
 
 	if (!TR.last_sweep_ms || now >= at) {
 		TR.last_sweep_ms = now;
-		sweep_request(sm, true, "trap 128");
+		sweep_request(sm, false, "trap 128");
 		return;
 	}
 	if (TR.sweep_pending)
@@ -105,7 +108,7 @@ static void trap_sweep(struct sm *sm, uint64_t now)
 		if (sd_event_add_time(sm->ev, &TR.timer, CLOCK_MONOTONIC,
 				      UINT64_MAX, 1000, on_held_sweep,
 				      sm) < 0) {
-			sweep_request(sm, true, "trap 128");
+			sweep_request(sm, false, "trap 128");
 			return;
 		}
 		sd_event_source_set_floating(TR.timer, 1);
@@ -123,7 +126,7 @@ static void act(struct sm *sm, const struct smp_notice *n, uint16_t from,
 	if (n->is_generic && n->trap_num == 128) {
 		smp_trap128_lid(n, &lid);
 		log_notice("trap 128 (link state change) from LID %u, switch "
-			   "LID %u; rediscovering",
+			   "LID %u; checking the switches",
 			   from, lid);
 		trap_sweep(sm, now);
 	} else {

@@ -1,5 +1,6 @@
 /* Sends traps to the SM from one simulated node (SIM_HOST), as fast as
- * umad takes them:  trap_flood COUNT TRAPNUM
+ * umad takes them, or at RATE traps per second:
+ *   trap_flood COUNT TRAPNUM [RATE]
  * TRAPNUM 128 (link state change, naming this port's LID), 129-131, 144:
  * LID-routed Trap(Notice) SMPs to the SM's LID.  ibsim's SMA takes the
  * TrapRepress answers itself (it logs "got trap repress"), so this client
@@ -18,13 +19,17 @@ int main(int argc, char **argv)
 {
 	unsigned count = argc > 2 ? (unsigned)atoi(argv[1]) : 0;
 	unsigned trap = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+	unsigned rate = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
+
+	if (rate && rate < 17)
+		rate = 17; /* a pause per 16 traps stays under a second */
 	unsigned sent = 0;
 	umad_port_t port;
 	int fd, agent;
 	void *umad;
 
 	if (!count || !trap) {
-		fprintf(stderr, "usage: trap_flood COUNT TRAPNUM\n");
+		fprintf(stderr, "usage: trap_flood COUNT TRAPNUM [RATE]\n");
 		return 2;
 	}
 	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0 ||
@@ -41,7 +46,8 @@ int main(int argc, char **argv)
 				       .producer_type = 2,
 				       .trap_num = (uint16_t)trap,
 				       .issuer_lid = port.base_lid};
-		struct timespec pause = {0, 200000};
+		struct timespec pause = {0,
+					 rate ? 16000000000ull / rate : 200000};
 
 		smp_init_lid(&sm, MAD_METHOD_TRAP, SMP_ATTR_NOTICE, 0);
 		sm.hdr.tid = 0x74720000u + sent;
@@ -58,6 +64,8 @@ int main(int argc, char **argv)
 		if (sent % 16 == 15)
 			nanosleep(&pause, NULL);
 	}
+	/* the simulator takes what was sent before the port closes */
+	nanosleep(&(struct timespec){0, 200000000}, NULL);
 	printf("sent %u\n", sent);
 	free(umad);
 	umad_close_port(fd);
