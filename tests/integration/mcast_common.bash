@@ -11,9 +11,19 @@ cd "$T" || fail "cannot enter $T"
 # libumad2sim over-reads in read() (outside our code; see ibsmroute_agrees.sh)
 export ASAN_OPTIONS=$ASAN_OPTIONS:replace_intrin=0
 
+# The state directory lives on tmpfs when there is one: ibsmd syncs
+# mcgroups.state before it answers a join (acknowledged means durable), and
+# these tests are about the SA and the tables, not about the disk's fsync
+# latency (a killed process loses nothing on tmpfs either).
+SHM_STATE=
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	SHM_STATE=$(mktemp -d /dev/shm/ibsmd-it.XXXXXX) && ln -s "$SHM_STATE" "$T/state"
+fi
+
 mc_stop() {
 	[ -n "$IBSMD_PID" ] && kill "$IBSMD_PID" 2>/dev/null
 	cleanup
+	[ -n "$SHM_STATE" ] && rm -rf "$SHM_STATE"
 }
 trap mc_stop EXIT
 
