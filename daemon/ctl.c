@@ -1,9 +1,9 @@
-/* The control socket: see ctl.h.  Each connection is an sd-event I/O
- * source; a request is handled when its newline arrives, the answer is
- * built in memory and written out whole (answers are small, and a client
- * that stops reading is cut off by the send timeout rather than blocking
- * the loop for long). */
-#include "daemon/ctl.h"
+/* The control socket: see ctl.h.  This file holds the command table,
+ * dispatch, the listener and the limits that keep a crowd of clients from
+ * costing the daemon more than memory for max_connections buffers;
+ * ctl_conn.c moves each connection's bytes without ever blocking the
+ * loop. */
+#include "daemon/ctl_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,38 +13,27 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 
-#define CTL_MAX_CMDS 32
-#define CTL_LINE_MAX 1024
+#define CTL_LOG_INTERVAL_MS 10000
+#define CTL_IDLE_CHECK_MS   1000
 
-struct ctl_cmd {
-	char *name;
-	size_t len;
-	ctl_handler_fn fn;
-	void *arg;
-	char *help;
+static const struct ctl_limits ctl_default_limits = {
+    .max_connections = 64,
+    .idle_timeout_ms = 30000,
+    .max_output = 4u << 20,
 };
 
-struct ctl {
-	int fd;
-	char *path;
-	sd_event_source *src;
-	struct ctl_cmd cmds[CTL_MAX_CMDS];
-	unsigned n_cmds;
-	struct ctl_conn *conns; /* open connections, freed with the ctl */
-};
+uint64_t ctl_now_us(void)
+{
+	struct timespec ts;
 
-struct ctl_conn {
-	struct ctl *ctl;
-	struct ctl_conn *next, **pprev;
-	int fd;
-	sd_event_source *src;
-	char buf[CTL_LINE_MAX];
-	size_t used;
-};
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static int help_cmd(void *arg, const char *args, FILE *out, char *err,
 		    size_t errlen)
@@ -102,7 +91,31 @@ static const struct ctl_cmd *find_cmd(const struct ctl *c, const char *line)
 	return best;
 }
 
+/* Requests are printable ASCII; anything else (binary noise, a wrong
+ * protocol) is refused without being echoed back. */
+static bool is_text(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 && *s != '\t')
+			return false;
+		else if ((unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Whether uid may run cmd: the socket's mode lets the group connect, the
+ * commands that change the fabric or write files need more. */
+static bool allowed(const struct ctl_cmd *cmd, uid_t uid)
+{
+	return !cmd->admin || uid == 0 || uid == geteuid();
+}
+
 void ctl_dispatch(struct ctl *c, const char *line, FILE *out)
+{
+	ctl_dispatch_as(c, geteuid(), line, out);
+}
+
+void ctl_dispatch_as(struct ctl *c, uid_t uid, const char *line, FILE *out)
 {
 	const struct ctl_cmd *cmd;
 	char err[256] = "";
@@ -111,9 +124,18 @@ void ctl_dispatch(struct ctl *c, const char *line, FILE *out)
 
 	while (*line == ' ' || *line == '\t')
 		line++;
+	if (!is_text(line)) {
+		fputs("ERR request is not text\n", out);
+		return;
+	}
 	cmd = find_cmd(c, line);
 	if (!cmd) {
 		fprintf(out, "ERR unknown command '%s' (try 'help')\n", line);
+		return;
+	}
+	if (!allowed(cmd, uid)) {
+		fprintf(out, "ERR '%s' is for root only\n", cmd->name);
+		ctl_note_drop(c, &c->drops.not_allowed);
 		return;
 	}
 	args = line + cmd->len;
@@ -126,127 +148,119 @@ void ctl_dispatch(struct ctl *c, const char *line, FILE *out)
 		fputs("OK\n", out);
 }
 
-static void conn_free(struct ctl_conn *cn)
+int ctl_restrict(struct ctl *c, const char *name)
 {
-	if (cn->next)
-		cn->next->pprev = cn->pprev;
-	*cn->pprev = cn->next;
-	sd_event_source_unref(cn->src);
-	close(cn->fd);
-	free(cn);
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int conn_answer(struct ctl_conn *cn, const char *line)
-{
-	char *ans = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&ans, &len);
-	int r;
-
-	if (!out)
-		return -ENOMEM;
-	ctl_dispatch(cn->ctl, line, out);
-	fclose(out);
-	r = write_all(cn->fd, ans, len);
-	free(ans);
-	return r;
-}
-
-/* Handles every complete line in the buffer; -1 when the connection must
- * be closed. */
-static int conn_process(struct ctl_conn *cn)
-{
-	char *nl;
-
-	while ((nl = memchr(cn->buf, '\n', cn->used))) {
-		size_t n = (size_t)(nl - cn->buf) + 1;
-
-		*nl = '\0';
-		if (nl > cn->buf && nl[-1] == '\r')
-			nl[-1] = '\0';
-		if (cn->buf[0] && conn_answer(cn, cn->buf) < 0)
-			return -1;
-		memmove(cn->buf, cn->buf + n, cn->used - n);
-		cn->used -= n;
-	}
-	if (cn->used == sizeof(cn->buf)) {
-		log_warn("control socket: request line longer than %d bytes, "
-			 "closing the connection",
-			 CTL_LINE_MAX);
-		return -1;
-	}
-	return 0;
-}
-
-static int conn_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
-{
-	struct ctl_conn *cn = ud;
-	ssize_t r = read(fd, cn->buf + cn->used, sizeof(cn->buf) - cn->used);
-
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (r <= 0) {
-		/* EOF: answer a last line sent without a newline. */
-		if (r == 0 && cn->used && cn->used < sizeof(cn->buf)) {
-			cn->buf[cn->used] = '\0';
-			conn_answer(cn, cn->buf);
+	for (unsigned i = 0; i < c->n_cmds; i++)
+		if (strcmp(c->cmds[i].name, name) == 0) {
+			c->cmds[i].admin = true;
+			return 0;
 		}
-		conn_free(cn);
-		return 0;
+	return -ENOENT;
+}
+
+static void add_part(char *buf, size_t len, unsigned n, const char *what)
+{
+	size_t used = strlen(buf);
+
+	if (n && used < len)
+		snprintf(buf + used, len - used, "%s%u %s", used ? ", " : "", n,
+			 what);
+}
+
+/* One line per interval for everything clients did wrong: a crowd of bad
+ * clients costs the log no more than one. */
+static void log_drops(struct ctl *c)
+{
+	struct ctl_drops *d = &c->drops;
+	char buf[256] = "";
+
+	add_part(buf, sizeof(buf), d->evicted,
+		 "connections closed over control.max_connections");
+	add_part(buf, sizeof(buf), d->idle,
+		 "idle connections closed (control.idle_timeout_ms)");
+	add_part(buf, sizeof(buf), d->long_line,
+		 "request lines too long or not text");
+	add_part(buf, sizeof(buf), d->big_answer,
+		 "answers over control.max_output");
+	add_part(buf, sizeof(buf), d->not_allowed,
+		 "commands refused to non-root users");
+	memset(d, 0, sizeof(*d));
+	if (!buf[0]) {
+		c->last_log_us = 0; /* the next drop is logged at once */
+		return;
 	}
-	cn->used += (size_t)r;
-	if (conn_process(cn) < 0)
-		conn_free(cn);
+	log_warn("control socket: %s (more are summed for %d s)", buf,
+		 CTL_LOG_INTERVAL_MS / 1000);
+}
+
+static void maybe_log_drops(struct ctl *c)
+{
+	uint64_t now = ctl_now_us();
+
+	if (now - c->last_log_us < CTL_LOG_INTERVAL_MS * 1000ull)
+		return;
+	c->last_log_us = now;
+	log_drops(c);
+}
+
+void ctl_note_drop(struct ctl *c, unsigned *counter)
+{
+	(*counter)++;
+	maybe_log_drops(c);
+}
+
+/* The connection that moved no byte for the longest time. */
+static struct ctl_conn *most_idle(struct ctl *c)
+{
+	struct ctl_conn *best = NULL;
+
+	for (struct ctl_conn *cn = c->conns; cn; cn = cn->next)
+		if (!best || cn->last_active_us <= best->last_active_us)
+			best = cn;
+	return best;
+}
+
+static int idle_check(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct ctl *c = ud;
+	uint64_t now = ctl_now_us(), limit = c->lim.idle_timeout_ms * 1000ull;
+	struct ctl_conn *cn = c->conns, *next;
+
+	for (; cn; cn = next) {
+		next = cn->next;
+		if (now - cn->last_active_us >= limit) {
+			ctl_conn_free(cn);
+			c->drops.idle++;
+		}
+	}
+	/* Sums left from a busy interval are logged once it is over. */
+	maybe_log_drops(c);
+	sd_event_source_set_time(s, usec + CTL_IDLE_CHECK_MS * 1000ull);
 	return 0;
 }
 
+/* At the connection limit, the most idle client makes room: an operator's
+ * ibsmctl gets in even while a crowd holds connections open. */
 static int listen_io(sd_event_source *s, int fd, uint32_t revents, void *ud)
 {
 	struct ctl *c = ud;
-	struct timeval tv = {.tv_sec = 2};
-	struct ctl_conn *cn;
 	int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (cfd < 0)
 		return 0;
-	cn = calloc(1, sizeof(*cn));
-	if (!cn) {
-		close(cfd);
-		return 0;
+	if (c->n_conns >= c->lim.max_connections && c->conns) {
+		ctl_conn_free(most_idle(c));
+		ctl_note_drop(c, &c->drops.evicted);
 	}
-	cn->ctl = c;
-	cn->fd = cfd;
-	setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	/* Reads stay non-blocking through the event loop; writes block up
-	 * to the send timeout so long answers go out whole. */
-	fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) & ~O_NONBLOCK);
-	if (sd_event_add_io(sd_event_source_get_event(s), &cn->src, cfd,
-			    EPOLLIN, conn_io, cn) < 0) {
+	if (ctl_conn_add(c, sd_event_source_get_event(s), cfd) < 0)
 		close(cfd);
-		free(cn);
-		return 0;
-	}
-	cn->next = c->conns;
-	if (c->conns)
-		c->conns->pprev = &cn->next;
-	cn->pprev = &c->conns;
-	c->conns = cn;
 	return 0;
+}
+
+void ctl_set_limits(struct ctl *c, const struct ctl_limits *lim)
+{
+	if (c)
+		c->lim = *lim;
 }
 
 static int bind_socket(const char *path)
@@ -262,7 +276,7 @@ static int bind_socket(const char *path)
 		return -errno;
 	unlink(path); /* a stale socket from an earlier run */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(path, 0660) < 0 || listen(fd, 16) < 0) {
+	    chmod(path, 0660) < 0 || listen(fd, 128) < 0) {
 		int e = -errno;
 		close(fd);
 		return e;
@@ -285,8 +299,15 @@ struct ctl *ctl_open(struct sd_event *ev, const char *path)
 		free(c);
 		return NULL;
 	}
+	c->lim = ctl_default_limits;
 	c->path = strdup(path);
 	r = sd_event_add_io(ev, &c->src, c->fd, EPOLLIN, listen_io, c);
+	if (r >= 0)
+		r = sd_event_add_time_relative(
+		    ev, &c->idle_timer, CLOCK_MONOTONIC,
+		    CTL_IDLE_CHECK_MS * 1000ull, 100000, idle_check, c);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(c->idle_timer, SD_EVENT_ON);
 	if (r < 0 || !c->path) {
 		log_err("control socket %s: cannot watch it: %s", path,
 			strerror(r < 0 ? -r : ENOMEM));
@@ -302,8 +323,9 @@ void ctl_close(struct ctl *c)
 	if (!c)
 		return;
 	while (c->conns)
-		conn_free(c->conns);
+		ctl_conn_free(c->conns);
 	sd_event_source_unref(c->src);
+	sd_event_source_unref(c->idle_timer);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->path)

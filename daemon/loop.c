@@ -63,11 +63,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	struct sm *sm = ud;
 
 	if (si->ssi_signo == SIGHUP) {
-		log_notice("SIGHUP: reloading the configuration, then a "
-			   "heavy sweep");
-		sm_reload(sm);
-		sm_publish(sm, SM_EV_SWEEP_DUE,
-			   &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
+		sm_reload_request(sm);
 		return 0;
 	}
 	log_notice("signal %u: stopping", si->ssi_signo);

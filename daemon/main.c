@@ -107,7 +107,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
+/* Makes dir and its missing parents; dir itself gets leaf_mode (the
+ * control socket's directory is 0750, like systemd's RuntimeDirectory). */
+static int mkdir_p(const char *dir, mode_t leaf_mode)
 {
 	char tmp[512];
 
@@ -121,7 +123,7 @@ static int mkdir_p(const char *dir)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+	if (mkdir(tmp, leaf_mode) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
 }
@@ -221,11 +223,12 @@ static int open_ctl(struct sm *sm)
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		mkdir_p(dir);
+		mkdir_p(dir, 0750);
 	}
 	sm->ctl = ctl_open(sm->ev, path);
 	if (!sm->ctl)
 		return -EIO;
+	sm_ctl_limits_from_cfg(sm);
 	return statectl_register(sm);
 }
 
@@ -238,7 +241,7 @@ static void on_sweep_done(struct sm *sm, enum sm_event ev,
 
 static int setup(struct sm *sm)
 {
-	int rc = mkdir_p(sm->cfg.state_dir);
+	int rc = mkdir_p(sm->cfg.state_dir, 0755);
 
 	if (rc < 0) {
 		log_err("state directory %s: %s", sm->cfg.state_dir,
@@ -273,13 +276,18 @@ static int setup(struct sm *sm)
 
 static void teardown(struct sm *sm)
 {
+	/* The engine first: a SIGTERM mid-sweep or mid-MFT pass leaves SMPs
+	 * outstanding, and their callbacks (run with -ECANCELED) need the
+	 * discovery, sweep and transfers they belong to. */
+	if (sm->txn) {
+		txn_destroy(sm->txn);
+		sm->txn = NULL;
+	}
 	sweep_destroy(sm);
 	mcg_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);
-	if (sm->txn)
-		txn_destroy(sm->txn);
 	elect_fini(sm); /* after the engine: its callbacks use it */
 	sm_repl_fini(sm);
 	loop_fini(sm);
@@ -304,6 +312,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_set_ident("ibsmd");
+	/* No peer may kill the daemon: a control client or a simulator gone
+	 * mid-write is an EPIPE where it is written to, never a signal. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv, &a) < 0) {
 		usage(stderr);
 		return 2;

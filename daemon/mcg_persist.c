@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "daemon/mcg_priv.h"
+#include "daemon/sa_daemon.h"
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
@@ -55,8 +56,12 @@ static struct {
 	} * links;
 	uint32_t n_links;
 	struct sd_event_source *writer;
+	bool state_dirty;      /* mcgroups.state is older than memory */
+	bool dumps_dirty;      /* mfts.dump, mcgroups.dump too */
+	uint64_t dumps_due_us; /* the dumps are written no sooner */
 	const struct saved_tree *plan; /* for the restore engine */
 	bool attach;
+	struct mcg_mgr *mgr; /* for the durable-answer hooks */
 } P;
 
 /* ---- writing ---- */
@@ -166,37 +171,77 @@ static int write_state(struct mcg_mgr *mgr, const char *dir)
 	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
-/* Writes are coalesced: at most one per WRITE_DELAY_MS, so that a burst
- * of joins costs one file (and one fsync), not one per join.  A crash
- * loses at most the changes of the last WRITE_DELAY_MS. */
+/* mcgroups.state is written when an answer waits for it (durable_ack.c:
+ * at the end of the loop turn, so a burst of joins shares one write), or
+ * else WRITE_DELAY_MS after a change.  The dumps (mfts.dump,
+ * mcgroups.dump) are for people and tools, not for restarts: they are
+ * written at most once per write gap, which is 20 times as long as
+ * writing them took, so that with many groups they stay under 5% of the
+ * loop's time. */
 #define WRITE_DELAY_MS 50
 
-/* With many groups a write takes long: the next one waits 20 times as
- * long as the last took, so writing stays under 5% of the loop's time. */
 static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
 
-static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+static void save_state(struct mcg_mgr *mgr)
 {
-	struct mcg_mgr *mgr = ud;
-	uint64_t t0, t1;
 	int rc;
 
-	sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	t0 = (uint64_t)txn_now_us();
-	mcg_write_dumps_now(mgr);
-	/* Saved trees not yet restored are still the truth: keep the file. */
-	if (P.n_trees)
-		return 0;
+	/* Saved trees not yet restored are still the truth: keep the file
+	 * (and the answers: they go once the restored state is written). */
+	if (!P.state_dirty || P.n_trees)
+		return;
 	rc = write_state(mgr, mgr->sm->cfg.state_dir);
-	t1 = (uint64_t)txn_now_us();
-	write_gap_us = 20 * (t1 - t0);
-	if (write_gap_us < WRITE_DELAY_MS * 1000)
-		write_gap_us = WRITE_DELAY_MS * 1000;
+	P.state_dirty = false;
+	/* Written or not, the answers go: holding them longer would not make
+	 * the change durable (the warning says it is not). */
+	sa_durable_release(mgr->sm);
 	if (rc < 0)
 		log_warn("multicast: cannot write %s/" STATE_FILE ": %s; a "
 			 "restart may lose the latest group changes",
 			 mgr->sm->cfg.state_dir, strerror(-rc));
+}
+
+static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct mcg_mgr *mgr = ud;
+	uint64_t t0 = (uint64_t)txn_now_us(), t1;
+
+	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	save_state(mgr);
+	if (!P.dumps_dirty)
+		return 0;
+	if (t0 < P.dumps_due_us) {
+		sd_event_source_set_time(s, usec + (P.dumps_due_us - t0));
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	mcg_write_dumps_now(mgr);
+	P.dumps_dirty = false;
+	t1 = (uint64_t)txn_now_us();
+	write_gap_us = 20 * (t1 - t0);
+	if (write_gap_us < WRITE_DELAY_MS * 1000)
+		write_gap_us = WRITE_DELAY_MS * 1000;
+	P.dumps_due_us = t1 + write_gap_us;
 	return 0;
+}
+
+/* mcgroups.state is older than the groups in memory. */
+static bool persist_unsaved(void)
+{
+	return P.writer && P.state_dirty;
+}
+
+/* Write it at the end of this loop turn: answers wait for it.  The
+ * durable-answer hook has no context, hence P.mgr. */
+static void persist_flush_soon(void)
+{
+	uint64_t now;
+
+	if (!P.writer || !P.mgr)
+		return;
+	sd_event_now(P.mgr->sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(P.writer, now);
+	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
 void mcg_persist_dirty(struct mcg_mgr *mgr)
@@ -206,11 +251,12 @@ void mcg_persist_dirty(struct mcg_mgr *mgr)
 
 	if (!P.writer)
 		return;
+	P.state_dirty = P.dumps_dirty = true;
 	sd_event_source_get_enabled(P.writer, &on);
 	if (on != SD_EVENT_OFF)
 		return;
 	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(P.writer, now + write_gap_us);
+	sd_event_source_set_time(P.writer, now + WRITE_DELAY_MS * 1000);
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
@@ -358,9 +404,12 @@ static int load_file(struct mcg_mgr *mgr);
 
 int mcg_persist_load(struct mcg_mgr *mgr)
 {
+	P.mgr = mgr;
 	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, mgr) >= 0)
+			      UINT64_MAX, 1000, on_write, mgr) >= 0) {
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
+		sa_durable_set_store(persist_unsaved, persist_flush_soon);
+	}
 	return load_file(mgr);
 }
 
@@ -527,5 +576,6 @@ void mcg_persist_restored(struct mcg_mgr *mgr)
 void mcg_persist_fini(struct mcg_mgr *mgr)
 {
 	forget_saved();
+	sa_durable_set_store(NULL, NULL);
 	P.writer = sd_event_source_unref(P.writer);
 }

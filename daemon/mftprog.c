@@ -331,6 +331,7 @@ static void start_pass(struct mcg_mgr *mgr)
 		}
 	}
 	loop_txn_kick(mgr->sm);
+	testpoint("mft"); /* blocks are in flight */
 	pass_release(mgr);
 }
 

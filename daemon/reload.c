@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <systemd/sd-event.h>
+
+#include "daemon/ctl.h"
+#include "daemon/events.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 
@@ -45,6 +49,17 @@ static int keep_restart_keys(struct config *nc, const struct config *cur)
 	return rc;
 }
 
+void sm_ctl_limits_from_cfg(struct sm *sm)
+{
+	struct ctl_limits lim = {
+	    .max_connections = sm->cfg.control_max_connections,
+	    .idle_timeout_ms = sm->cfg.control_idle_timeout_ms,
+	    .max_output = sm->cfg.control_max_output,
+	};
+
+	ctl_set_limits(sm->ctl, &lim);
+}
+
 int sm_reload(struct sm *sm)
 {
 	struct config nc;
@@ -65,8 +80,59 @@ int sm_reload(struct sm *sm)
 	config_free(&sm->cfg);
 	sm->cfg = nc;
 	log_set_level((enum log_level)sm->cfg.log_level);
+	sm_ctl_limits_from_cfg(sm);
 	log_notice("reload: configuration %s applied",
 		   sm->config_path ? sm->config_path : "(built-in defaults)");
 	sm_publish(sm, SM_EV_CONFIG_RELOADED, NULL);
 	return 0;
+}
+
+/* A burst of SIGHUPs (a script in a loop, a config manager poking every
+ * unit) is one reload and one heavy sweep: the reload runs once no SIGHUP
+ * came for RELOAD_QUIET_MS, and never later than RELOAD_MAX_DELAY_MS after
+ * the first of the burst. */
+#define RELOAD_QUIET_MS	    300
+#define RELOAD_MAX_DELAY_MS 3000
+
+static struct {
+	sd_event_source *timer; /* floating: the event loop owns it */
+	uint64_t first_us;
+	unsigned signals;
+} R;
+
+static int on_reload_timer(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct sm *sm = ud;
+
+	log_notice("SIGHUP: reloading the configuration, then a heavy "
+		   "sweep (%u SIGHUP%s)",
+		   R.signals, R.signals == 1 ? "" : "s coalesced");
+	R.signals = 0;
+	sm_reload(sm);
+	sm_publish(sm, SM_EV_SWEEP_DUE,
+		   &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
+	return 0;
+}
+
+void sm_reload_request(struct sm *sm)
+{
+	uint64_t now, at;
+
+	sd_event_now(sm->ev, CLOCK_MONOTONIC, &now);
+	if (!R.timer) {
+		if (sd_event_add_time(sm->ev, &R.timer, CLOCK_MONOTONIC,
+				      UINT64_MAX, 10000, on_reload_timer,
+				      sm) < 0) {
+			on_reload_timer(NULL, now, sm); /* at once, then */
+			return;
+		}
+		sd_event_source_set_floating(R.timer, 1);
+	}
+	if (R.signals++ == 0)
+		R.first_us = now;
+	at = now + RELOAD_QUIET_MS * 1000ull;
+	if (at > R.first_us + RELOAD_MAX_DELAY_MS * 1000ull)
+		at = R.first_us + RELOAD_MAX_DELAY_MS * 1000ull;
+	sd_event_source_set_time(R.timer, at);
+	sd_event_source_set_enabled(R.timer, SD_EVENT_ONESHOT);
 }

@@ -86,6 +86,7 @@ void sa_daemon_fini(struct sm *sm)
 {
 	struct sa_daemon *d = sm->sa;
 
+	sa_durable_drop();
 	if (!d)
 		return;
 	sm_unsubscribe(sm, on_fabric, d);
@@ -125,6 +126,8 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 		return false;
 	if (!d)
 		return true;
+	if (join_limit_refuse(sm, req))
+		return true;
 	refresh(sm);
 	from.lid = req->rx->from.lid;
 	rc = sa_handle(&d->sa, &from, req->rx->mad, req->rx->len, &d->out);
@@ -134,6 +137,8 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 	 * rather than answer from an empty model. */
 	if (!sm->fab)
 		sa_put16(d->out.buf + 4, MAD_STATUS_BUSY);
+	if (sa_durable_hold(sm, req, d->out.buf, d->out.len))
+		return true; /* answered once the change is on disk */
 	rc = txn_respond_raw(sm->txn, req, d->out.buf, d->out.len);
 	if (rc < 0)
 		log_warn("SA: cannot answer %s %s from LID %u: %s",

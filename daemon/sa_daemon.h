@@ -25,5 +25,21 @@ void sa_daemon_fini(struct sm *sm);
 struct sa *sa_daemon_get(struct sm *sm);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
+/* durable_ack.c: holds the answer (buf, len) to req when req changed the
+ * multicast groups and the change is not on disk yet (true: held, sent by
+ * sa_durable_release once mcgroups.state is written). */
+bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
+		     const uint8_t *buf, size_t len);
+void sa_durable_release(struct sm *sm);
+/* The store that makes changes durable (mcg_persist.c): whether changes
+ * wait to be written, and a request to write them now. */
+void sa_durable_set_store(bool (*unsaved)(void), void (*flush_soon)(void));
+/* At exit: held answers are dropped (their requests were not durable). */
+void sa_durable_drop(void);
+
+/* join_limit.c: answers req BUSY (true) when it is a multicast join or
+ * leave over its port's multicast.join_rate. */
+bool join_limit_refuse(struct sm *sm, const struct txn_request *req);
+
 
 #endif

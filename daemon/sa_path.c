@@ -335,6 +335,10 @@ int sa_path_handle(struct sa_ctx *c)
 	struct end se, de;
 
 	sa_rec_decode(c->desc, c->req, c->desc->size, &q);
+	/* The ServiceID is one value in two components: half of it is a
+	 * malformed mask (as OpenSM answers it too). */
+	if (sa_has(c, SA_PR_SERVICEID_MSB) != sa_has(c, SA_PR_SERVICEID_LSB))
+		return SA_STATUS_INSUF_COMPS;
 	if (unsatisfiable(c, &q))
 		return 0;
 	if (resolve_end(c, q.sgid, SA_PR_SGID, q.slid, SA_PR_SLID, &se) ||

@@ -207,9 +207,14 @@ static int validate(struct sa *sa, const struct sa_hdr *h, size_t len,
 		count_drop(sa, "RMPP control packet", p);
 		return -1;
 	}
+	/* A version we do not speak is not ours to answer: the kernel's MAD
+	 * layer drops it before any agent on hardware (no agent registered
+	 * for it), and so do we under ibsim. */
 	if (h->base_version != MAD_BASE_VERSION ||
-	    h->class_version != SA_CLASS_VERSION)
-		return MAD_STATUS_BAD_VERSION;
+	    h->class_version != SA_CLASS_VERSION) {
+		count_drop(sa, "bad base or class version", p);
+		return -1;
+	}
 	if (!method_bit(h->method))
 		return MAD_STATUS_METHOD_UNSUPP;
 	*ae = find_attr(h->attr_id);

@@ -109,6 +109,13 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 /* reload.c: SIGHUP.  0 (SM_EV_CONFIG_RELOADED published), or -errno
  * with the running config kept. */
 int sm_reload(struct sm *sm);
+/* SIGHUP: sm_reload and a heavy sweep, once per burst of SIGHUPs. */
+void sm_reload_request(struct sm *sm);
+/* reload.c: the control socket's limits from sm->cfg.control_*. */
+void sm_ctl_limits_from_cfg(struct sm *sm);
+/* traps.c: a trap SMP: TrapRepress, then acted on within the per-port
+ * limits (sm.trap_limit per sm.trap_interval_ms). */
+void traps_on_trap(struct sm *sm, const struct txn_request *req);
 
 /* loop.c: it publishes SM_EV_SWEEP_DUE (timer, SIGHUP) and applies the
  * MAD engine parameters on SM_EV_CONFIG_RELOADED. */
@@ -136,6 +143,10 @@ void issm_close(struct sm *sm);
 
 /* statectl.c: control-socket commands. */
 int statectl_register(struct sm *sm);
+
+/* testpoint.c: IBSMD_TEST_SIGTERM_AT=NAME[:N] stops the daemon at the Nth
+ * pass through point NAME (restart tests). */
+void testpoint(const char *name);
 
 /* dumps.c (the multicast tables come from mcg_write_dumps_to) */
 int sm_write_dumps(struct sm *sm, const char *dir);

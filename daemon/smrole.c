@@ -50,40 +50,6 @@ void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
 	notify_status(sm);
 }
 
-static void on_trap(struct sm *sm, const struct txn_request *req)
-{
-	struct smp rep = *req->smp;
-	uint8_t mad[MAD_SIZE] = {0};
-	struct smp_notice n;
-	uint16_t lid = 0;
-
-	sm->traps++;
-	smp_make_trap_repress(&rep);
-	if (smp_encode(&rep, mad, sizeof(mad)) == 0)
-		txn_respond_raw(sm->txn, req, mad, sizeof(mad));
-	if (smp_notice_decode(&n, req->smp->data, SMP_DATA_SIZE) < 0)
-		return;
-	if (sm->sm_state != SM_STATE_MASTER) {
-		log_info("trap %u from LID %u ignored: not master", n.trap_num,
-			 n.issuer_lid);
-	} else if (n.is_generic && n.trap_num == 144) {
-		/* A port's capabilities changed; among them IsSM: another SM
-		 * may have started.  Look again (and elect). */
-		log_notice("trap 144 (capability change) from LID %u; "
-			   "rediscovering", n.issuer_lid);
-		sweep_request(sm, true, "trap 144");
-	} else if (n.is_generic && n.trap_num == 128) {
-		smp_trap128_lid(&n, &lid);
-		log_notice("trap 128 (link state change) from LID %u; "
-			   "rediscovering",
-			   lid);
-		sweep_request(sm, true, "trap 128");
-	} else {
-		log_info("trap %u from LID %u ignored", n.trap_num,
-			 n.issuer_lid);
-	}
-}
-
 void sm_on_request(void *ctx, const struct txn_request *req)
 {
 	struct sm *sm = ctx;
@@ -95,7 +61,7 @@ void sm_on_request(void *ctx, const struct txn_request *req)
 	if (!req->smp)
 		return;
 	if (req->smp->hdr.method == MAD_METHOD_TRAP) {
-		on_trap(sm, req);
+		traps_on_trap(sm, req);
 	} else if (req->smp->hdr.attr_id == SMP_ATTR_SM_INFO) {
 		elect_on_sminfo(sm, req);
 	} else if (req->smp->hdr.method == MAD_METHOD_GET ||

@@ -122,5 +122,11 @@ int statectl_register(struct sm *sm)
 		rc = ctl_register(sm->ctl, "dump", cmd_dump, sm,
 				  "write subnet.lst, lfts.dump, fdbs, guid2lid "
 				  "to DIR");
+	/* Both act as root: a sweep costs the whole fabric SMPs, a dump
+	 * writes files where the client says. */
+	if (rc == 0)
+		rc = ctl_restrict(sm->ctl, "sweep");
+	if (rc == 0)
+		rc = ctl_restrict(sm->ctl, "dump");
 	return rc;
 }

@@ -45,6 +45,12 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 		 s->state_us ? (now - s->state_us) / 1000.0 : 0.0);
 	s->state = to;
 	s->state_us = now;
+	if (to != SWEEP_IDLE) {
+		char tp[32];
+
+		snprintf(tp, sizeof(tp), "sweep:%s", state_names[to]);
+		testpoint(tp);
+	}
 }
 
 /* Runs a phase's submit function; a phase with nothing to send ends at

@@ -115,6 +115,15 @@ static const struct cfg_key cfg_keys[] = {
 	  OFF(multicast_leave_timeout_ms), "30000", 1, DAY_MS, NULL,
 	  "A collective group whose members have not all left this long "
 	  "after the first leave is destroyed (milliseconds)." },
+	{ "multicast.join_rate", CFG_U32, OFF(multicast_join_rate), "1000", 1,
+	  1000000, NULL,
+	  "Multicast joins and leaves (MCMemberRecord Set/Delete) one port "
+	  "may send per second on average; more are answered BUSY so that "
+	  "other ports' joins keep their latency." },
+	{ "multicast.join_burst", CFG_U32, OFF(multicast_join_burst), "2000",
+	  1, 1000000, NULL,
+	  "Joins and leaves one port may send at once above "
+	  "multicast.join_rate." },
 	{ "sm.priority", CFG_U32, OFF(sm_priority), "0", 0, 15, NULL,
 	  "SMInfo priority. Among SMs starting together the highest (then "
 	  "the lowest port GUID) becomes master; a running master hands the "
@@ -142,6 +151,15 @@ static const struct cfg_key cfg_keys[] = {
 	  "Priority announced while master (sticky mastership): a master "
 	  "keeps the subnet when an SM of higher configured priority comes "
 	  "back, so a flapping node cannot move it back and forth. 0: off." },
+	{ "sm.trap_interval_ms", CFG_U32, OFF(sm_trap_interval_ms), "1000",
+	  10, DAY_MS, NULL,
+	  "Trap throttle interval (milliseconds): traps start at most one "
+	  "heavy sweep per interval, and a port's traps over sm.trap_limit "
+	  "in one interval are repressed, counted and ignored." },
+	{ "sm.trap_limit", CFG_U32, OFF(sm_trap_limit), "5", 1, 1000000,
+	  NULL,
+	  "Traps of one port acted on per sm.trap_interval_ms; every trap is "
+	  "answered with TrapRepress all the same." },
 	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
 	  "Most SMPs outstanding at once (ibsim stalls between 256 and 384; "
 	  "64 measured fastest)." },
@@ -161,6 +179,19 @@ static const struct cfg_key cfg_keys[] = {
 	{ "control_socket", CFG_PATH, OFF(control_socket),
 	  "/run/ibsmd/ibsmd.sock", 0, 107, NULL,
 	  "Unix socket ibsmctl talks to." },
+	{ "control.max_connections", CFG_U32, OFF(control_max_connections),
+	  "64", 1, 65536, NULL,
+	  "Most control-socket connections open at once; a new one beyond "
+	  "closes the one idle longest." },
+	{ "control.idle_timeout_ms", CFG_U32, OFF(control_idle_timeout_ms),
+	  "30000", 100, DAY_MS, NULL,
+	  "A control-socket connection that moves no byte either way this "
+	  "long is closed (milliseconds)." },
+	{ "control.max_output", CFG_U32, OFF(control_max_output), "4194304",
+	  4096, 1u << 30, NULL,
+	  "Answer bytes queued for one control-socket client before its "
+	  "further requests wait; a single answer longer than this is "
+	  "refused with an error line." },
 	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
 	  "Least important messages logged: error, warn, notice, info or "
 	  "debug." },

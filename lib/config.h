@@ -47,6 +47,8 @@ struct config {
 	uint32_t multicast_switch_threshold;
 	uint32_t multicast_join_timeout_ms;
 	uint32_t multicast_leave_timeout_ms;
+	uint32_t multicast_join_rate;
+	uint32_t multicast_join_burst;
 
 	uint32_t sm_priority;
 	uint32_t sm_sweep_interval_ms; /* 0 = no periodic sweep */
@@ -55,6 +57,8 @@ struct config {
 	uint32_t sm_poll_retries;
 	uint64_t sm_sm_key;		  /* 0 = none */
 	uint32_t sm_elevated_priority; /* 0 = off */
+	uint32_t sm_trap_interval_ms;
+	uint32_t sm_trap_limit;
 
 	uint32_t mad_window;
 	uint32_t mad_window_per_node;
@@ -65,6 +69,9 @@ struct config {
 
 	char *state_dir;
 	char *control_socket;
+	uint32_t control_max_connections;
+	uint32_t control_idle_timeout_ms;
+	uint32_t control_max_output;
 	int log_level;		/* enum log_level (LOG_LVL_*) */
 };
 

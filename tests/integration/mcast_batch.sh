@@ -29,6 +29,11 @@ cat "$T/out"
 [ "$(field ok <"$T/out")" = "$(wc -l <"$T/coll")" ] || fail "joins refused"
 ready=$(field ready_ms <"$T/out")
 awk -v r="$ready" 'BEGIN { exit !(r >= 0) }' || fail "not every group got Ready"
+# No time is asserted (docs: tests never assert a time on this shared
+# machine); every join answered and every group Ready is what is checked.
+# Since joins are durable before they are answered, each one waits for
+# mcgroups.state to be written: p99 is printed for the record.
+echo "join answer p99 $(field p99_ms <"$T/out") ms while routing"
 ctl mcg stats | tee "$T/stats" | grep -E "^(trees|colors_used|merged_groups|max_tfi) "
 [ "$(field colors_used <"$T/stats")" -le 32 ] || fail "more colors than MFT entries"
 # group lines for the walk: MGID MLID members

@@ -1,10 +1,13 @@
 /* Join benchmark client for any SA (ibsmd or OpenSM), from one simulated
- * node with proxy joins:  mcast_joins [--wait-ready] FILE
+ * node with proxy joins:  mcast_joins [--wait-ready] [--acked ACKFILE] FILE
  * FILE lines are "MGID PORTGUID MEMBERCOUNT" (MEMBERCOUNT 0: a standard
  * join, without the MemberCount component).  Joins are sent one at a
  * time, in file order; each answer's latency is measured.  --wait-ready
  * then polls MCGStateRecord (ibsmd) of every group until all are Ready.
- * Prints "key value" lines: joins, ok, refused, status_0xNNNN counts,
+ * --acked ACKFILE appends "MGID PORTGUID" to ACKFILE (flushed) as each
+ * join is acknowledged, for the crash tests.
+ * Prints "key value" lines: joins, ok, refused, busy (MAD status BUSY),
+ * status_N counts (SA status codes; BUSY counts under 0),
  * groups_created (distinct MGIDs with a successful join), seconds,
  * joins_per_s, median_ms, p99_ms, last_join_epoch (CLOCK_REALTIME of the
  * last answer), ready_ms (last answer -> all Ready). */
@@ -20,6 +23,7 @@
 
 #define C(x) (1ull << (x))
 #define MAXJ 200000
+#define MAD_STATUS_BUSY_WORD 0x0001 /* MAD status: busy, retry later */
 
 struct job {
 	uint8_t mgid[16];
@@ -101,16 +105,20 @@ int main(int argc, char **argv)
 	static uint8_t okg[MAXJ];
 	static unsigned st_count[256];
 	int wait_ready = argc > 2 && !strcmp(argv[1], "--wait-ready");
+	FILE *acked = NULL;
 	FILE *fp = fopen(argv[argc - 1], "r");
-	uint32_t n = 0, ok = 0, groups = 0;
+	uint32_t n = 0, ok = 0, groups = 0, busy = 0;
 	char mg[64];
 	unsigned long long g;
 	unsigned cnt;
 	double t0, t1, ready = -1;
 	struct timespec wall;
 
+	for (int a = 1; a + 2 < argc; a++)
+		if (!strcmp(argv[a], "--acked") && !(acked = fopen(argv[a + 1], "a")))
+			perror(argv[a + 1]);
 	if (argc < 2 || !fp) {
-		fprintf(stderr, "usage: mcast_joins [--wait-ready] FILE\n");
+		fprintf(stderr, "usage: mcast_joins [--wait-ready] [--acked ACKFILE] FILE\n");
 		return 2;
 	}
 	while (n < MAXJ && fscanf(fp, "%63s %llx %u", mg, &g, &cnt) == 3)
@@ -129,9 +137,18 @@ int main(int argc, char **argv)
 		int st = join(&jobs[i]);
 		lat[i] = (now() - a) * 1e3;
 		st_count[st < 0 ? 255 : (st >> 8) & 0x7F]++;
+		busy += st == MAD_STATUS_BUSY_WORD;
 		if (st == 0) {
 			ok++;
 			okg[i] = 1;
+			if (acked) {
+				char txt[64];
+				inet_ntop(AF_INET6, jobs[i].mgid, txt,
+					  sizeof(txt));
+				fprintf(acked, "%s 0x%016llx\n", txt,
+					(unsigned long long)jobs[i].guid);
+				fflush(acked);
+			}
 		}
 	}
 	t1 = now();
@@ -157,7 +174,7 @@ int main(int argc, char **argv)
 			ready = (now() - t1) * 1e3;
 	}
 	qsort(lat, n, sizeof(*lat), cmp_d);
-	printf("joins %u\nok %u\nrefused %u\n", n, ok, n - ok);
+	printf("joins %u\nok %u\nrefused %u\nbusy %u\n", n, ok, n - ok, busy);
 	for (unsigned s = 0; s < 256; s++)
 		if (st_count[s])
 			printf("status_%s%u %u\n", s == 255 ? "noanswer" : "",
