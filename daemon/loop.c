@@ -67,6 +67,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 		return 0;
 	}
 	log_notice("signal %u: stopping", si->ssi_signo);
+	sm->stopping = true;
 	sd_notify(0, "STOPPING=1");
 	sm->exit_code = sm->once ? 1 : 0;
 	sd_event_exit(sm->ev, sm->exit_code);

@@ -279,6 +279,7 @@ static void teardown(struct sm *sm)
 	/* The engine first: a SIGTERM mid-sweep or mid-MFT pass leaves SMPs
 	 * outstanding, and their callbacks (run with -ECANCELED) need the
 	 * discovery, sweep and transfers they belong to. */
+	sm->stopping = true;
 	if (sm->txn) {
 		txn_destroy(sm->txn);
 		sm->txn = NULL;
@@ -292,7 +293,7 @@ static void teardown(struct sm *sm)
 	sm_repl_fini(sm);
 	loop_fini(sm);
 	if (sm->port)
-		mad_port_close(sm->port);
+		mad_port_exit(sm->port); /* the umad port closes at exit */
 	pool_destroy(sm->pool);
 	if (sm->fab) {
 		fabric_free(sm->fab);

@@ -309,6 +309,10 @@ static void start_pass(struct mcg_mgr *mgr)
 	struct fabric *f = mgr->sm->fab;
 	int rc = 0;
 
+	if (mgr->sm->stopping) {
+		mgr->prog_busy = false;
+		return;
+	}
 	if (elect_mft_unknown(mgr->sm)) {
 		read_pass(mgr);
 		return;

@@ -82,6 +82,9 @@ struct sm {
 
 	struct sweep *sweep;
 	bool subnet_up; /* a heavy sweep completed at least once */
+	/* SIGTERM seen: what the cancelled SMPs' callbacks would start next
+	 * (another sweep, another MFT pass) is not started */
+	bool stopping;
 	bool heavy_pending;
 	uint64_t sweeps, heavy_sweeps;
 	struct timespec last_sweep; /* CLOCK_REALTIME end of last sweep */

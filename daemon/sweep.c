@@ -327,7 +327,7 @@ void sweep_request(struct sm *sm, bool heavy, const char *why)
 {
 	struct sweep *s = sm->sweep;
 
-	if (!s)
+	if (!s || sm->stopping)
 		return;
 	if (s->state != SWEEP_IDLE) {
 		s->again = true;

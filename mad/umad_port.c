@@ -181,6 +181,15 @@ void mad_port_close(struct mad_port *p)
 	free(p);
 }
 
+void mad_port_exit(struct mad_port *p)
+{
+	if (!p)
+		return;
+	mad_port_set_sm(p, false);
+	free(p->sbuf);
+	free(p);
+}
+
 const struct mad_port_info *mad_port_info(const struct mad_port *p)
 {
 	return &p->info;

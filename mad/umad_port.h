@@ -42,6 +42,13 @@ struct mad_port;
  * are logged; *out is NULL on error. */
 int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out);
 void mad_port_close(struct mad_port *p);
+/* At daemon exit: IsSM is dropped and our memory freed, but the umad port
+ * itself is left to the process exit (the kernel closes it and so
+ * unregisters the agents).  Closing it while answers to SMPs cancelled at
+ * shutdown are still on their way races with libumad2sim's receiver
+ * thread: ibsim 0.10's close_fd() frees the descriptor's queue while that
+ * thread may still look it up for a late MAD, and it crashes on NULL. */
+void mad_port_exit(struct mad_port *p);
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p);
 /* Claims (on = true) or gives up the IsSM capability of the port by
