@@ -8,6 +8,7 @@
 
 struct opts {
 	unsigned long hosts, radix, k, uplinks, hps, a, p, h, switches, ports;
+	unsigned long pods, leaves, hpl, middles, tops;
 	unsigned long pos[3];
 	unsigned npos;
 	uint64_t seed;
@@ -29,6 +30,11 @@ static const struct {
 	{ "--h", offsetof(struct opts, h) },
 	{ "--switches", offsetof(struct opts, switches) },
 	{ "--ports", offsetof(struct opts, ports) },
+	{ "--pods", offsetof(struct opts, pods) },
+	{ "--leaves", offsetof(struct opts, leaves) },
+	{ "--hosts-per-leaf", offsetof(struct opts, hpl) },
+	{ "--middles", offsetof(struct opts, middles) },
+	{ "--tops", offsetof(struct opts, tops) },
 };
 
 static int parse_num(const char *opt, const char *s, unsigned long long *v)
@@ -94,6 +100,11 @@ static int build(const char *fam, const struct opts *o, struct gtopo *g)
 		return gen_fattree3(g, o->k);
 	if (!strcmp(fam, "pruned"))
 		return gen_pruned(g, o->hosts, o->radix, o->uplinks);
+	if (!strcmp(fam, "pruned3")) {
+		const struct pruned3 p = { o->pods, o->leaves, o->hpl,
+					   o->middles, o->tops, o->uplinks };
+		return gen_pruned3(g, &p);
+	}
 	if (!strcmp(fam, "torus")) {
 		if (o->npos != 3) {
 			fputs("ibsmgen: torus needs X Y Z\n", stderr);

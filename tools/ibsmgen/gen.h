@@ -53,6 +53,13 @@ int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix);
 int gen_fattree3(struct gtopo *g, unsigned k);
 int gen_pruned(struct gtopo *g, uint32_t hosts, unsigned radix,
 	       unsigned uplinks);
+/* 3-level pruned fat tree (pruned3.c): pods of `leaves` leaves of `hpl`
+ * hosts under `middles` middle switches, each middle with `uplinks` links
+ * to the `tops` top switches. */
+struct pruned3 {
+	unsigned pods, leaves, hpl, middles, tops, uplinks;
+};
+int gen_pruned3(struct gtopo *g, const struct pruned3 *p);
 int gen_torus(struct gtopo *g, unsigned x, unsigned y, unsigned z,
 	      unsigned hps);
 int gen_dragonfly(struct gtopo *g, unsigned a, unsigned p, unsigned h);
