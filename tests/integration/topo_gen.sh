@@ -21,8 +21,9 @@ check() {
 		fail "ibsmgen $*: got '$hdr', want $nodes nodes, $want_s switches, $want_l links"
 	grep -m1 -E '^(Hca|Switch)' "$T/x.net" | grep -q '^Hca' ||
 		fail "ibsmgen $*: first node is not a host"
+	# the time is printed for the record, never asserted (a loaded
+	# machine makes any bound flake)
 	echo "ok $* : $hdr ($(( (e - s) / 1000000 )) ms)"
-	[ $(( (e - s) / 1000000 )) -lt 10000 ] || fail "ibsmgen $* too slow"
 }
 
 # k=40 fat tree: 16,000 hosts, 2,000 switches, 3 x 16,000 links
@@ -41,6 +42,11 @@ check 40960 2048 $((40960 + 2048 * 20 / 2)) random --switches 2048 --ports 40 --
 # 2 middles per pod and 24 tops
 check 8704 $((272 + 8 * 8 + 30)) $((8704 + 272 * 8 + 64 * 30)) pruned --hosts 8704 --radix 64 --uplinks 8
 check 40960 $((1280 + 32 * 2 + 24)) $((40960 + 1280 * 2 + 64 * 24)) pruned --hosts 40960 --radix 64 --uplinks 2
+# 3-level pruned trees: P pods of L leaves (H hosts each) under M middles,
+# middles trunked to T tops with U uplinks each:
+# switches P*L + P*M + T, links P*L*H + P*L*M + P*M*U
+check $((2 * 4 * 3)) $((8 + 4 + 4)) $((24 + 16 + 8)) pruned3 --pods 2 --leaves 4 --hosts-per-leaf 3 --middles 2 --tops 4 --uplinks 2
+check $((8 * 34 * 32)) $((272 + 32 + 16)) $((8704 + 272 * 4 + 32 * 8)) pruned3 --pods 8 --leaves 34 --hosts-per-leaf 32 --middles 4 --tops 16 --uplinks 8
 
 "$G" random --switches 64 --ports 12 --hosts-per-switch 4 --seed 5 >"$T/a.net"
 "$G" random --switches 64 --ports 12 --hosts-per-switch 4 --seed 5 >"$T/b.net"
