@@ -61,6 +61,8 @@ void ctl_dispatch_as(struct ctl *c, uid_t uid, const char *line, FILE *out);
 /* Counts one dropped client event and logs the sums at most once per
  * interval. */
 void ctl_note_drop(struct ctl *c, unsigned *counter);
+/* Logs the summed drops once their interval is over (ctl_cmd.c). */
+void ctl_log_drops_due(struct ctl *c);
 uint64_t ctl_now_us(void);
 
 /* ctl_conn.c */

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "daemon/readback.h"
-#include "daemon/sm_elect.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
@@ -213,7 +212,7 @@ int lftprog_start(struct sweep *s, struct fabric *old)
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++) {
 		struct ib_node *sw = f->switches[i];
 		const struct ib_node *o =
-		    old && !elect_tables_unknown(s->sm)
+		    old && !s->sm->tables_unknown
 			? fabric_node_by_guid(old, sw->guid)
 			: NULL;
 		rc = program_switch(s, sw, o);

@@ -265,10 +265,10 @@ static int setup(struct sm *sm)
 		rc = route_load_guid2lid(sm);
 	if (rc == 0)
 		rc = sweep_create(sm);
+	if (rc == 0) /* the election hears of a sweep's end first */
+		rc = elect_init(sm);
 	if (rc == 0)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
-	if (rc == 0)
-		rc = elect_init(sm);
 	if (rc == 0 && !sm->once)
 		rc = sm_repl_init(sm);
 	return rc;

@@ -66,6 +66,7 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 	}
 	sa->mcm_ops = &mcg_sa_ops;
 	sa->mcm_ctx = mgr;
+	sm->mcg_reload = mcg_reload; /* a standby's copy taken over */
 	return 0;
 }
 
@@ -76,6 +77,7 @@ void mcg_fini(struct sm *sm)
 	if (!mgr)
 		return;
 	sm_unsubscribe(sm, on_fabric, mgr);
+	sm->mcg_reload = NULL;
 	mcg_core_fini(mgr);
 	mftprog_free(mgr);
 	mcg_persist_fini(mgr);

@@ -16,7 +16,6 @@
 
 #include "daemon/mcg_priv.h"
 #include "daemon/readback.h"
-#include "daemon/sm_elect.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
@@ -293,7 +292,7 @@ static void read_pass(struct mcg_mgr *mgr)
 {
 	struct fabric *f = mgr->sm->fab;
 
-	elect_mft_known(mgr->sm);
+	mgr->sm->mft_unknown = false;
 	mgr->reading = true;
 	mgr->prog_busy = true;
 	mgr->prog_pending = 1; /* held while submitting */
@@ -313,7 +312,7 @@ static void start_pass(struct mcg_mgr *mgr)
 		mgr->prog_busy = false;
 		return;
 	}
-	if (elect_mft_unknown(mgr->sm)) {
+	if (sm_mft_unknown(mgr->sm)) {
 		read_pass(mgr);
 		return;
 	}

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/sm_elect.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -169,7 +168,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		return 0;
 	/* After taking over from an SM whose state we lack, CA ports are
 	 * told to re-register (join their groups again). */
-	rereg = !node_is_switch(n) && elect_want_rereg(s->sm);
+	rereg = !node_is_switch(n) && sm_want_rereg(s->sm);
 	set_lid = wanted_lid(s, n, pn, &lid, &lmc) &&
 		  (pi.lid != lid || pi.lmc != lmc ||
 		   pi.master_sm_lid != s->sm->sm_lid ||

@@ -48,6 +48,13 @@ struct sm_smp_counts {
 
 struct sweep;
 struct sm_elect;
+struct discovery;
+
+/* The election, handed down to the sweep (sm_elect.c sets it): after a
+ * heavy sweep's discovery, done(ctx, master) tells whether the sweep goes
+ * on.  0 or -errno. */
+typedef int (*sm_elect_fn)(struct sm *sm, struct fabric *f, struct discovery *d,
+			   void (*done)(void *ctx, bool master), void *ctx);
 
 struct sm {
 	struct config cfg;	      /* the committed configuration */
@@ -76,6 +83,19 @@ struct sm {
 
 	enum smp_sm_state sm_state;
 	struct sm_elect *elect; /* other SMs, polls, handover (sm_elect.h) */
+	sm_elect_fn elect_fn;	/* NULL: this SM is master */
+	/* Set by the role files when this SM follows another master or takes
+	 * the subnet over; read by the sweep phases.  Since another SM may
+	 * have written the tables, the first sweep as master reads the LFTs
+	 * back (cleared when it ends) and the MFTs (cleared by mftprog.c
+	 * after its read pass); without the old master's multicast state it
+	 * sets ClientReregister on CA ports (cleared when it ends). */
+	bool tables_unknown;
+	bool mft_unknown;
+	bool rereg_pending;
+	/* The multicast manager's state file reloaded (mcg_init.c sets it;
+	 * NULL without one): how a standby's copy becomes this SM's state. */
+	int (*mcg_reload)(struct sm *sm);
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */
@@ -101,9 +121,24 @@ struct sm {
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 
-/* smrole.c: the SM state machine and the SMP requests the SM answers. */
+/* smstate.c: the SM state; every change through sm_change_state(). */
 void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why);
 const char *sm_state_name(enum smp_sm_state s);
+/* The STATUS= line for systemd. */
+void sm_notify_status(struct sm *sm);
+/* The MFTs must be read back before the first pass (mft_unknown, as
+ * master); CA port Sets carry ClientReregister (rereg_pending, as
+ * master). */
+static inline bool sm_mft_unknown(const struct sm *sm)
+{
+	return sm->mft_unknown && sm->sm_state == SM_STATE_MASTER;
+}
+static inline bool sm_want_rereg(const struct sm *sm)
+{
+	return sm->rereg_pending && sm->sm_state == SM_STATE_MASTER;
+}
+
+/* smrole.c: the SMP requests the SM answers, the end of each sweep. */
 void sm_on_request(void *ctx, const struct txn_request *req);
 /* Each sweep's end (rc 0 or -errno): main.c subscribes it to
  * SM_EV_SWEEP_DONE. */

@@ -1,5 +1,6 @@
-/* What this SM announces of itself in SMInfo (and the SA's SMInfoRecord):
- * kept apart from the election so that the SA links without it. */
+/* What this SM announces of itself in SMInfo (and the SA's SMInfoRecord),
+ * and the rule that ranks two SMs: kept apart from the election so that
+ * the SA and the standby's polls link without it. */
 #include <string.h>
 
 #include "daemon/sm_elect.h"
@@ -23,4 +24,10 @@ void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si)
 	si->act_count = sm->act_count;
 	si->priority = elect_priority(sm);
 	si->state = (uint8_t)sm->sm_state;
+}
+
+bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
+		 uint64_t guid_b)
+{
+	return prio_a > prio_b || (prio_a == prio_b && guid_a < guid_b);
 }

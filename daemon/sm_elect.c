@@ -23,84 +23,56 @@
  * one retry keeps a dead master from delaying the takeover. */
 #define PEER_QUERY_RETRIES 1
 
+static void on_sweep_done(struct sm *sm, enum sm_event ev,
+			  const struct sm_event_arg *a, void *ctx);
+
+/* The election hangs off struct sm: the sweep reaches it through
+ * sm->elect_fn, and it hears of each sweep's end through the event (it
+ * subscribes before the SM role, so it sees the state the sweep ended
+ * in). */
 int elect_init(struct sm *sm)
 {
 	sm->elect = calloc(1, sizeof(*sm->elect));
 	if (!sm->elect)
 		return -ENOMEM;
 	sm->elect->sm = sm;
-	return 0;
+	sm->elect_fn = elect_after_discovery;
+	return sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 }
 
 void elect_fini(struct sm *sm)
 {
 	if (!sm->elect)
 		return;
+	sm_unsubscribe(sm, on_sweep_done, NULL);
+	sm->elect_fn = NULL;
 	poll_stop(sm);
 	sm->elect->poll_timer = sd_event_source_unref(sm->elect->poll_timer);
 	free(sm->elect);
 	sm->elect = NULL;
 }
 
-bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
-		 uint64_t guid_b)
-{
-	return prio_a > prio_b || (prio_a == prio_b && guid_a < guid_b);
-}
-
-bool elect_want_rereg(const struct sm *sm)
-{
-	return sm->elect && sm->elect->rereg_pending &&
-	       sm->sm_state == SM_STATE_MASTER;
-}
-
-bool elect_mft_unknown(const struct sm *sm)
-{
-	return sm->elect && sm->elect->mft_unknown &&
-	       sm->sm_state == SM_STATE_MASTER;
-}
-
-void elect_mft_known(struct sm *sm)
-{
-	if (sm->elect)
-		sm->elect->mft_unknown = false;
-}
-
-bool elect_tables_unknown(const struct sm *sm)
-{
-	return sm->elect && sm->elect->tables_unknown;
-}
-
 static void refresh_peers(struct sm *sm);
 
-void elect_sweep_done(struct sm *sm, int rc)
+/* Each sweep's end: a master refreshes its view of the other SMs; the
+ * first sweep as master has read the tables back and asked the CA ports
+ * to re-register. */
+static void on_sweep_done(struct sm *sm, enum sm_event ev,
+			  const struct sm_event_arg *a, void *ctx)
 {
-	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER &&
-	    !sm->once)
+	(void)ev;
+	(void)ctx;
+	if (a->rc != 0 || !sm->elect || sm->sm_state != SM_STATE_MASTER)
+		return;
+	if (!sm->once)
 		refresh_peers(sm);
-	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER)
-		sm->elect->tables_unknown = false;
-	if (rc == 0 && sm->elect && sm->sm_state == SM_STATE_MASTER &&
-	    sm->elect->rereg_pending) {
-		sm->elect->rereg_pending = false;
+	sm->tables_unknown = false;
+	if (sm->rereg_pending) {
+		sm->rereg_pending = false;
 		log_notice("CA ports were asked to re-register (the previous "
 			   "master's multicast and service state is not "
 			   "known here)");
 	}
-}
-
-void elect_take_state(struct sm *sm)
-{
-	struct sm_elect *e = sm->elect;
-	int rc = sm_repl_adopt(sm);
-
-	/* Without the old master's multicast state (a foreign SM, or no
-	 * current copy) the hosts must join their groups again. */
-	e->rereg_pending = rc < 0;
-	if (rc < 0 && rc != -ENOENT)
-		log_warn("cannot take over the master's multicast groups: %s; "
-			 "hosts are asked to join again",
-			 strerror(-rc));
 }
 
 void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
@@ -118,8 +90,8 @@ void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why)
 	e->handing_over = false;
 	e->misses = 0;
 	e->trap_sent = false;
-	e->tables_unknown = true;
-	e->mft_unknown = true;
+	sm->tables_unknown = true;
+	sm->mft_unknown = true;
 	sm->subnet_up = false;
 	snprintf(msg, sizeof(msg),
 		 "%s: SM 0x%016" PRIx64 " (LID %u, %s), "

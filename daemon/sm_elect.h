@@ -3,8 +3,13 @@
  * the election (priority, then the lower port GUID; a MASTER already in
  * place is followed), SMInfo answered and obeyed (sm_control.c), a
  * standby's polling of its master (sm_poll.c) and the master's handover
- * to a better standby.  The SM state itself is sm->sm_state, changed only
- * by sm_change_state() (smrole.c). */
+ * to a better standby (sm_handover.c).  The SM state itself is
+ * sm->sm_state, changed only by sm_change_state() (smstate.c).
+ * The files call one way: smrole.c < sm_control.c < sm_elect.c <
+ * sm_handover.c < sm_poll.c < sm_repl.c; the sweep reaches the election
+ * through sm->elect_fn, the election hears of a sweep's end through
+ * SM_EV_SWEEP_DONE, and the copy becomes multicast state through
+ * sm->mcg_reload (docs/design.md §8). */
 #ifndef IBSMD_SM_ELECT_H
 #define IBSMD_SM_ELECT_H
 
@@ -60,14 +65,6 @@ struct sm_elect {
 	/* SMInfo Sets refused for a wrong SM_Key. */
 	uint64_t bad_key;
 	int64_t bad_key_logged_us;
-
-	/* The first sweep after taking over from an SM whose multicast state
-	 * we do not hold sets ClientReregister on CA ports. */
-	bool rereg_pending;
-	/* Since the last sweep as master another SM may have written the
-	 * tables: the first sweep as master reads them back. */
-	bool tables_unknown;
-	bool mft_unknown; /* the same for MFTs, until their read pass */
 };
 
 /* sm_elect.c */
@@ -80,35 +77,25 @@ void elect_fini(struct sm *sm);
  * 0 or -errno. */
 int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
 			  void (*done)(void *ctx, bool master), void *ctx);
-/* The priority this SM announces (elevated while master if configured). */
-uint8_t elect_priority(const struct sm *sm);
-/* Whether the switches' tables may differ from the last model. */
-bool elect_tables_unknown(const struct sm *sm);
-/* MFTs: whether the first MFT pass must read the switches first, and
- * that it did. */
-bool elect_mft_unknown(const struct sm *sm);
-void elect_mft_known(struct sm *sm);
-/* Whether a CA port Set of this sweep carries ClientReregister. */
-bool elect_want_rereg(const struct sm *sm);
-/* The first sweep as master finished (rc 0): rereg done. */
-void elect_sweep_done(struct sm *sm, int rc);
 /* `ibsmctl status` lines: role, master, the other SMs. */
 void elect_print_status(const struct sm *sm, FILE *out);
-/* Taking the subnet over: the old master's multicast state when this
- * standby holds a current copy, else ClientReregister at the next sweep. */
-void elect_take_state(struct sm *sm);
 /* The SM follows the master m (or the better SM it waits for). */
 void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why);
+
+/* sm_announce.c: what this SM announces, and how two SMs rank. */
+/* The priority this SM announces (elevated while master if configured). */
+uint8_t elect_priority(const struct sm *sm);
+/* Our SMInfo as we announce it. */
+void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si);
 /* a beats b: higher priority, then lower GUID. */
 bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
 		 uint64_t guid_b);
 
 /* sm_control.c: SMInfo Get/Set addressed to this SM. */
 void elect_on_sminfo(struct sm *sm, const struct txn_request *req);
-/* SMInfo Set HANDOVER to the standby p. */
+
+/* sm_handover.c: SMInfo Set HANDOVER to the standby p. */
 int elect_send_handover(struct sm *sm, const struct sm_peer *p);
-/* Our SMInfo as we announce it. */
-void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si);
 
 /* sm_poll.c: a standby's SMInfo polls of its master. */
 void poll_start(struct sm *sm);
@@ -124,11 +111,11 @@ bool sm_repl_request(struct sm *sm, const struct txn_request *req);
 void sm_repl_poll(struct sm *sm);
 /* `ibsmctl status` lines of the copy. */
 void sm_repl_print(FILE *out);
-/* A copy that was current at the last poll exists. */
-bool sm_repl_have(const struct sm *sm);
 /* Following another master: the copy is of no use. */
 void sm_repl_forget(struct sm *sm);
-/* Takeover: the copy becomes this SM's multicast state.  0 or -errno. */
-int sm_repl_adopt(struct sm *sm);
+/* Taking the subnet over: a copy current at the last poll becomes this
+ * SM's multicast state (through sm->mcg_reload), else the next sweep as
+ * master sets ClientReregister (sm->rereg_pending). */
+void sm_repl_take_state(struct sm *sm);
 
 #endif

@@ -32,7 +32,7 @@ static void takeover(struct sm *sm)
 	char why[128];
 
 	e->takeovers++;
-	elect_take_state(sm);
+	sm_repl_take_state(sm);
 	snprintf(why, sizeof(why),
 		 "master 0x%016" PRIx64 " (LID %u) missed %u polls",
 		 e->master_guid, e->master_lid, e->misses);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/mcg.h"
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "mad/sa_mad.h"
@@ -328,28 +327,40 @@ void sm_repl_print(FILE *out)
 	fprintf(out, "mcast_copy_fetches %" PRIu64 "\n", R.fetches);
 }
 
-bool sm_repl_have(const struct sm *sm)
+static bool have_current(void)
 {
-	(void)sm;
 	return R.have && R.current;
 }
 
-int sm_repl_adopt(struct sm *sm)
+static int adopt(struct sm *sm)
 {
 	char from[600], to[600];
 	int rc;
 
-	if (!sm_repl_have(sm))
+	if (!have_current())
 		return -ENOENT;
 	snprintf(from, sizeof(from), "%s/" REPLICA_FILE, sm->cfg.state_dir);
 	snprintf(to, sizeof(to), "%s/" STATE_FILE, sm->cfg.state_dir);
 	if (rename(from, to) < 0)
 		return -errno;
 	R.have = R.current = false;
-	rc = mcg_reload(sm);
+	rc = sm->mcg_reload ? sm->mcg_reload(sm) : -ENODEV;
 	if (rc == 0)
 		log_notice("multicast groups taken over from the master's "
 			   "copy (generation %08x)",
 			   R.have_gen);
 	return rc;
+}
+
+void sm_repl_take_state(struct sm *sm)
+{
+	int rc = adopt(sm);
+
+	/* Without the old master's multicast state (a foreign SM, or no
+	 * current copy) the hosts must join their groups again. */
+	sm->rereg_pending = rc < 0;
+	if (rc < 0 && rc != -ENOENT)
+		log_warn("cannot take over the master's multicast groups: %s; "
+			 "hosts are asked to join again",
+			 strerror(-rc));
 }

@@ -1,8 +1,8 @@
-/* The SM role: the SM state machine (NOT_ACTIVE, DISCOVERING, STANDBY,
- * MASTER; every change through sm_change_state(); the election and the
- * SMInfo control that drive it are in sm_elect.c, sm_control.c and
- * sm_poll.c), the SMP requests addressed to the SM (SMInfo, traps), and
- * what happens when a sweep ends (READY, --once exit, next sweep). */
+/* The SM role: the SMP requests addressed to the SM (SMInfo, handed down
+ * to sm_control.c; state chunks, to sm_repl.c; traps), and what happens
+ * when a sweep ends (READY, --once exit, next sweep).  The state itself is
+ * in smstate.c; the election and the SMInfo control that drive it are in
+ * sm_control.c, sm_elect.c and sm_poll.c, below this file. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -14,41 +14,6 @@
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
-
-static const char *const sm_state_names[] = {
-    [SM_STATE_NOT_ACTIVE] = "NOT_ACTIVE",
-    [SM_STATE_DISCOVERING] = "DISCOVERING",
-    [SM_STATE_STANDBY] = "STANDBY",
-    [SM_STATE_MASTER] = "MASTER",
-};
-
-const char *sm_state_name(enum smp_sm_state s)
-{
-	return s <= SM_STATE_MASTER ? sm_state_names[s] : "?";
-}
-
-/* The STATUS= line for systemd. */
-static void notify_status(struct sm *sm)
-{
-	if (sm->once)
-		return;
-	sd_notifyf(0,
-		   "STATUS=%s, %" PRIu64 " sweeps, %u nodes, last sweep "
-		   "%.1f ms%s%s",
-		   sm_state_name(sm->sm_state), sm->sweeps,
-		   sm->fab ? sm->fab->n_nodes : 0, sm->last_sweep_ms,
-		   sm->last_error[0] ? ", last error: " : "", sm->last_error);
-}
-
-void sm_change_state(struct sm *sm, enum smp_sm_state to, const char *why)
-{
-	if (sm->sm_state == to)
-		return;
-	log_notice("SM state %s -> %s (%s)", sm_state_names[sm->sm_state],
-		   sm_state_names[to], why);
-	sm->sm_state = to;
-	notify_status(sm);
-}
 
 void sm_on_request(void *ctx, const struct txn_request *req)
 {
@@ -93,7 +58,7 @@ static void sm_log_smp_counts(struct sm *sm)
  * acknowledgement. */
 static void sweep_not_master(struct sm *sm)
 {
-	notify_status(sm);
+	sm_notify_status(sm);
 	if (sm->once) {
 		log_err("--once: another SM is master of this subnet; nothing "
 			"was configured");
@@ -114,14 +79,13 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	}
 	if (rc == 0 && sm->sm_state == SM_STATE_MASTER)
 		sm->act_count++; /* ActCount grows while master */
-	elect_sweep_done(sm, rc);
 	if (heavy && rc == 0 && !sm->subnet_up) {
 		sm->subnet_up = true;
 		sm_change_state(sm, SM_STATE_MASTER, "subnet up");
 		if (!sm->once)
 			sd_notify(0, "READY=1");
 	}
-	notify_status(sm);
+	sm_notify_status(sm);
 	if (heavy)
 		sm_log_smp_counts(sm);
 	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {

@@ -15,7 +15,6 @@
 
 #include "daemon/pgprog.h"
 #include "daemon/route.h"
-#include "daemon/sm_elect.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -112,7 +111,11 @@ static void on_disc_done(void *ctx, int status)
 		 s->nf->n_nodes, s->nf->n_switches, fabric_count_hosts(s->nf),
 		 fabric_count_links(s->nf), ds->gets, ds->usecs / 1000.0);
 	/* Sets only once the election says this SM is master. */
-	status = elect_after_discovery(s->sm, s->nf, s->disc, on_elected, s);
+	if (!s->sm->elect_fn) {
+		on_elected(s, true);
+		return;
+	}
+	status = s->sm->elect_fn(s->sm, s->nf, s->disc, on_elected, s);
 	if (status < 0) {
 		snprintf(s->error, sizeof(s->error),
 			 "cannot look for other SMs: %s", strerror(-status));

@@ -33,7 +33,8 @@ stop_sim() {
 	exec {SIMIN}<&-
 }
 cleanup() { stop_sms; stop_sim; rm -rf "$W"; }
-trap cleanup EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 trap 'exit 143' TERM INT
 
 NET=$W/fabric.net

@@ -16,6 +16,8 @@
 : "${O:?O (build dir) must be set}"
 TOP=${TOP:-$(pwd)}
 . "$TOP/tests/integration/lib.sh"
+. "$(dirname "$0")/../procs.bash"
+procs_guard cleanup
 O=$(cd "$O" && pwd)
 N=${1:-300}
 RUNS=${2:-3}

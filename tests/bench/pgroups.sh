@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/pgroups-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/../procs.bash"
+procs_guard 'rm -rf "$W"'
 
 if [ $small = 1 ]; then
 	fabrics=("ft-k16|fattree3 --k 16" "torus-8x8x8|torus 8 8 8 --hosts-per-switch 2"
