@@ -1,5 +1,5 @@
 /* Multicast state replication between ibsmd master and standby
- * (docs/design.md §3.1).  The master's multicast state is its state file
+ * (docs/design.md §3.8).  The master's multicast state is its state file
  * mcgroups.state (mcg_persist.c: groups, members, JoinStates, and each
  * tree with its color, hence MLID and MFT entries).  The master serves it
  * in 160-byte chunks as the vendor SA attribute SMStateChunk (0xFF3A),
