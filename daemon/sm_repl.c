@@ -22,15 +22,13 @@
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "mad/sa_mad.h"
+#include "mad/sa_smstate.h"
 #include "mad/umad_port.h"
 
-#define REPL_ATTR 0xFF3A
 /* Chunk bytes per answer: the SA data area less gen and length would hold
  * 192, but ibsim's client shim delivers only a MAD's first 224 bytes. */
-#define REPL_CHUNK   160
+#define REPL_CHUNK   SA_SMSTATE_CHUNK_BYTES
 #define REPL_MAX     (4u << 20) /* a state file larger than this is not served */
-#define SA_HDR_KEY   36		/* SM_Key in the SA header */
-#define SA_DATA	     56
 #define STATE_FILE   "mcgroups.state"
 #define REPLICA_FILE "mcgroups.replica"
 
@@ -56,23 +54,20 @@ static uint32_t fnv32(const uint8_t *p, size_t n)
 	return h;
 }
 
-static void put32(uint8_t *p, uint32_t v)
+/* The chunk an answer carries, or -errno (no answer, short, not ours). */
+static int answer_chunk(const struct txn_result *r, uint32_t *idx,
+			struct sa_smstate_chunk *c)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+	struct sa_hdr h;
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
+	if (!r->mad || r->mad_len < MAD_SIZE ||
+	    sa_hdr_decode(&h, r->mad, r->mad_len) < 0)
+		return -EPROTO;
+	if (h.status)
+		return -EPROTO; /* busy, refused, or not an ibsmd master */
+	*idx = h.attr_mod;
+	return sa_rec_decode(&sa_smstate_chunk_desc, r->mad + SA_HDR_SIZE,
+			     r->mad_len - SA_HDR_SIZE, c);
 }
 
 /* The whole state file, or NULL (*len 0 when it does not exist). */
@@ -102,48 +97,57 @@ static uint8_t *read_state(const struct sm *sm, const char *name, uint32_t *len)
 
 /* ---- the master's side ---- */
 
-static void serve(struct sm *sm, const struct txn_request *req, uint8_t *out)
+/* The answer's status; the chunk is encoded into data when it is 0. */
+static uint16_t serve(struct sm *sm, const struct sa_hdr *q, uint8_t *data)
 {
-	uint32_t len, idx = req->hdr->attr_mod, off;
+	uint32_t len, idx = q->attr_mod, off = idx * REPL_CHUNK;
 	uint8_t *b = read_state(sm, STATE_FILE, &len);
+	struct sa_smstate_chunk c = {0};
 	uint16_t status = 0;
 
-	off = idx * REPL_CHUNK;
 	if (sm->sm_state != SM_STATE_MASTER)
 		status = MAD_STATUS_BUSY;
-	else if (sm->cfg.sm_sm_key &&
-		 get64(req->rx->mad + SA_HDR_KEY) != sm->cfg.sm_sm_key)
+	else if (sm->cfg.sm_sm_key && q->sm_key != sm->cfg.sm_sm_key)
 		status = MAD_STATUS_INVALID_FIELD;
 	else if (idx > REPL_MAX / REPL_CHUNK || (off >= len && idx))
 		status = MAD_STATUS_INVALID_FIELD;
 	if (status == 0) {
-		put32(out + SA_DATA, b ? fnv32(b, len) : 0);
-		put32(out + SA_DATA + 4, len);
+		c.generation = b ? fnv32(b, len) : 0;
+		c.length = len;
 		if (off < len)
-			memcpy(out + SA_DATA + 8, b + off,
+			memcpy(c.data, b + off,
 			       len - off < REPL_CHUNK ? len - off : REPL_CHUNK);
+		if (sa_rec_encode(&sa_smstate_chunk_desc, &c, data) < 0)
+			status = MAD_STATUS_INVALID_FIELD;
 	}
-	out[4] = (uint8_t)(status >> 8);
-	out[5] = (uint8_t)status;
 	free(b);
+	return status;
 }
 
 bool sm_repl_request(struct sm *sm, const struct txn_request *req)
 {
 	uint8_t out[MAD_SIZE] = {0};
+	struct sa_hdr q, a;
 
 	if (req->hdr->mgmt_class != SA_MGMT_CLASS ||
-	    req->hdr->attr_id != REPL_ATTR)
+	    req->hdr->attr_id != SA_ATTR_SMSTATE_CHUNK)
 		return false;
-	memcpy(out, req->rx->mad, SA_DATA);
-	memset(out + 24, 0, 12); /* no RMPP */
-	memset(out + SA_HDR_KEY, 0, 8);
-	if (req->hdr->method != MAD_METHOD_GET) {
-		out[5] = MAD_STATUS_METHOD_ATTR_UNSUPP;
-	} else {
-		serve(sm, req, out);
-	}
-	out[3] = MAD_METHOD_GET_RESP;
+	if (sa_hdr_decode(&q, req->rx->mad, req->rx->len) < 0)
+		return true; /* too short to answer: dropped */
+	a = (struct sa_hdr){
+	    .base_version = q.base_version,
+	    .mgmt_class = q.mgmt_class,
+	    .class_version = q.class_version,
+	    .method = MAD_METHOD_GET_RESP,
+	    .tid = q.tid,
+	    .attr_id = q.attr_id,
+	    .attr_mod = q.attr_mod,
+	    .attr_offset = (8 + REPL_CHUNK) / 8,
+	};
+	a.status = q.method != MAD_METHOD_GET
+			   ? MAD_STATUS_METHOD_ATTR_UNSUPP
+			   : serve(sm, &q, out + SA_HDR_SIZE);
+	sa_hdr_encode(&a, out);
 	txn_respond_raw(sm->txn, req, out, sizeof(out));
 	return true;
 }
@@ -186,15 +190,17 @@ static int ask(struct sm *sm, uint32_t idx,
 	    .qkey = MAD_QKEY_GSI,
 	};
 
-	mad[0] = 1; /* base version */
-	mad[1] = SA_MGMT_CLASS;
-	mad[2] = 2; /* class version */
-	mad[3] = MAD_METHOD_GET;
-	mad[16] = REPL_ATTR >> 8;
-	mad[17] = REPL_ATTR & 0xFF;
-	put32(mad + 20, idx);
-	put32(mad + SA_HDR_KEY, (uint32_t)(sm->cfg.sm_sm_key >> 32));
-	put32(mad + SA_HDR_KEY + 4, (uint32_t)sm->cfg.sm_sm_key);
+	struct sa_hdr h = {
+	    .base_version = 1,
+	    .mgmt_class = SA_MGMT_CLASS,
+	    .class_version = 2,
+	    .method = MAD_METHOD_GET,
+	    .attr_id = SA_ATTR_SMSTATE_CHUNK,
+	    .attr_mod = idx,
+	    .sm_key = sm->cfg.sm_sm_key,
+	};
+
+	sa_hdr_encode(&h, mad);
 	return txn_submit_mad(sm->txn, R.agent, mad, sizeof(mad), &to,
 			      txn_dest_lid(e->master_lid), cb, sm);
 }
@@ -250,18 +256,18 @@ static void fetch_end(struct sm *sm)
 static void chunk_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct sm *sm = ctx;
+	struct sa_smstate_chunk c;
 	uint32_t idx, off;
 
 	if (status == -ECANCELED)
 		return;
-	if (status < 0 || !r->mad || r->mad_len < MAD_SIZE ||
-	    get32(r->mad + SA_DATA) != R.gen) {
+	if (status < 0 || answer_chunk(r, &idx, &c) < 0 ||
+	    c.generation != R.gen) {
 		R.failed = true;
 	} else {
-		idx = get32(r->mad + 20);
 		off = idx * REPL_CHUNK;
 		if (off < R.len)
-			memcpy(R.buf + off, r->mad + SA_DATA + 8,
+			memcpy(R.buf + off, c.data,
 			       R.len - off < REPL_CHUNK ? R.len - off
 							: REPL_CHUNK);
 	}
@@ -272,14 +278,16 @@ static void chunk_cb(void *ctx, int status, const struct txn_result *r)
 static void head_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct sm *sm = ctx;
+	struct sa_smstate_chunk c;
+	uint32_t idx;
 
 	if (status == -ECANCELED)
 		return;
 	R.busy = false;
-	if (status < 0 || !r->mad || r->mad_len < MAD_SIZE)
+	if (status < 0 || answer_chunk(r, &idx, &c) < 0)
 		return; /* not an ibsmd master, or busy: no copy */
-	R.gen = get32(r->mad + SA_DATA);
-	R.len = get32(r->mad + SA_DATA + 4);
+	R.gen = c.generation;
+	R.len = c.length;
 	if (R.have && R.gen == R.have_gen && R.len == R.have_len) {
 		R.current = true;
 		return;
@@ -287,7 +295,7 @@ static void head_cb(void *ctx, int status, const struct txn_result *r)
 	R.current = false;
 	if (R.len == 0 || R.len > REPL_MAX || !(R.buf = malloc(R.len)))
 		return;
-	memcpy(R.buf, r->mad + SA_DATA + 8,
+	memcpy(R.buf, c.data,
 	       R.len < REPL_CHUNK ? R.len : REPL_CHUNK);
 	R.busy = true;
 	R.failed = false;
