@@ -75,7 +75,9 @@ static const struct cfg_key cfg_keys[] = {
 	  OFF(routing_port_groups_enable), "true", 0, 0, bool_names,
 	  "Program port groups for adaptive routing on the switches that "
 	  "implement them (PortGroupInfo answered): per destination LID the "
-	  "equally good legal ports, the LFT port among them." },
+	  "equally good legal ports, the LFT port among them. Turned off by "
+	  "a reload, ibsmd stops programming them but does not yet disable "
+	  "or clear the tables the switches already hold." },
 	{ "routing.port_groups.cap", CFG_U32, OFF(routing_port_groups_cap),
 	  "0", 0, 255, NULL,
 	  "Most groups per switch. 0: the switch's PortGroupCap; a switch "
