@@ -1,6 +1,6 @@
 #!/bin/bash
-# Join latency of a quiet port while another port floods the SM
-# (issue 11, item 5).  On the ft2-small fabric under ibsim, host H3 joins
+# Join latency of a quiet port while another port floods the SM.
+# On the ft2-small fabric under ibsim, host H3 joins
 # N fresh standard groups one at a time (tests/sim/mcast_joins) and its
 # p99 join latency is measured:
 #   idle         nothing else running

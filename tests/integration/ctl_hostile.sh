@@ -1,5 +1,5 @@
 #!/bin/bash
-# The control socket against clumsy and hostile clients (issue 11, item 1):
+# The control socket against clumsy and hostile clients:
 # a client that sends many commands and closes without reading, one that
 # closes mid-line or right after connecting, a line over the length limit,
 # binary bytes, and a half-close (shutdown(SHUT_WR)) that must still get its

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The control socket under load (issue 11, item 2): one client opens and
+# The control socket under load: one client opens and
 # holds 1,000 connections (some mid-line, some with unread answers) while
 # ibsmd keeps sweeping and answering the SA (saquery) and an operator's
 # ibsmctl still gets in; the daemon holds no more than

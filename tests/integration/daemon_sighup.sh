@@ -1,6 +1,6 @@
 #!/bin/bash
 # 100 SIGHUPs within about a second are one reload and one heavy sweep
-# (issue 11, item 4), the daemon goes on answering, and in the sanitizer
+# the daemon goes on answering, and in the sanitizer
 # build it exits on SIGTERM without a leak or error report.
 . "$(dirname "$0")/mcast_common.bash"
 need python3

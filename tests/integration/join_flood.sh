@@ -1,5 +1,5 @@
 #!/bin/bash
-# One port flooding the SA with multicast joins (issue 11, item 5): with
+# One port flooding the SA with multicast joins: with
 # multicast.join_rate 10 and join_burst 20, host H2 sends 20,000 joins as
 # fast as they are answered; past its budget they are answered BUSY
 # (status 0x0001) without touching the groups, while joins from H3 during

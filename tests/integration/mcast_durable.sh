@@ -1,5 +1,5 @@
 #!/bin/bash
-# Acknowledged means durable (issue 11, item 5): ibsmd is killed with
+# Acknowledged means durable: ibsmd is killed with
 # SIGKILL while 1,000 collective groups are being joined (proxy joins
 # from one node, tests/sim/mcast_joins --acked logs every join as its
 # answer arrives).  After the restart every acknowledged join is still

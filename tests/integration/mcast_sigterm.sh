@@ -1,5 +1,5 @@
 #!/bin/bash
-# SIGTERM mid-operation (issue 11, item 4): ibsmd is stopped with SIGTERM
+# SIGTERM mid-operation: ibsmd is stopped with SIGTERM
 # in each heavy-sweep phase (DISCOVER, CONFIGURE, ACTIVATE) and while an
 # MFT programming pass has blocks in flight -- the restart's own sweep and
 # a sweep of the running daemon -- and started again each time.  The

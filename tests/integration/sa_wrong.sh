@@ -1,5 +1,5 @@
 #!/bin/bash
-# Wrong SA requests get the answer the IBA asks for (issue 11, item 3), and
+# Wrong SA requests get the answer the IBA asks for, and
 # the same answer as OpenSM 3.3.23 gives on its own copy of the fabric:
 # tests/sim/sa_raw sends each malformed request from a host and prints the
 # MAD status, or "dropped".  Where OpenSM is not what the IBA says, the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A port that floods the SM with traps (issue 11, item 5): 3,000 traps 128
+# A port that floods the SM with traps: 3,000 traps 128
 # and 1,000 each of 129 and 144 from one host, as fast as umad sends.
 # Every trap is repressed (TrapRepress, IBA 13.4.9: ibsim's SMA logs each
 # one it receives); the flood costs at
