@@ -521,6 +521,41 @@ static int reset_lfts(struct fabric *f)
 	return 0;
 }
 
+/* What both passes need: the label order's inverse, per-worker scratch,
+ * the label graph and the candidate masks of one batch of destinations.
+ * j->W must be set. */
+static int plan_setup(struct path_job *j, struct lgraph *lg,
+		      const uint32_t *rank, unsigned nw)
+{
+	uint32_t n = j->g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
+	size_t per_dest = (size_t)n * j->W * sizeof(uint64_t);
+
+	j->by_order = by_order;
+	if (!by_order || alloc_scratch(j, nw) < 0)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++)
+		by_order[j->order[s]] = s;
+	if (lgraph_build(lg, j->g, j->order, by_order, rank) < 0)
+		return -ENOMEM;
+	j->lg = lg;
+	j->batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
+	j->batch = j->batch < 1 ? 1 : j->batch > n ? n : j->batch;
+	j->mask = malloc(j->batch * per_dest + 1);
+	return j->mask ? 0 : -ENOMEM;
+}
+
+/* The next batch of destination switches: false when all were done. */
+static bool next_batch(struct path_job *j, bool first)
+{
+	uint32_t n = j->g->n;
+
+	j->first = first ? 0 : j->first + j->batch;
+	if (j->first >= n)
+		return false;
+	j->count = n - j->first < j->batch ? n - j->first : j->batch;
+	return true;
+}
+
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order,
 		     const uint32_t *rank)
@@ -528,29 +563,14 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 	struct path_job j = { .f = f, .g = g, .order = order };
 	struct lgraph lg = { 0 };
 	unsigned nw = pool_threads(pool);
-	uint32_t n = g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
 	int rc = -ENOMEM;
 
-	j.by_order = by_order;
-	if (!by_order || reset_lfts(f) < 0 || index_lids(&j) < 0 ||
-	    alloc_counters(&j) < 0 || alloc_scratch(&j, nw) < 0)
+	if (reset_lfts(f) < 0 || index_lids(&j) < 0 ||
+	    alloc_counters(&j) < 0 || plan_setup(&j, &lg, rank, nw) < 0)
 		goto out;
-	for (uint32_t s = 0; s < n; s++)
-		by_order[order[s]] = s;
-	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
-		goto out;
-	j.lg = &lg;
-	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
-	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
-	batch = batch < 1 ? 1 : batch > n ? n : batch;
-	j.batch = batch;
-	j.mask = malloc(batch * per_dest + 1);
-	if (!j.mask)
-		goto out;
-	for (j.first = 0; j.first < n; j.first += batch) {
-		j.count = n - j.first < batch ? n - j.first : batch;
+	for (bool first = true; next_batch(&j, first); first = false) {
 		pool_for(pool, j.count, plan_dest, &j);
-		pool_for(pool, n, assign_switch, &j);
+		pool_for(pool, g->n, assign_switch, &j);
 	}
 	rc = 0;
 out:
@@ -566,32 +586,17 @@ int updown_candidates(const struct fabric *f, const struct sw_graph *g,
 	struct path_job j = { .f = (struct fabric *)f, .g = g, .order = order };
 	struct lgraph lg = { 0 };
 	unsigned nw = pool_threads(pool), maxp = 0;
-	uint32_t n = g->n, *by_order = malloc((n + 1) * sizeof(*by_order));
 	int rc = -ENOMEM;
 
-	j.by_order = by_order;
-	for (uint32_t s = 0; s < n; s++)
+	for (uint32_t s = 0; s < g->n; s++)
 		maxp = f->switches[s]->nports > maxp ? f->switches[s]->nports
 						     : maxp;
 	j.W = maxp / 64 + 1;
-	if (!by_order || alloc_scratch(&j, nw) < 0)
+	if (plan_setup(&j, &lg, rank, nw) < 0)
 		goto out;
-	for (uint32_t s = 0; s < n; s++)
-		by_order[order[s]] = s;
-	if (lgraph_build(&lg, g, order, by_order, rank) < 0)
-		goto out;
-	j.lg = &lg;
-	size_t per_dest = (size_t)n * j.W * sizeof(uint64_t);
-	uint32_t batch = (uint32_t)(MASK_BUDGET / (per_dest ? per_dest : 1));
-	batch = batch < 1 ? 1 : batch > n ? n : batch;
-	j.batch = batch;
-	j.mask = malloc(batch * per_dest + 1);
-	if (!j.mask)
-		goto out;
-	for (j.first = 0; j.first < n; j.first += batch) {
-		j.count = n - j.first < batch ? n - j.first : batch;
+	for (bool first = true; next_batch(&j, first); first = false) {
 		pool_for(pool, j.count, plan_dest, &j);
-		fn(ctx, j.first, j.count, j.mask, j.W, batch);
+		fn(ctx, j.first, j.count, j.mask, j.W, j.batch);
 	}
 	rc = 0;
 out:
