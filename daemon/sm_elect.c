@@ -201,7 +201,11 @@ static void query_cb(void *ctx, int status, const struct txn_result *r)
 		decide(e);
 }
 
-static int query_peer(struct sm *sm, unsigned i)
+/* SMInfo Get of peer i over its directed route, answered to cb.  An
+ * election query carries our own SMInfo (IBA 14.4.1: the peer learns of
+ * us from it); a refresh does not. */
+static int send_peer_query(struct sm *sm, unsigned i, bool with_own,
+			   void (*cb)(void *, int, const struct txn_result *))
 {
 	struct sm_peer *p = &sm->elect->peers[i];
 	uint8_t data[SMP_DATA_SIZE] = {0};
@@ -213,7 +217,7 @@ static int query_peer(struct sm *sm, unsigned i)
 	    .hops = p->hops,
 	    .method = MAD_METHOD_GET,
 	    .attr_id = SMP_ATTR_SM_INFO,
-	    .data = data,
+	    .data = with_own ? data : NULL,
 	    .retries = PEER_QUERY_RETRIES,
 	};
 	int rc;
@@ -223,15 +227,23 @@ static int query_peer(struct sm *sm, unsigned i)
 	q->e = sm->elect;
 	q->i = i;
 	q->guid = p->guid;
-	elect_own_sminfo(sm, &own);
-	smp_sm_info_encode(&own, data, sizeof(data));
-	rc = txn_submit(sm->txn, &req, query_cb, q);
-	if (rc < 0) {
-		free(q);
-		return rc;
+	if (with_own) {
+		elect_own_sminfo(sm, &own);
+		smp_sm_info_encode(&own, data, sizeof(data));
 	}
-	sm->elect->pending++;
-	return 0;
+	rc = txn_submit(sm->txn, &req, cb, q);
+	if (rc < 0)
+		free(q);
+	return rc;
+}
+
+static int query_peer(struct sm *sm, unsigned i)
+{
+	int rc = send_peer_query(sm, i, true, query_cb);
+
+	if (rc == 0)
+		sm->elect->pending++;
+	return rc;
 }
 
 /* Port pn of n as a peer, when it advertises IsSM and is not ours. */
@@ -314,25 +326,9 @@ static void refresh_peers(struct sm *sm)
 {
 	struct sm_elect *e = sm->elect;
 
-	for (unsigned i = 0; i < e->n_peers; i++) {
-		struct sm_peer *p = &e->peers[i];
-		struct query *q = malloc(sizeof(*q));
-		struct txn_smp_req req = {
-		    .dr = true,
-		    .path = p->path,
-		    .hops = p->hops,
-		    .method = MAD_METHOD_GET,
-		    .attr_id = SMP_ATTR_SM_INFO,
-		    .retries = PEER_QUERY_RETRIES,
-		};
-		if (!q)
+	for (unsigned i = 0; i < e->n_peers; i++)
+		if (send_peer_query(sm, i, false, refresh_cb) == -ENOMEM)
 			return;
-		q->e = e;
-		q->i = i;
-		q->guid = p->guid;
-		if (txn_submit(sm->txn, &req, refresh_cb, q) < 0)
-			free(q);
-	}
 }
 
 int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
