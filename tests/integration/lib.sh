@@ -97,3 +97,20 @@ ibsim_cmd() { echo "$*" >&"$IBSIM_FIFO_FD"; sleep 0.2; }
 
 sim() { LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$@"; }
 sim_at() { local node=$1; shift; SIM_HOST="$node" sim "$@"; }
+
+# Side-by-side tests run one ibsim per SM on the same $NET ($SIMARGS):
+#   start_named_sim NAME   ibsim on socket ${IBSIM_SOCKNAME}NAME (PID_SIM_NAME)
+#   at NAME CMD...         run CMD attached to that ibsim
+start_named_sim() {
+	local name=$1 sock="${IBSIM_SOCKNAME}$1"
+	mkfifo "$T/$name.in"
+	IBSIM_SOCKNAME=$sock ibsim -s $SIMARGS "$NET" <"$T/$name.in" >"$T/$name.ibsim.log" 2>&1 &
+	eval "PID_SIM_$name=$!"
+	eval "exec {FD_$name}>\"$T/$name.in\""
+	for _ in $(seq 100); do
+		ss -xl 2>/dev/null | grep -q "@$sock:ctl@" && return 0
+		sleep 0.1
+	done
+	fail "ibsim $name did not start"
+}
+at() { local name=$1; shift; IBSIM_SOCKNAME="${IBSIM_SOCKNAME}$name" LD_PRELOAD="$UMAD2SIM" "$@"; }

@@ -37,20 +37,6 @@ cd "$T" # umad2sim leaves sys-PID directories in the working directory
 # memcpy, as the bring-up tests do.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}replace_intrin=0"
 
-# start_sim NAME: an ibsim of our own on socket $IBSIM_SOCKNAME-NAME
-start_sim() {
-	local name=$1 sock="${IBSIM_SOCKNAME}$1"
-	mkfifo "$T/$name.in"
-	IBSIM_SOCKNAME=$sock ibsim -s $SIMARGS "$NET" <"$T/$name.in" >"$T/$name.ibsim.log" 2>&1 &
-	eval "PID_SIM_$name=$!"
-	eval "exec {FD_$name}>\"$T/$name.in\""
-	for _ in $(seq 100); do
-		ss -xl 2>/dev/null | grep -q "@$sock:ctl@" && return 0
-		sleep 0.1
-	done
-	fail "ibsim $name did not start"
-}
-at() { local name=$1; shift; IBSIM_SOCKNAME="${IBSIM_SOCKNAME}$name" LD_PRELOAD="$UMAD2SIM" "$@"; }
 stop_all() {
 	for p in ${PID_OSM:-} ${PID_IBSMD:-} ${PID_SIM_osm:-} ${PID_SIM_ibsmd:-}; do
 		killtree "$p"
@@ -59,8 +45,8 @@ stop_all() {
 }
 trap stop_all EXIT
 
-start_sim osm
-start_sim ibsmd
+start_named_sim osm
+start_named_sim ibsmd
 at osm opensm -f "$T/opensm.log" >"$T/opensm.out" 2>&1 &
 PID_OSM=$!
 mkdir -p "$T/state"
