@@ -285,6 +285,7 @@ static void teardown(struct sm *sm)
 		sm->txn = NULL;
 	}
 	sweep_destroy(sm);
+	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);

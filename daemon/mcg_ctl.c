@@ -56,14 +56,21 @@ static int write_groups(struct mcg_mgr *mgr, const char *dir)
 	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
-int mcg_write_dumps_to(struct mcg_mgr *mgr, const char *dir)
+static int write_dumps(struct mcg_mgr *mgr, const char *dir, bool mfts,
+		       bool groups)
 {
-	int rc;
+	int rc = 0;
 
 	if (!mgr || !mgr->mc || !mgr->sm->fab)
 		return 0;
-	rc = mcast_dump_mfts(dir, mgr->mc, mgr->sm->fab);
-	return rc < 0 ? rc : write_groups(mgr, dir);
+	if (mfts)
+		rc = mcast_dump_mfts(dir, mgr->mc, mgr->sm->fab);
+	return rc < 0 || !groups ? rc : write_groups(mgr, dir);
+}
+
+int mcg_write_dumps_to(struct mcg_mgr *mgr, const char *dir)
+{
+	return write_dumps(mgr, dir, true, true);
 }
 
 /* Changes only mark the files dirty (the manager's dirty hook); this runs
@@ -72,7 +79,11 @@ void mcg_write_dumps_now(struct mcg_mgr *mgr)
 {
 	int rc;
 
-	rc = mcg_write_dumps_to(mgr, mgr->sm->cfg.state_dir);
+	/* Only those the dumps key lists (mfts.dump grows with switches x
+	 * colors in use). */
+	rc = write_dumps(mgr, mgr->sm->cfg.state_dir,
+			 config_dump_wanted(&mgr->sm->cfg, "mfts"),
+			 config_dump_wanted(&mgr->sm->cfg, "mcgroups"));
 	if (rc < 0)
 		log_warn("multicast: cannot write mfts.dump/mcgroups.dump to "
 			 "%s: %s; the tables in force are unchanged",

@@ -105,25 +105,20 @@ static void remember_lids(struct sm *sm)
 
 void route_after_sweep(struct sm *sm)
 {
-	int64_t t0 = txn_now_us();
 	char path[512];
 	int rc;
 
-	dumps_join(sm); /* the table dumps read next_hops */
-	hops_free(&sm->hops);
+	hops_free(&sm->hops); /* adopt_model joined the dump helper */
 	sm->hops = sm->next_hops;
 	memset(&sm->next_hops, 0, sizeof(sm->next_hops));
 
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
-	/* guid2lid is among the dumps: it carries LIDs across restarts. */
-	rc = dumps_finish(sm);
-	log_info("dumps finished in %s after %.1f ms more", sm->cfg.state_dir,
-		 (txn_now_us() - t0) / 1000.0);
+	/* guid2lid is state, not a dump: it carries LIDs across restarts. */
+	rc = dumps_after_sweep(sm);
 	if (rc < 0)
-		log_err("cannot write the dumps (%s among them) to %s: %s; LIDs "
-			"may change at the next start", path,
-			sm->cfg.state_dir, strerror(-rc));
+		log_err("cannot write %s: %s; LIDs may change at the next "
+			"start", path, strerror(-rc));
 }
 
 int route_load_guid2lid(struct sm *sm)

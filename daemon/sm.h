@@ -80,6 +80,7 @@ struct sm {
 	struct hops next_hops; /* computed for the model being swept */
 	struct guid2lid g2l;   /* from the state dir at start */
 	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
+	struct dump_job *dump_job; /* dumps.c's helper thread */
 
 	enum smp_sm_state sm_state;
 	struct sm_elect *elect; /* other SMs, polls, handover (sm_elect.h) */
@@ -187,13 +188,14 @@ int statectl_register(struct sm *sm);
 void testpoint(const char *name);
 
 /* dumps.c (the multicast tables come from mcg_write_dumps_to) */
+/* Every dump of sm->fab to dir, in the loop (ibsmctl dump). */
 int sm_write_dumps(struct sm *sm, const char *dir);
-/* Heavy sweep: lfts.dump, fdbs, mfts.dump of f to the state directory on a
- * helper thread (f's LIDs, LFTs and h must not change until joined). */
-void dumps_start_tables(struct sm *sm, const struct fabric *f,
-			const struct hops *h);
+/* A model was adopted: guid2lid now, then the dumps the dumps key lists
+ * on a helper thread that reads sm->fab and sm->hops.  guid2lid's
+ * 0/-errno. */
+int dumps_after_sweep(struct sm *sm);
+/* Waits for the helper (before sm->fab or sm->hops change); its 0/-errno. */
 int dumps_join(struct sm *sm);
-/* Joins, then writes subnet.lst and guid2lid of sm->fab. */
-int dumps_finish(struct sm *sm);
+void dumps_free(struct sm *sm);
 
 #endif

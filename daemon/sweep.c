@@ -33,17 +33,29 @@ enum sweep_state sweep_state(const struct sm *sm)
 	return sm->sweep ? sm->sweep->state : SWEEP_IDLE;
 }
 
+/* SMPs sent so far, retries included (0 before the engine exists). */
+static uint64_t smps_sent(const struct sweep *s)
+{
+	return s->sm->txn ? txn_stats(s->sm->txn)->sent : 0;
+}
+
+/* Logs the phase that ends with its SMPs and their rate: which phase
+ * runs below the transport's pace shows in one line per phase. */
 static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 {
 	int64_t now = txn_now_us();
+	uint64_t sent = smps_sent(s);
+	double ms = s->state_us ? (now - s->state_us) / 1000.0 : 0.0;
+	uint64_t n = sent - s->state_sent;
 
 	if (s->state == to)
 		return;
-	log_info("sweep: %s -> %s (%s) after %.1f ms", state_names[s->state],
-		 state_names[to], why,
-		 s->state_us ? (now - s->state_us) / 1000.0 : 0.0);
+	log_info("sweep: %s -> %s (%s) after %.1f ms, %" PRIu64 " SMPs "
+		 "(%.0f/s)", state_names[s->state], state_names[to], why, ms,
+		 n, ms > 0 ? n * 1000.0 / ms : 0.0);
 	s->state = to;
 	s->state_us = now;
+	s->state_sent = sent;
 	if (to != SWEEP_IDLE) {
 		char tp[32];
 
@@ -70,7 +82,6 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 
 static void sweep_reset(struct sweep *s)
 {
-	dumps_join(s->sm); /* the helper may still read s->nf */
 	disc_free(s->disc);
 	s->disc = NULL;
 	if (s->nf) {
@@ -202,8 +213,6 @@ static void phase_done(struct sweep *s)
 		break;
 	case SWEEP_CONFIGURE:
 		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
-		/* LIDs and LFTs are final now (failed blocks are marked). */
-		dumps_start_tables(s->sm, s->nf, &s->sm->next_hops);
 		run_phase(s, portsetup_activate, "port activation");
 		break;
 	case SWEEP_ACTIVATE:
@@ -244,6 +253,7 @@ static int adopt_model(struct sweep *s)
 	/* Sets are sent only where something differs, so the Sets sent are
 	 * the Sets needed; Gets are judged against the formula. */
 	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
+	dumps_join(sm); /* the dump helper reads the model it replaces */
 	if (sm->fab) {
 		fabric_free(sm->fab);
 		free(sm->fab);

@@ -21,6 +21,7 @@ struct sweep {
 	unsigned pending; /* SMPs/transfers of the current phase */
 	int64_t start_us;
 	int64_t state_us; /* when the current state was entered */
+	uint64_t state_sent; /* the engine's SMPs sent by then */
 
 	struct fabric *nf; /* heavy: the model being built */
 	struct discovery *disc;

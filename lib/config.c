@@ -35,6 +35,12 @@ static const struct cfg_enum engine_names[] = {
 static const struct cfg_enum merge_names[] = {
 	{ "extend", CFG_MERGE_EXTEND }, { "rebuild", CFG_MERGE_REBUILD }, { 0 }
 };
+/* The dump files of the dumps key (docs/design.md §4.4); the list's items
+ * must be among them, the values are unused. */
+static const struct cfg_enum dump_names[] = {
+	{ "subnet", 0 }, { "lfts", 1 }, { "fdbs", 2 }, { "mfts", 3 },
+	{ "mcgroups", 4 }, { 0 }
+};
 static const struct cfg_enum log_names[] = {
 	{ "error", LOG_LVL_ERR },   { "warn", LOG_LVL_WARN },
 	{ "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
@@ -177,7 +183,16 @@ static const struct cfg_key cfg_keys[] = {
 	  "Longest ServiceRecord lease granted (seconds); longer requests, "
 	  "infinite ones included, are cut to it. 0: no limit." },
 	{ "state_dir", CFG_PATH, OFF(state_dir), "/var/lib/ibsmd", 0, 255,
-	  NULL, "Directory for guid2lid and the dump files." },
+	  NULL, "Directory for guid2lid, the state files and the dump files." },
+	{ "dumps", CFG_LIST, OFF(dumps), "subnet,mcgroups", 0, 16,
+	  dump_names,
+	  "Dump files written to state_dir after each heavy sweep (after "
+	  "the subnet is up, on a helper thread) and on multicast changes: "
+	  "subnet (subnet.lst), lfts (lfts.dump), fdbs, mfts (mfts.dump), "
+	  "mcgroups (mcgroups.dump). lfts and fdbs grow with switches times "
+	  "LIDs (2.3 GB at 16,000 hosts), so they are written only when "
+	  "listed or on ibsmctl dump; guid2lid and the state files are "
+	  "always written." },
 	{ "control_socket", CFG_PATH, OFF(control_socket),
 	  "/run/ibsmd/ibsmd.sock", 0, 107, NULL,
 	  "Unix socket ibsmctl talks to." },
@@ -313,23 +328,38 @@ static int set_string(struct config *c, const struct cfg_key *k,
 	return 0;
 }
 
-static int set_enum(struct config *c, const struct cfg_key *k, const char *s,
-		    const char *where, char *err, size_t errlen)
+/* Index of s among the names, or -1. */
+static int enum_find(const struct cfg_enum *enums, const char *s)
+{
+	for (int i = 0; enums[i].name; i++)
+		if (strcmp(enums[i].name, s) == 0)
+			return i;
+	return -1;
+}
+
+static int enum_err(const struct cfg_key *k, const char *s, const char *where,
+		    char *err, size_t errlen)
 {
 	char names[256] = "";
 	size_t n = 0;
 
-	for (const struct cfg_enum *e = k->enums; e->name; e++)
-		if (strcmp(e->name, s) == 0) {
-			*FIELD(c, k, int) = e->value;
-			return 0;
-		}
 	for (const struct cfg_enum *e = k->enums; e->name && n < sizeof(names);
 	     e++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
 				      n ? ", " : "", e->name);
 	return cfg_err(err, errlen, where, "%s: \"%s\" is not one of %s",
 		       k->key, s, names);
+}
+
+static int set_enum(struct config *c, const struct cfg_key *k, const char *s,
+		    const char *where, char *err, size_t errlen)
+{
+	int i = enum_find(k->enums, s);
+
+	if (i < 0)
+		return enum_err(k, s, where, err, errlen);
+	*FIELD(c, k, int) = k->enums[i].value;
+	return 0;
 }
 
 int cfg_check_item(const struct cfg_key *k, const char *s, const char *where,
@@ -344,6 +374,8 @@ int cfg_check_item(const struct cfg_key *k, const char *s, const char *where,
 	if (strchr(s, ','))
 		return cfg_err(err, errlen, where, "%s: item \"%s\" contains "
 			       "a comma", k->key, s);
+	if (k->enums && enum_find(k->enums, s) < 0)
+		return enum_err(k, s, where, err, errlen);
 	return 0;
 }
 
@@ -583,6 +615,14 @@ int config_build(struct config *out, const char *path,
 fail:
 	config_free(&c);
 	return r;
+}
+
+bool config_dump_wanted(const struct config *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->dumps.n; i++)
+		if (strcmp(c->dumps.v[i], name) == 0)
+			return true;
+	return false;
 }
 
 const char *config_enum_name(const char *key, int value)

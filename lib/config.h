@@ -68,6 +68,7 @@ struct config {
 	uint32_t sa_service_lease_max_s; /* 0 = no limit */
 
 	char *state_dir;
+	struct cfg_strlist dumps; /* names from config_dump_names */
 	char *control_socket;
 	uint32_t control_max_connections;
 	uint32_t control_idle_timeout_ms;
@@ -136,6 +137,10 @@ void config_print(const struct config *c, FILE *out);
 void config_write_example(FILE *out);
 /* The key reference of man/ibsmd.yaml.5 as roff (.TP entries). */
 void config_write_man_keys(FILE *out);
+
+/* Whether the dumps key asks for the dump called name ("subnet",
+ * "lfts", "fdbs", "mfts", "mcgroups"). */
+bool config_dump_wanted(const struct config *c, const char *name);
 
 /* Name of an enum value of key (for logs and ibsmctl status). */
 const char *config_enum_name(const char *key, int value);

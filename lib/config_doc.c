@@ -182,6 +182,9 @@ static void man_type(FILE *o, const struct cfg_key *k)
 		break;
 	case CFG_LIST:
 		fputs("list", o);
+		for (const struct cfg_enum *e = k->enums; e && e->name; e++)
+			fprintf(o, "%s%s", e == k->enums ? " of " : " | ",
+				e->name);
 		break;
 	}
 }

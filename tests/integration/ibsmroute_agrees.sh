@@ -27,7 +27,7 @@ for net in $nets; do
 	start_sim "$net"
 	for engine in ${ENGINES:-minhop}; do
 		st=$T/state-$engine off=$T/off-$engine
-		sim "$IBSMD" --once --state-dir "$st" -o routing.unicast=$engine \
+		sim "$IBSMD" --once --state-dir "$st" -o routing.unicast=$engine -o dumps=lfts \
 			-o log.level=warn >"$T/ibsmd-$engine.log" 2>&1 ||
 			{ tail -5 "$T/ibsmd-$engine.log"; fail "$name: ibsmd --once ($engine) exited $?"; }
 		"$O/ibsmroute" "$net" --routing $engine --dump-dir "$off" \

@@ -31,7 +31,7 @@ for name in ft3-small torus-small random-small dragonfly-small; do
 
 	start_sim "$net"
 	st=$T/state
-	sim "$IBSMD" --once --state-dir "$st" -o log.level=notice \
+	sim "$IBSMD" --once --state-dir "$st" -o log.level=notice -o dumps=subnet,fdbs,mfts \
 		-o routing.unicast=updown >"$T/ibsmd.log" 2>&1 ||
 		{ tail -5 "$T/ibsmd.log"; fail "$name: ibsmd --once exited $?"; }
 	[ -s "$st/updn-roots.dump" ] || fail "$name: no updn-roots.dump"
@@ -54,7 +54,7 @@ for name in ft3-small torus-small random-small dragonfly-small; do
 		mkdir -p "$BASE_T/nets"
 		cp "$net" "$BASE_T/nets/dfs-$name.net"
 		start_sim "$BASE_T/nets/dfs-$name.net"
-		sim "$IBSMD" --once --state-dir "$T/state-dfs" -o log.level=notice \
+		sim "$IBSMD" --once --state-dir "$T/state-dfs" -o log.level=notice -o dumps=subnet,fdbs,mfts \
 			-o routing.unicast=updown -o routing.updown.direction=dfs \
 			>"$T/ibsmd-dfs.log" 2>&1 ||
 			{ tail -5 "$T/ibsmd-dfs.log"; fail "$name: ibsmd dfs exited $?"; }
