@@ -4,7 +4,13 @@
  * bulk transfer (mad/bulk.h: a lost block is re-sent alone).  Only the
  * blocks of the colors in use, never above the smallest MulticastFDBCap.
  * After a takeover the first pass reads the switches' blocks back and
- * sends only those that differ.
+ * sends only those that differ.  Otherwise a block this SM never wrote is
+ * unknown, and is sent only if it is at or below the highest block any
+ * group uses, fabric-wide (as OpenSM's max_block_in_use): that clears
+ * whatever a switch held for every MLID in use, on every switch, while the
+ * blocks above hold no MLID of ours and are left alone.  With only the
+ * IPoIB group that is one block per position instead of the whole table
+ * (96 blocks per switch at 16,000 hosts, sent to every switch).
  * A pass programs every switch; groups routed before it started become
  * Ready when it completes without a failed block.  Changes during a pass
  * start another pass after it. */
@@ -95,7 +101,29 @@ void mftprog_reset(struct mcg_mgr *mgr)
 struct fill_ctx {
 	uint16_t *m;
 	uint32_t npos, colors;
+	uint32_t top_block; /* unknown blocks from here up are not sent */
 };
+
+static void note_color(void *arg, uint32_t color,
+		       const uint64_t mask[MC_MASK_WORDS])
+{
+	uint32_t *top = arg;
+
+	if (color / MFT_BLOCK_SIZE + 1 > *top)
+		*top = color / MFT_BLOCK_SIZE + 1;
+}
+
+/* One past the highest MFT block any switch has an entry in. */
+static uint32_t blocks_in_use(const struct mcg_mgr *mgr)
+{
+	uint32_t top = 0;
+
+	for (uint32_t i = 0; i < mgr->sm->fab->n_switches; i++)
+		mcast_mft_foreach(mgr->mc,
+				  (uint32_t)mgr->sm->fab->switches[i]->sw_idx,
+				  note_color, &top);
+	return top;
+}
 
 static void put_entry(void *arg, uint32_t color,
 		      const uint64_t mask[MC_MASK_WORDS])
@@ -170,10 +198,11 @@ static int shadow_alloc(struct mft_shadow *sh)
 }
 
 static int program_switch(struct mcg_mgr *mgr, struct ib_node *sw,
-			  struct mft_shadow *sh)
+			  struct mft_shadow *sh, uint32_t top_block)
 {
 	size_t items = (size_t)sh->nblocks * sh->npos;
-	struct fill_ctx k = {.npos = sh->npos, .colors = mgr->colors};
+	struct fill_ctx k = {.npos = sh->npos, .colors = mgr->colors,
+			     .top_block = top_block};
 	struct bulk_req br = {0};
 	struct mft_xfer *x;
 	int rc = shadow_alloc(sh);
@@ -194,12 +223,14 @@ static int program_switch(struct mcg_mgr *mgr, struct ib_node *sw,
 		if (!sh->stale[i] &&
 		    !memcmp(sh->m + o, k.m + o, MFT_BLOCK_SIZE * sizeof(*k.m)))
 			continue;
+		if (sh->stale[i] && i / sh->npos >= k.top_block)
+			continue; /* unknown, and no MLID of ours in it */
 		x->items[x->n++] = i;
 		sh->stale[i] = 0;
+		memcpy(sh->m + o, k.m + o, MFT_BLOCK_SIZE * sizeof(*k.m));
 	}
 	if (!x->n)
 		goto fail; /* nothing changed: not an error */
-	memcpy(sh->m, k.m, items * MFT_BLOCK_SIZE * sizeof(*k.m));
 	x->mgr = mgr;
 	x->guid = sw->guid;
 	x->npos = sh->npos;
@@ -306,6 +337,7 @@ static void read_pass(struct mcg_mgr *mgr)
 static void start_pass(struct mcg_mgr *mgr)
 {
 	struct fabric *f = mgr->sm->fab;
+	uint32_t top;
 	int rc = 0;
 
 	if (mgr->sm->stopping) {
@@ -322,8 +354,9 @@ static void start_pass(struct mcg_mgr *mgr)
 	mgr->prog_failed = 0;
 	mgr->gen_pass = mgr->gen_req;
 	mgr->prog_pending = 1; /* held while submitting */
+	top = blocks_in_use(mgr);
 	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++) {
-		rc = program_switch(mgr, f->switches[i], &mgr->shadow[i]);
+		rc = program_switch(mgr, f->switches[i], &mgr->shadow[i], top);
 		if (rc < 0) {
 			mgr->prog_failed++;
 			log_err("MFT: cannot program %s (0x%016" PRIx64
