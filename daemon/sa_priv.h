@@ -6,6 +6,7 @@
 
 #include "daemon/sa_server.h"
 #include "mad/sa_mad.h"
+#include "mad/sa_service.h"
 #include "mad/sa_wire.h"
 
 /* One request being answered. */
@@ -104,5 +105,15 @@ int sa_mcgstate_handle(struct sa_ctx *c);
 int sa_mcm_init(struct sa *sa);
 void sa_mcm_free(struct sa *sa);
 void sa_service_free(struct sa *sa);
+
+/* Bounds the database so a misbehaving client cannot exhaust memory. */
+#define SA_SERVICE_MAX 4096
+
+/* A registered ServiceRecord (sa_service.c). */
+struct sa_service {
+	struct sa_service_rec rec;
+	uint64_t expires_ms; /* sa->now_ms() clock; 0: infinite lease */
+};
+void sa_service_remove_at(struct sa_services *db, uint32_t i);
 
 #endif

@@ -79,6 +79,7 @@ struct sa_service;
 struct sa_services {
 	struct sa_service *v;
 	uint32_t n, cap;
+	uint64_t gen; /* bumped by every change (services.state follows) */
 };
 
 struct sa_mcgs {
@@ -114,6 +115,15 @@ struct sa {
 
 /* 4 MiB: 65,000 PathRecords, an RMPP transfer of 21,000 segments. */
 #define SA_RESP_MAX (1u << 22)
+
+
+/* services.state in dir (sa_service_store.c): the ServiceRecords with
+ * their leases as wall-clock expiry, so a restart keeps every
+ * acknowledged registration.  save: 0 or -errno (atomic, synced).
+ * load: the records read (expired ones dropped); a damaged line is
+ * skipped with a warning naming it; a missing file is 0. */
+int sa_service_save(const struct sa *sa, const char *dir);
+int sa_service_load(struct sa *sa, const char *dir);
 
 /* Initialises the SA on a fabric (not owned); creates the IPoIB broadcast
  * group.  0 or -ENOMEM. */

@@ -10,21 +10,13 @@
 
 #include "mad/sa_service.h"
 
-/* Bounds the database so a misbehaving client cannot exhaust memory. */
-#define SERVICE_MAX 4096
-
-struct sa_service {
-	struct sa_service_rec rec;
-	uint64_t expires_ms; /* 0: infinite lease */
-};
-
 void sa_service_free(struct sa *sa)
 {
 	free(sa->services.v);
 	memset(&sa->services, 0, sizeof(sa->services));
 }
 
-static void remove_at(struct sa_services *db, uint32_t i)
+void sa_service_remove_at(struct sa_services *db, uint32_t i)
 {
 	memmove(&db->v[i], &db->v[i + 1], (db->n - i - 1) * sizeof(db->v[0]));
 	db->n--;
@@ -43,7 +35,8 @@ static void sa_service_expire(struct sa *sa)
 				 "expired, removed",
 				 (unsigned long long)s->rec.id,
 				 (const char *)s->rec.name);
-			remove_at(&sa->services, i);
+			sa_service_remove_at(&sa->services, i);
+			sa->services.gen++;
 		} else {
 			i++;
 		}
@@ -90,7 +83,7 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 		if (same_key(&db->v[i].rec, q))
 			s = &db->v[i];
 	if (!s) {
-		if (db->n >= SERVICE_MAX)
+		if (db->n >= SA_SERVICE_MAX)
 			return SA_STATUS_NO_RESOURCES;
 		if (db->n == db->cap) {
 			uint32_t cap = db->cap ? db->cap * 2 : 16;
@@ -108,6 +101,7 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 	s->expires_ms = q->lease == SA_SR_LEASE_INFINITE
 			    ? 0
 			    : c->sa->now_ms() + (uint64_t)q->lease * 1000;
+	db->gen++;
 	{
 		struct sa_service_rec r = current(c->sa, s);
 
@@ -128,7 +122,8 @@ static int do_delete(struct sa_ctx *c, struct sa_service_rec *q)
 			continue;
 		struct sa_service_rec r = current(c->sa, &db->v[i]);
 
-		remove_at(db, i);
+		sa_service_remove_at(db, i);
+		db->gen++;
 		return sa_append(c, &r) < 0 ? -ENOMEM : 0;
 	}
 	return SA_STATUS_NO_RECORDS;
