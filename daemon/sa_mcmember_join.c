@@ -205,9 +205,11 @@ static int add_member(struct mcg *g, struct ib_port *p,
 	return 0;
 }
 
+/* *dirty: the join changed the group (a join that only repeats what the
+ * member has is answered without a state-file write to wait for). */
 static int join_existing(struct mcg *g, struct ib_port *p,
 			 const struct sa_mcm_rec *req, uint64_t mask,
-			 uint8_t proxy, struct sa_mcm_rec *resp)
+			 uint8_t proxy, struct sa_mcm_rec *resp, bool *dirty)
 {
 	struct sa_mcg_member *m = sa_mcg_member_find(g->sa, req->port_gid);
 	uint16_t mc = mask & C(SA_MCMR_MEMBER_COUNT) ? req->member_count : 0;
@@ -219,7 +221,10 @@ static int join_existing(struct mcg *g, struct ib_port *p,
 	    mc != g->sa->rec.member_count)
 		return SA_STATUS_REQ_INVALID;
 	if (m) {
+		uint8_t was = m->join_state;
+
 		m->join_state |= req->join_state & 0xF;
+		*dirty = m->join_state != was;
 		answer(g, req, m->join_state, m->proxy, resp);
 		return 0;
 	}
@@ -281,6 +286,7 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	struct ib_port *p;
 	struct mcg *g;
 	uint8_t proxy;
+	bool dirty = true;
 	int st;
 
 	mgr->joins++;
@@ -297,11 +303,11 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	g = mask & C(SA_MCMR_MGID) && !mgid_zero(req->mgid)
 		? mcg_find(mgr, req->mgid)
 		: NULL;
-	st = g ? join_existing(g, p, req, mask, proxy, resp)
+	st = g ? join_existing(g, p, req, mask, proxy, resp, &dirty)
 	       : join_new(mgr, p, req, mask, proxy, resp);
 	if (st)
 		mgr->refused++;
-	else
+	else if (dirty)
 		mcg_persist_dirty(mgr);
 	return st;
 }

@@ -90,4 +90,20 @@ done
 echo "$MG $MLID$names" >"$T/groups"
 echo "ff12:401b:ffff::ffff:ffff $(field mlid < <(sa_at H2 mcg-state ff12:401b:ffff::ffff:ffff)) H2" >>"$T/groups"
 mc_walk "$T/groups" || fail "MFT walk found errors"
+
+# A join that repeats what the member has changes nothing: it is answered
+# without rewriting mcgroups.state (so a port repeating joins costs the
+# others no write to wait for).  A real change does rewrite it.
+sleep 0.2
+before=$(stat -c %Y.%N "$T/state/mcgroups.state" 2>/dev/null)
+for _ in 1 2 3 4 5; do
+	expect success "$(sa_at H2 join ff12:401b:ffff::ffff:ffff --qkey 0x0b1b)" "repeated join of the broadcast group"
+done
+sleep 0.2
+[ "$(stat -c %Y.%N "$T/state/mcgroups.state")" = "$before" ] ||
+	fail "repeated joins that changed nothing rewrote mcgroups.state"
+expect success "$(sa_at H5 join ff12:401b:ffff::ffff:ffff --qkey 0x0b1b)" "a new member of the broadcast group"
+sleep 0.2
+[ "$(stat -c %Y.%N "$T/state/mcgroups.state")" != "$before" ] ||
+	fail "a new member did not rewrite mcgroups.state: the check above could not fail"
 echo "PASS: standard joins, leaves, partial leaves, proxy join and refusals"
