@@ -25,6 +25,8 @@ static void light_cb(void *ctx, int status, const struct txn_result *r)
 	struct smp_switch_info si;
 
 	if (status < 0 || !r->data) {
+		s->silent = true;
+		incr_note_silent(s, q->guid);
 		if (!s->changed)
 			log_notice("light sweep: switch %s (0x%016" PRIx64 ") "
 				   "does not answer (%s); rediscovering",
@@ -34,9 +36,10 @@ static void light_cb(void *ctx, int status, const struct txn_result *r)
 		   si.port_state_change) {
 		if (!s->changed)
 			log_notice("light sweep: switch %s (0x%016" PRIx64 ") "
-				   "reports a port state change; rediscovering",
+				   "reports a port state change",
 				   q->desc, q->guid);
 		s->changed = true;
+		incr_note_psc(s, q->guid, r->data);
 	}
 	free(q);
 	sweep_release(s);
@@ -51,6 +54,16 @@ int light_start(struct sweep *s)
 	for (uint32_t i = 0; i < f->n_switches; i++) {
 		struct ib_node *sw = f->switches[i];
 		struct light_req *q = calloc(1, sizeof(*q));
+		/* One retry, not the engine's three: a switch silent twice is
+		 * a change either way (its route or itself), and after a
+		 * link failure every switch routed through it is silent, each
+		 * try costing a full timeout on real hardware. */
+		struct txn_smp_req req = {.dr = true,
+					  .path = sw->dr_path,
+					  .hops = sw->dr_hops,
+					  .method = MAD_METHOD_GET,
+					  .attr_id = SMP_ATTR_SWITCH_INFO,
+					  .retries = 1};
 		int rc;
 
 		if (!q)
@@ -58,9 +71,7 @@ int light_start(struct sweep *s)
 		q->s = s;
 		q->guid = sw->guid;
 		snprintf(q->desc, sizeof(q->desc), "%s", sw->desc);
-		rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops,
-				   MAD_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0,
-				   NULL, light_cb, q);
+		rc = txn_submit(s->sm->txn, &req, light_cb, q);
 		if (rc < 0) {
 			free(q);
 			return rc;

@@ -30,6 +30,7 @@ struct pgprog;
 enum sweep_state {
 	SWEEP_IDLE,
 	SWEEP_LIGHT,	 /* SwitchInfo of every known switch: any change? */
+	SWEEP_PROBE,	 /* PortInfo of the switches that changed (incr.c) */
 	SWEEP_DISCOVER,	 /* heavy: NodeInfo/Desc, PortInfo, SwitchInfo */
 	SWEEP_CONFIGURE, /* LIDs + ARMED, LinearFDBTop, LFT blocks */
 	SWEEP_ACTIVATE,	 /* ACTIVE on every armed port */
@@ -108,6 +109,7 @@ struct sm {
 	bool stopping;
 	bool heavy_pending;
 	uint64_t sweeps, heavy_sweeps;
+	uint64_t incremental_sweeps; /* of heavy_sweeps: no discovery */
 	struct timespec last_sweep; /* CLOCK_REALTIME end of last sweep */
 	double last_sweep_ms;
 	char last_error[256];

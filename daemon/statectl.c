@@ -46,6 +46,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "sweep_state %s\n", sweep_state_name(sweep_state(sm)));
 	fprintf(out, "sweeps %" PRIu64 "\n", sm->sweeps);
 	fprintf(out, "heavy_sweeps %" PRIu64 "\n", sm->heavy_sweeps);
+	fprintf(out, "incremental_sweeps %" PRIu64 "\n", sm->incremental_sweeps);
 	fprintf(out, "last_sweep %s\n", ts);
 	fprintf(out, "last_sweep_ms %.1f\n", sm->last_sweep_ms);
 	fprintf(out, "last_error %s\n",

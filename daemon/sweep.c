@@ -1,7 +1,9 @@
 /* The sweep state machine.  IDLE -> LIGHT (SwitchInfo of every switch)
  * -> IDLE when nothing changed, else DISCOVER (fresh model over directed
- * routes) -> [LIDs, hop tables, unicast routing: computed in the loop]
- * -> CONFIGURE (PortInfo LID/ARMED, SwitchInfo, changed LFT blocks) ->
+ * routes), or PROBE when switches only reported a port state change
+ * (incr.c: the model without the links that went down, no discovery; a
+ * heavy DISCOVER when that cannot be sure) -> [LIDs, hop tables, unicast
+ * routing: computed in the loop] -> CONFIGURE (PortInfo LID/ARMED, SwitchInfo, changed LFT blocks) ->
  * ACTIVATE (PortInfo ACTIVE) -> IDLE.  Every transition goes through
  * change_state(), which logs it.  A phase ends when its last SMP has
  * completed (sweep_release). */
@@ -19,6 +21,7 @@
 
 static const char *const state_names[SWEEP_STATES] = {
     [SWEEP_IDLE] = "IDLE",	   [SWEEP_LIGHT] = "LIGHT",
+    [SWEEP_PROBE] = "PROBE",
     [SWEEP_DISCOVER] = "DISCOVER", [SWEEP_CONFIGURE] = "CONFIGURE",
     [SWEEP_ACTIVATE] = "ACTIVATE",
 };
@@ -89,7 +92,8 @@ static void sweep_reset(struct sweep *s)
 		free(s->nf);
 		s->nf = NULL;
 	}
-	s->changed = false;
+	s->changed = s->silent = s->incremental = false;
+	incr_reset(s);
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
 	s->lft_blocks = s->lft_read = s->armed = s->activated = 0;
 	s->need_gets = s->need_sets = 0;
@@ -198,18 +202,88 @@ static void begin(struct sweep *s, bool heavy, const char *why)
 	}
 }
 
+static void go_heavy(struct sweep *s, const char *why)
+{
+	s->heavy = true;
+	s->incremental = false;
+	change_state(s, SWEEP_DISCOVER, why);
+	if (start_discovery(s) < 0)
+		finish(s, -ENOMEM);
+}
+
+static void incr_fallback(struct sweep *s, const char *why)
+{
+	if (s->nf) {
+		fabric_free(s->nf);
+		free(s->nf);
+		s->nf = NULL;
+	}
+	log_notice("incremental sweep not possible (%s); rediscovering",
+		   why[0] ? why : s->error);
+	s->error[0] = '\0';
+	go_heavy(s, "probe found more than lost links");
+}
+
+static void incr_route(struct sweep *s)
+{
+	char why[200] = "";
+
+	s->heavy = s->incremental = true;
+	if (route_compute(s->sm, s->nf, why, sizeof(why)) < 0) {
+		incr_fallback(s, why);
+		return;
+	}
+	change_state(s, SWEEP_CONFIGURE, "links down, rerouted");
+	run_phase(s, start_lft, "LFTs");
+}
+
+/* The probe's verdict: edit the model and route it, nothing to do, or a
+ * heavy sweep after all.  Switches the light sweep did not hear are asked
+ * again over the edited model's routes first (the second pass here). */
+static void probe_done(struct sweep *s)
+{
+	char why[200] = "";
+	int r;
+
+	if (s->nf) { /* after the recheck, or after the far ends' probe */
+		if (s->error[0] || !incr_recheck_ok(s, why, sizeof(why)))
+			incr_fallback(s, why);
+		else if (incr_need_probe(s))
+			run_phase(s, incr_probe_start, "far ends' ports");
+		else if ((r = incr_apply(s, why, sizeof(why))) < 0)
+			incr_fallback(s, why);
+		else if (r > 0)
+			run_phase(s, incr_recheck_start, "mute switches");
+		else
+			incr_route(s);
+		return;
+	}
+	r = s->error[0] ? -1 : incr_build(s, why, sizeof(why));
+	if (r == 0)
+		finish(s, 0);
+	else if (r < 0)
+		incr_fallback(s, why);
+	else if (incr_need_recheck(s))
+		run_phase(s, incr_recheck_start, "silent switches");
+	else
+		incr_route(s);
+}
+
 static void phase_done(struct sweep *s)
 {
 	switch (s->state) {
 	case SWEEP_LIGHT:
-		if (s->changed) {
-			s->heavy = true;
-			change_state(s, SWEEP_DISCOVER, "change seen");
-			if (start_discovery(s) < 0)
-				finish(s, -ENOMEM);
+		if (s->changed && incr_possible(s)) {
+			change_state(s, SWEEP_PROBE, "port state change");
+			run_phase(s, incr_probe_start, "port probe");
+		} else if (s->changed) {
+			go_heavy(s, "change seen");
 		} else {
 			finish(s, 0);
 		}
+		break;
+	case SWEEP_PROBE:
+		probe_done(s);
 		break;
 	case SWEEP_CONFIGURE:
 		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
@@ -261,6 +335,7 @@ static int adopt_model(struct sweep *s)
 	sm->fab = s->nf;
 	s->nf = NULL;
 	sm->heavy_sweeps++;
+	sm->incremental_sweeps += s->incremental;
 	route_after_sweep(sm);
 	sm_publish(sm, SM_EV_FABRIC_REPLACED, NULL);
 	if (s->left_out) {
@@ -315,14 +390,14 @@ static void finish(struct sweep *s, int rc)
 			s->error[0] ? s->error : strerror(-rc));
 	else if (s->heavy)
 		log_notice("sweep %" PRIu64
-			   ": subnet up, %u switches, %u hosts,"
+			   ": subnet up%s, %u switches, %u hosts,"
 			   " %u ports armed, %u activated, %" PRIu64 " LFT "
 			   "blocks to %u switches (%" PRIu64 " read back), "
 			   "%.1f ms",
-			   sm->sweeps, sm->fab->n_switches,
-			   fabric_count_hosts(sm->fab), s->armed, s->activated,
-			   s->lft_blocks, s->lft_switches, s->lft_read,
-			   sm->last_sweep_ms);
+			   sm->sweeps, s->incremental ? " (incremental)" : "",
+			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
+			   s->armed, s->activated, s->lft_blocks,
+			   s->lft_switches, s->lft_read, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE, rc == -ECANCELED ? "not master"
 				    : rc < 0	     ? "failed"
 						     : "done");

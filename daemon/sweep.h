@@ -26,8 +26,11 @@ struct sweep {
 	struct fabric *nf; /* heavy: the model being built */
 	struct discovery *disc;
 
-	/* Light sweep verdict: something changed, go heavy. */
-	bool changed;
+	/* Light sweep verdict: something changed; a switch was silent;
+	 * what the switches reporting a change said (incr.c). */
+	bool changed, silent;
+	struct incr *incr;
+	bool incremental; /* this sweep edits the model, no discovery */
 
 	/* Results of this sweep. */
 	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */
@@ -63,7 +66,31 @@ int portsetup_activate(struct sweep *s);
 int lftprog_start(struct sweep *s, struct fabric *old);
 
 /* light.c: SwitchInfo Get of every switch in sm->fab; s->changed when a
- * switch reports PortStateChange or does not answer. */
+ * switch reports PortStateChange (incr_note_psc) or does not answer
+ * (s->silent). */
 int light_start(struct sweep *s);
+
+/* incr.c: the incremental sweep after a light sweep.  incr_possible: only
+ * PortStateChange was reported and this SM is a settled master.  The probe
+ * phase reads those switches' ports; incr_build then makes s->nf the model
+ * without the links that went down (1), finds nothing to route (0), or
+ * says why a heavy sweep is needed (-1). */
+void incr_note_psc(struct sweep *s, uint64_t guid,
+		   const uint8_t si[SMP_DATA_SIZE]);
+void incr_note_silent(struct sweep *s, uint64_t guid);
+bool incr_possible(const struct sweep *s);
+/* After incr_build: the switches silent in the light sweep asked again
+ * over their new routes (a failure makes incr_recheck_done false). */
+bool incr_need_recheck(const struct sweep *s);
+int incr_recheck_start(struct sweep *s);
+bool incr_recheck_ok(const struct sweep *s, char *why, size_t len);
+/* The recheck found more switches reporting a change (far ends of lost
+ * links): their ports are read over s->nf, then incr_apply cuts what they
+ * lost too (0, or -1 with why). */
+bool incr_need_probe(const struct sweep *s);
+int incr_apply(struct sweep *s, char *why, size_t len);
+int incr_probe_start(struct sweep *s);
+int incr_build(struct sweep *s, char *why, size_t len);
+void incr_reset(struct sweep *s);
 
 #endif

@@ -168,6 +168,13 @@ static const struct cfg_key cfg_keys[] = {
 	  NULL,
 	  "Traps of one port acted on per sm.trap_interval_ms; every trap is "
 	  "answered with TrapRepress all the same." },
+	{ "sm.incremental", CFG_ENUM, OFF(sm_incremental), "true", 0, 0,
+	  bool_names,
+	  "When a light sweep sees switches report a port state change, "
+	  "probe only their ports: if links of the model went down, route "
+	  "a copy of the model without them and send what differs, with no "
+	  "rediscovery. Anything else (a new link, a silent switch, a node "
+	  "cut off) is a heavy sweep, as is every sweep when false." },
 	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
 	  "Most SMPs outstanding at once (ibsim stalls between 256 and 384; "
 	  "64 measured fastest)." },

@@ -59,6 +59,7 @@ struct config {
 	uint32_t sm_elevated_priority; /* 0 = off */
 	uint32_t sm_trap_interval_ms;
 	uint32_t sm_trap_limit;
+	int sm_incremental; /* 0 or 1 */
 
 	uint32_t mad_window;
 	uint32_t mad_window_per_node;

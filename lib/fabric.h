@@ -134,6 +134,14 @@ static inline struct ib_node *port_peer_node(const struct ib_node *n,
  * LFT_NO_PORT.  0 or -ENOMEM. */
 int node_lft_reserve(struct ib_node *sw, uint16_t top);
 
+/* fabric_copy.c: dst (uninitialised) becomes a deep copy of src: same
+ * nodes in the same order, links, LIDs, LFTs, directed routes.  0 or
+ * -ENOMEM (dst then empty). */
+int fabric_copy(struct fabric *dst, const struct fabric *src);
+/* Recomputes every node's directed route from the SM's node (shortest,
+ * first port first); returns how many nodes it cannot reach. */
+uint32_t fabric_dr_paths(struct fabric *f);
+
 /* Number of host (CA/router) ports with a link. */
 uint32_t fabric_count_hosts(const struct fabric *f);
 /* Number of links (each counted once). */

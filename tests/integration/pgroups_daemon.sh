@@ -64,12 +64,16 @@ compare_agents() {
 			fail "agent $sw holds other tables than port-groups.dump: $(head -20 "$T/diff-$sw")"
 	done
 }
+# The LFTs the checker reads, written now (a daemon writes lfts.dump only
+# when the dumps key lists it, and then on a helper thread).
+dump_now() { "$IBSMCTL" -s "$sock" dump "$st" >/dev/null || fail "ibsmctl dump $st"; }
 agent_sets() { sed -n 's/.* sets \([0-9]*\)$/\1/p' "$T/agent-$1.dump"; }
 
 wait_heavy 0
 [ -s "$st/port-groups.dump" ] || fail "no port-groups.dump in the state directory"
 compare_agents
 guids=$(for sw in S1 S2 S3; do printf '%s,' "${GUID[$sw]}"; done)
+dump_now
 out=$(python3 "$CHECK" "$st" --minhop --cap 8 --full-coverage --switches "${guids%,}") ||
 	fail "port-groups.dump: $out"
 echo "$out"
@@ -109,6 +113,7 @@ wait_heavy "$h"
 compare_agents
 grep "^${GUID[S1]} pg " "$T/agent-S1.dump" | grep -q "ports \(5\|5,.*\|.*,5\|.*,5,.*\)$" &&
 	fail "S1 port 5 still in a group after the sweep: $(grep pg "$T/agent-S1.dump")"
+dump_now
 out=$(python3 "$CHECK" "$st" --minhop --cap 8 --full-coverage --switches "${guids%,}") ||
 	fail "after link down: $out"
 echo "after link down: $out"

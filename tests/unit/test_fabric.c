@@ -63,6 +63,45 @@ static void test_maps(void **state)
 	fabric_free(&f);
 }
 
+/* The copy is deep (a link removed from it stays in the original) and the
+ * directed routes follow the copy's links: with S0-S2 linked too, cutting
+ * S0-S1 sends S1's route through S2. */
+static void test_copy_dr(void **state)
+{
+	struct fabric f, c;
+	struct ib_node *sw[3], *h[2];
+
+	(void)state;
+	build_line(&f, sw, h);
+	assert_int_equal(fabric_link(&f, sw[0], 2, sw[2], 2), 0);
+	f.sm_node = h[0];
+	f.sm_port = 1;
+	fabric_set_lid(&f, &h[0]->ports[1], 1, 0);
+	fabric_set_lid(&f, &sw[1]->ports[0], 3, 0);
+	assert_int_equal(node_lft_reserve(sw[1], 3), 0);
+	sw[1]->lft[1] = 1;
+	assert_int_equal(fabric_dr_paths(&f), 0);
+	assert_int_equal(sw[1]->dr_hops, 2); /* H0 -> S0 -> S1 */
+	assert_int_equal(sw[1]->dr_path[2], 1);
+	assert_int_equal(fabric_copy(&c, &f), 0);
+	assert_int_equal(c.n_nodes, f.n_nodes);
+	assert_int_equal(fabric_count_links(&c), fabric_count_links(&f));
+	assert_ptr_equal(fabric_port_by_lid(&c, 3), &c.nodes[1]->ports[0]);
+	assert_ptr_equal(fabric_port_by_guid(&c, 0x211), &c.nodes[4]->ports[1]);
+	assert_int_equal(c.nodes[1]->lft[1], 1);
+	assert_ptr_equal(c.sm_node, c.nodes[3]);
+	fabric_unlink(&c.nodes[0]->ports[1]);
+	assert_non_null(sw[0]->ports[1].remote); /* the original keeps it */
+	assert_int_equal(fabric_dr_paths(&c), 0);
+	assert_int_equal(c.nodes[1]->dr_hops, 3); /* H0 -> S0 -> S2 -> S1 */
+	assert_int_equal(c.nodes[1]->dr_path[2], 2);
+	assert_int_equal(c.nodes[1]->dr_path[3], 1);
+	fabric_unlink(&c.nodes[2]->ports[1]); /* S1 now unreachable */
+	assert_int_equal(fabric_dr_paths(&c), 1);
+	fabric_free(&c);
+	fabric_free(&f);
+}
+
 static void test_hops(void **state)
 {
 	struct fabric f;
@@ -112,6 +151,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_copy_dr),
 		cmocka_unit_test(test_hops),
 		cmocka_unit_test(test_pool),
 	};

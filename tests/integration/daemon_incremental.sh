@@ -1,0 +1,124 @@
+#!/bin/bash
+# Link and switch failures repaired without rediscovery.  ibsmd runs as a
+# daemon on a 3-level fat tree under ibsim; a leaf uplink goes down with
+# ibsim's Unlink, then a whole middle switch.  Each time:
+#   - the sweep after the trap is incremental (PROBE, no DISCOVER);
+#   - the LFTs read back deliver every host pair on a shortest path;
+#   - they equal what a fresh `ibsmd --once` computes on a second ibsim
+#     running the failed fabric (same LIDs from guid2lid), entry by entry.
+# Then a link comes back: a port coming up is more than the model can
+# take, so that sweep falls back to a heavy one and the link is used again.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bringup_common.bash"
+need ibsim ibnetdiscover iblinkinfo ibroute python3
+"$O/ibsmgen" fattree3 --k 8 -o "$T/ft.net" || fail "ibsmgen"
+ARGS=$("$O/ibsmgen" ibsim-args "$T/ft.net")
+start_ibsim "$T/ft.net" $ARGS
+sock=$T/sock
+LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" \
+	--state-dir "$T/state" -o control_socket="$sock" -o log.level=info \
+	-o sm.sweep_interval_ms=0 >"$T/ibsmd.log" 2>&1 &
+DPID=$!
+trap 'kill $DPID 2>/dev/null; cleanup' EXIT
+field() { "$IBSMCTL" -s "$sock" status 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+wait_count() { # wait_count FIELD MIN: until FIELD >= MIN and the sweep is idle
+	for _ in $(seq 100); do
+		[ "$(field "$1")" -ge "$2" ] 2>/dev/null &&
+			[ "$(field sweep_state)" = IDLE ] && return 0
+		kill -0 $DPID 2>/dev/null || fail "ibsmd died"
+		sleep 0.1
+	done
+	tail -20 "$T/ibsmd.log"
+	fail "$1 did not reach $2"
+}
+wait_count heavy_sweeps 1
+
+lft_entries() {
+	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1) }
+	     /^0x/ { print g, $1, $2 }' "$1" | sort
+}
+
+# fresh NAME NETFILE: ibsmd --once on a second ibsim running NETFILE, with
+# the daemon's guid2lid, and its LFTs against the daemon's.
+fresh() {
+	local name=$1 net=$2 d=$T/$1
+	mkdir -p "$d/state"
+	cp "$T/state/guid2lid" "$d/state/"
+	"$IBSMCTL" -s "$sock" dump "$d/daemon" >/dev/null || fail "$name: ibsmctl dump"
+	NET=$net SIMARGS=$ARGS start_named_sim "$name"
+	at "$name" "$IBSMD" --once --state-dir "$d/state" -o dumps=lfts \
+		>"$d/once.log" 2>&1 || { tail -5 "$d/once.log"; fail "$name: fresh --once failed"; }
+	eval "kill \$PID_SIM_$name; wait \$PID_SIM_$name 2>/dev/null"
+	lft_entries "$d/daemon/lfts.dump" >"$d/lft.daemon"
+	lft_entries "$d/state/lfts.dump" >"$d/lft.fresh"
+	[ -s "$d/lft.fresh" ] || fail "$name: no LFTs from the fresh computation"
+	diff -q "$d/lft.daemon" "$d/lft.fresh" >/dev/null ||
+		fail "$name: LFTs after the incremental sweep differ from a fresh computation in $(diff "$d/lft.daemon" "$d/lft.fresh" | grep -c '^<') entries"
+	echo "$name: $(wc -l <"$d/lft.daemon") LFT entries equal to a fresh computation"
+}
+
+# failure NAME IBSIM-COMMAND NETFILE-AFTER
+failure() {
+	local name=$1 cmd=$2 after=$3 inc n0
+	inc=$(field incremental_sweeps)
+	n0=$(wc -l <"$T/ibsmd.log")
+	ibsim_cmd "$cmd"
+	wait_count incremental_sweeps $((inc + 1))
+	sleep 0.2 # the log line follows the counter
+	tail -n +$((n0 + 1)) "$T/ibsmd.log" >"$T/$name.log"
+	grep -q "subnet up (incremental)" "$T/$name.log" || fail "$name: no incremental sweep"
+	! grep -q -- "-> DISCOVER" "$T/$name.log" || fail "$name: the sweep rediscovered"
+	check_fabric "$T/$name.walk"
+	fresh "$name" "$after"
+}
+
+# Leaf S1's first uplink (port 5 on a k=8 tree).
+peer=$(sed -n '/^Switch.*"S1"$/,/^$/p' "$T/ft.net" | sed -n 's/^\[5\]\t"\([^"]*\)"\[\([0-9]*\)\].*/\1 \2/p')
+set -- $peer
+[ -n "${1:-}" ] || fail "cannot find S1 port 5 in the net file"
+mid=$1 midport=$2
+python3 - "$T/ft.net" "$T/link.net" "S1" 5 "$mid" "$midport" <<'PY'
+import sys
+src, dst, a, ap, b, bp = sys.argv[1:]
+out, node = [], None
+for line in open(src):
+    s = line.rstrip("\n")
+    if s.startswith(("Switch", "Hca")):
+        node = s.split('"')[1]
+    elif s.startswith("[") and node in (a, b):
+        port = s[1:s.index("]")]
+        if (node, port) in ((a, ap), (b, bp)):
+            continue
+    out.append(line)
+open(dst, "w").writelines(out)
+PY
+failure link "Unlink \"S1\"[5]" "$T/link.net"
+
+# A whole middle switch (one that S1 still uses).
+peer=$(sed -n '/^Switch.*"S1"$/,/^$/p' "$T/ft.net" | sed -n 's/^\[6\]\t"\([^"]*\)".*/\1/p')
+python3 - "$T/link.net" "$T/switch.net" "$peer" <<'PY'
+import sys
+src, dst, gone = sys.argv[1:]
+# The switch stays, with no link: ibsim numbers GUIDs in file order.
+out, node = [], None
+for line in open(src):
+    s = line.rstrip("\n")
+    if s.startswith(("Switch", "Hca")):
+        node = s.split('"')[1]
+    elif s.startswith("[") and (node == gone or '"%s"' % gone in s):
+        continue
+    out.append(line)
+open(dst, "w").writelines(out)
+PY
+failure switch "Unlink \"$peer\"" "$T/switch.net"
+
+# A link coming up is a heavy sweep.
+h=$(field heavy_sweeps) inc=$(field incremental_sweeps) links=$(field links)
+ibsim_cmd "Link \"S1\"[5] \"$mid\"[$midport]"
+wait_count heavy_sweeps $((h + 1))
+grep -q "incremental sweep not possible (a port came up)" "$T/ibsmd.log" ||
+	fail "a port coming up did not fall back to a heavy sweep"
+[ "$(field incremental_sweeps)" = "$inc" ] || fail "the link coming up was taken incrementally"
+[ "$(field links)" = $((links + 1)) ] || fail "links: $(field links), want $((links + 1))"
+check_fabric "$T/up.walk"
+echo PASS
