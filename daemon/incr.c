@@ -21,6 +21,7 @@
 
 struct incr_sw {
 	uint64_t guid;
+	bool have_si;		   /* else the probe reads it first */
 	uint8_t si[SMP_DATA_SIZE]; /* SwitchInfo as the light sweep read it */
 };
 
@@ -37,6 +38,8 @@ struct incr {
 	uint32_t n_silent, cap_silent;
 	uint64_t *mute; /* ... nor the recheck over their new routes */
 	uint32_t n_mute, cap_mute;
+	uint64_t *asked; /* rechecked once already */
+	uint32_t n_asked, cap_asked;
 	unsigned rounds; /* rechecks done */
 	uint32_t n_cut;	 /* links cut so far */
 	struct incr_link *lost;
@@ -72,6 +75,7 @@ void incr_reset(struct sweep *s)
 	free(s->incr->sw);
 	free(s->incr->silent);
 	free(s->incr->mute);
+	free(s->incr->asked);
 	free(s->incr->lost);
 	free(s->incr);
 	s->incr = NULL;
@@ -109,8 +113,13 @@ void incr_note_psc(struct sweep *s, uint64_t guid,
 		set_unsure(in, "out of memory");
 		return;
 	}
+	for (uint32_t i = 0; i < in->n_sw; i++)
+		if (in->sw[i].guid == guid && i >= in->probed)
+			return; /* a trap and a light sweep may name it twice */
 	in->sw[in->n_sw].guid = guid;
-	memcpy(in->sw[in->n_sw].si, si, SMP_DATA_SIZE);
+	in->sw[in->n_sw].have_si = si != NULL;
+	if (si)
+		memcpy(in->sw[in->n_sw].si, si, SMP_DATA_SIZE);
 	in->n_sw++;
 }
 
@@ -170,8 +179,8 @@ static void probe_cb(void *ctx, int status, const struct txn_result *r)
 
 /* Clears PortStateChange (writing 1 clears it) so the next light sweep
  * sees only later changes; LinearFDBTop is written as it was. */
-static int clear_psc(struct sweep *s, const struct ib_node *sw,
-		     const uint8_t raw[SMP_DATA_SIZE])
+static int clear_psc_at(struct sweep *s, const uint8_t *path, uint8_t hops,
+			const uint8_t raw[SMP_DATA_SIZE])
 {
 	struct smp_switch_info si;
 	uint8_t data[SMP_DATA_SIZE] = {0};
@@ -179,9 +188,50 @@ static int clear_psc(struct sweep *s, const struct ib_node *sw,
 	if (smp_switch_info_decode(&si, raw, SMP_DATA_SIZE) < 0 ||
 	    smp_switch_info_encode(&si, data, sizeof(data)) < 0)
 		return -EINVAL;
-	return txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops,
-			     MAD_METHOD_SET, SMP_ATTR_SWITCH_INFO, 0, data,
-			     NULL, NULL);
+	return txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET,
+			     SMP_ATTR_SWITCH_INFO, 0, data, NULL, NULL);
+}
+
+/* A switch named by a trap: its SwitchInfo is read, then written back
+ * with PortStateChange cleared. */
+struct si_req {
+	struct sweep *s;
+	uint8_t path_copy[IB_MAX_DR_HOPS + 1];
+	uint8_t hops;
+};
+
+static void si_read_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct si_req *q = ctx;
+
+	if (status < 0 || !r->data)
+		set_unsure(q->s->incr, "a switch named by a trap does not "
+				       "answer SwitchInfo");
+	else if (clear_psc_at(q->s, q->path_copy, q->hops, r->data) < 0)
+		set_unsure(q->s->incr, "cannot clear PortStateChange");
+	sweep_release(q->s);
+	free(q);
+}
+
+static int read_and_clear(struct sweep *s, const struct ib_node *sw)
+{
+	struct si_req *q = calloc(1, sizeof(*q));
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	q->s = s;
+	memcpy(q->path_copy, sw->dr_path, sizeof(q->path_copy));
+	q->hops = sw->dr_hops;
+	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops,
+			   MAD_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL,
+			   si_read_cb, q);
+	if (rc < 0) {
+		free(q);
+		return rc;
+	}
+	sweep_hold(s);
+	return 0;
 }
 
 static int probe_port(struct sweep *s, const struct ib_node *sw, uint8_t p)
@@ -219,7 +269,9 @@ int incr_probe_start(struct sweep *s)
 		if (!sw)
 			return -ENOENT;
 		in->probed = i + 1;
-		rc = clear_psc(s, sw, in->sw[i].si);
+		rc = in->sw[i].have_si
+			 ? clear_psc_at(s, sw->dr_path, sw->dr_hops, in->sw[i].si)
+			 : read_and_clear(s, sw);
 		for (unsigned p = 1; p <= sw->nports && rc == 0; p++)
 			rc = probe_port(s, sw, (uint8_t)p);
 		s->sm->smps.light_gets += sw->nports + 1u;
@@ -306,27 +358,112 @@ bool incr_need_probe(const struct sweep *s)
 	return s->incr && s->incr->probed < s->incr->n_sw;
 }
 
-/* Switches still mute and still in the model: asked again next round. */
-static uint32_t still_mute(struct incr *in, const struct fabric *nf)
+static bool in_list(const uint64_t *v, uint32_t n, uint64_t g)
 {
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == g)
+			return true;
+	return false;
+}
+
+static bool named(const struct incr *in, uint64_t guid)
+{
+	for (uint32_t k = 0; k < in->n_sw; k++)
+		if (in->sw[k].guid == guid)
+			return true;
+	return false;
+}
+
+static bool is_lost(const struct incr *in, uint64_t guid, uint8_t port)
+{
+	for (uint32_t i = 0; i < in->n_lost; i++)
+		if (in->lost[i].guid == guid && in->lost[i].port == port)
+			return true;
+	return false;
+}
+
+/* Did n's directed route in the old model use a link now lost? */
+static bool route_crosses(const struct fabric *f, const struct ib_node *n,
+			  const struct incr *in)
+{
+	const struct ib_node *cur = f->sm_node;
+
+	for (unsigned h = 1; h <= n->dr_hops && cur; h++) {
+		uint8_t p = n->dr_path[h];
+		const struct ib_port *r;
+
+		if (p > cur->nports || !(r = cur->ports[p].remote) ||
+		    is_lost(in, cur->guid, p) || is_lost(in, r->node->guid, r->num))
+			return true;
+		cur = r->node;
+	}
+	return false;
+}
+
+/* Switches whose old route used a lost link, still in the edited model
+ * and not asked yet, are to be asked over their new routes: the far end
+ * of a lost link is among them, and so is any switch a trap did not name
+ * whose own change its dead route would have hidden. */
+static uint32_t add_suspects(struct sweep *s)
+{
+	const struct fabric *old = s->sm->fab;
+	struct incr *in = s->incr;
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < in->n_mute; i++)
-		if (fabric_node_by_guid(nf, in->mute[i]))
-			in->silent[n++] = in->mute[i]; /* silent has room */
-	in->n_silent = n;
-	in->n_mute = 0;
+	for (uint32_t i = 0; i < old->n_switches; i++) {
+		const struct ib_node *sw = old->switches[i];
+
+		if (named(in, sw->guid) || !route_crosses(old, sw, in) ||
+		    !fabric_node_by_guid(s->nf, sw->guid) ||
+		    in_list(in->silent, in->n_silent, sw->guid) ||
+		    in_list(in->asked, in->n_asked, sw->guid))
+			continue;
+		incr_note_silent(s, sw->guid);
+		n++;
+	}
 	return n;
 }
 
+/* A switch mute over its new route may be dead: its neighbours, asked
+ * too, report their links to it down (then it is cut off), or not.  New
+ * neighbours to ask are returned; the mute switch is asked again. */
+static uint32_t requeue_mute(struct incr *in, const struct fabric *nf,
+			     struct sweep *s, uint32_t *still)
+{
+	uint32_t added = 0, m = in->n_mute;
+
+	*still = 0;
+	in->n_mute = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		const struct ib_node *sw = fabric_node_by_guid(nf, in->mute[i]);
+
+		if (!sw)
+			continue;
+		(*still)++;
+		incr_note_silent(s, sw->guid);
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			const struct ib_node *nb = port_peer_node(sw, (uint8_t)p);
+
+			if (!nb || !node_is_switch(nb) || named(in, nb->guid) ||
+			    in_list(in->asked, in->n_asked, nb->guid) ||
+			    in_list(in->silent, in->n_silent, nb->guid))
+				continue;
+			incr_note_silent(s, nb->guid);
+			added++;
+		}
+	}
+	return added;
+}
+
 /* After the far ends' ports were read: their lost links cut too.  0: the
- * model is complete; 1: switches are still mute, but this round cut links
- * (their routes may have crossed them), so ask them again; -1: why. */
-#define MAX_ROUNDS 4
+ * model is complete; 1: switches are to be asked (again) over routes that
+ * changed; -1: why not. */
+#define MAX_ROUNDS 6
 int incr_apply(struct sweep *s, char *why, size_t len)
 {
 	struct incr *in = s->incr;
-	uint32_t cut = in->n_cut;
+	uint32_t cut = in->n_cut, mute, added;
+	uint64_t first_mute = in->n_mute ? in->mute[0] : 0;
 
 	if (in->unsure[0]) {
 		snprintf(why, len, "%s", in->unsure);
@@ -334,18 +471,26 @@ int incr_apply(struct sweep *s, char *why, size_t len)
 	}
 	cut_links(s->nf, in);
 	drop_cut_off(s->nf);
-	if (!still_mute(in, s->nf))
+	add_suspects(s);
+	added = requeue_mute(in, s->nf, s, &mute);
+	if (mute && in->n_cut == cut && !added) {
+		snprintf(why, len, "switch 0x%016" PRIx64 " is silent though "
+			 "its links are up", first_mute);
+		return -1;
+	}
+	if (!in->n_silent)
 		return 0;
-	if (in->n_cut > cut && in->rounds < MAX_ROUNDS)
-		return 1;
-	snprintf(why, len, "switch 0x%016" PRIx64 " is silent though its "
-		 "links are up", in->silent[0]);
-	return -1;
+	if (in->rounds >= MAX_ROUNDS) {
+		snprintf(why, len, "no stable model after %u rounds",
+			 in->rounds);
+		return -1;
+	}
+	return 1;
 }
 
 bool incr_need_recheck(const struct sweep *s)
 {
-	return s->incr && s->incr->n_silent && !s->incr->rounds;
+	return s->incr && s->incr->n_silent;
 }
 
 int incr_recheck_start(struct sweep *s)
@@ -358,6 +503,12 @@ int incr_recheck_start(struct sweep *s)
 		const struct ib_node *sw =
 		    fabric_node_by_guid(s->nf, in->silent[i]);
 
+		if (!in_list(in->asked, in->n_asked, in->silent[i])) {
+			if (grow((void **)&in->asked, &in->cap_asked,
+				 in->n_asked, sizeof(*in->asked)))
+				return -ENOMEM;
+			in->asked[in->n_asked++] = in->silent[i];
+		}
 		if (!sw)
 			continue; /* cut off: it left the model */
 		struct recheck_req *q = calloc(1, sizeof(*q));
@@ -375,6 +526,7 @@ int incr_recheck_start(struct sweep *s)
 		sweep_hold(s);
 		s->sm->smps.light_gets++;
 	}
+	in->n_silent = 0;
 	return rc;
 }
 
@@ -409,5 +561,6 @@ int incr_build(struct sweep *s, char *why, size_t len)
 	}
 	drop_cut_off(nf);
 	s->nf = nf;
+	add_suspects(s);
 	return 1;
 }

@@ -175,6 +175,9 @@ void sweep_destroy(struct sm *sm);
 /* Requests a sweep (heavy: rediscover; else light check first).  When one
  * is running, it is repeated after it ends. */
 void sweep_request(struct sm *sm, bool heavy, const char *why);
+/* Trap 128 named the switch with this LID: the next non-heavy sweep
+ * probes it (and what its change hides) instead of every switch. */
+void sweep_hint(struct sm *sm, uint16_t lid);
 enum sweep_state sweep_state(const struct sm *sm);
 const char *sweep_state_name(enum sweep_state s);
 

@@ -31,6 +31,11 @@ struct sweep {
 	bool changed, silent;
 	struct incr *incr;
 	bool incremental; /* this sweep edits the model, no discovery */
+	/* Switches trap 128 named since the last sweep began: the next
+	 * sweep probes them at once instead of a light sweep. */
+	uint64_t hints[64];
+	uint32_t n_hints;
+	bool hints_overflow;
 
 	/* Results of this sweep. */
 	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */

@@ -137,6 +137,7 @@ static void act(struct sm *sm, const struct smp_notice *n, uint16_t from,
 		log_notice("trap 128 (link state change) from LID %u, switch "
 			   "LID %u; checking the switches",
 			   from, lid);
+		sweep_hint(sm, lid);
 		trap_sweep(sm, now);
 	} else {
 		log_info("trap %u from LID %u (issuer %u) logged, nothing to "
