@@ -148,6 +148,22 @@ bool incr_possible(const struct sweep *s)
 	       sm->sm_state == SM_STATE_MASTER && !sm->tables_unknown;
 }
 
+/* The SA's PortInfoRecords show the port as read now, as after a
+ * discovery (the observer is the SA's record cache). */
+static void tell_sa(struct sweep *s, uint64_t guid, uint8_t port,
+		    const uint8_t *data)
+{
+	const struct disc_observer *o = s->sm->disc_obs;
+	const struct ib_node *n = fabric_node_by_guid(s->sm->fab, guid);
+	struct smp smp = {0};
+
+	if (!o || !o->smp || !n)
+		return;
+	smp.hdr.attr_id = SMP_ATTR_PORT_INFO;
+	smp.hdr.attr_mod = port;
+	o->smp(o->ctx, n, &smp, data);
+}
+
 /* A port the model links: down now means the link is gone, still ACTIVE
  * means nothing changed there.  A port the model does not link that is
  * not down is a new link: a heavy sweep brings it up. */
@@ -160,7 +176,10 @@ static void probe_cb(void *ctx, int status, const struct txn_result *r)
 	if (status < 0 || !r->data ||
 	    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) < 0) {
 		set_unsure(in, "a port did not answer PortInfo");
-	} else if (!q->linked) {
+		goto out;
+	}
+	tell_sa(q->s, q->guid, q->port, r->data);
+	if (!q->linked) {
 		if (pi.port_state != IB_PORT_DOWN)
 			set_unsure(in, "a port came up");
 	} else if (pi.port_state == IB_PORT_DOWN) {
@@ -173,6 +192,7 @@ static void probe_cb(void *ctx, int status, const struct txn_result *r)
 	} else if (pi.port_state != IB_PORT_ACTIVE) {
 		set_unsure(in, "a linked port is neither ACTIVE nor DOWN");
 	}
+out:
 	sweep_release(q->s);
 	free(q);
 }

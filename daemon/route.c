@@ -31,7 +31,8 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 	return 0;
 }
 
-int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
+int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
+		  size_t len)
 {
 	const struct ucast_engine *eng = ucast_engine_find(
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
@@ -43,6 +44,7 @@ int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len)
 						    CFG_UPDN_DFS
 					    ? "dfs"
 					    : "bfs",
+		.keep_lft = keep,
 	};
 	struct ucast_result res = { 0 };
 	int64_t t0;

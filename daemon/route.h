@@ -10,7 +10,10 @@
 #include "daemon/sm.h"
 
 /* Fills f's LIDs and LFTs and sm->sm_lid.  0 or -errno with err set. */
-int route_compute(struct sm *sm, struct fabric *f, char *err, size_t len);
+/* keep: f's LFTs hold the routes in force; keep those still right
+ * (incremental sweep; see ucast_params.keep_lft). */
+int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
+		  size_t len);
 /* After sm->fab was replaced by a swept model: takes its hop tables,
  * remembers its LIDs, writes guid2lid and the dumps. */
 void route_after_sweep(struct sm *sm);

@@ -146,7 +146,7 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
-	if (route_compute(s->sm, s->nf, s->error, sizeof(s->error)) < 0) {
+	if (route_compute(s->sm, s->nf, false, s->error, sizeof(s->error)) < 0) {
 		finish(s, -EINVAL);
 		return;
 	}
@@ -269,7 +269,7 @@ static void incr_route(struct sweep *s)
 	char why[200] = "";
 
 	s->heavy = s->incremental = true;
-	if (route_compute(s->sm, s->nf, why, sizeof(why)) < 0) {
+	if (route_compute(s->sm, s->nf, true, why, sizeof(why)) < 0) {
 		incr_fallback(s, why);
 		return;
 	}

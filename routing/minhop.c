@@ -41,6 +41,7 @@ struct mh_job {
 	const struct hops *h;
 	const struct dest_table *dt;
 	uint8_t (*scratch)[256]; /* per worker: candidate port list */
+	bool keep;		 /* keep the entries still on a min-hop port */
 };
 
 static int dest_count(const struct fabric *f, uint32_t *n)
@@ -268,6 +269,69 @@ static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
 	return n;
 }
 
+static bool among(const uint8_t *c, unsigned n, uint8_t p)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (c[i] == p)
+			return true;
+	return false;
+}
+
+/* Keeping routes: the entries whose old port is still a min-hop port stay
+ * (and count as load), then the others are assigned among the min-hop
+ * ports, least loaded first, destination switches in the usual order. */
+static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
+{
+	struct ib_node *sw = j->f->switches[s];
+	const struct dest_table *dt = j->dt;
+	uint8_t *old = malloc(sw->lft_size);
+	uint16_t *rest = malloc((dt->n ? dt->n : 1) * sizeof(*rest));
+	struct sw_load ld;
+
+	if (!old || !rest) { /* out of memory: route afresh */
+		free(old);
+		free(rest);
+		return false;
+	}
+	memcpy(old, sw->lft, sw->lft_size);
+	load_init(sw, j->h, &ld);
+	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < j->f->n_switches; i++) {
+			uint32_t t = dt->order[i], a = dt->first[t],
+				 b = dt->first[t + 1], m = 0;
+			uint8_t d = hops_sw(j->h, (uint32_t)s, t);
+			unsigned n;
+
+			if (a == b || d == HOPS_INF)
+				continue;
+			if (t == s) {
+				for (uint32_t e = a; pass == 0 && e < b; e++) {
+					sw->lft[dt->dlid[e]] = dt->port[e];
+					if (dt->port[e])
+						take(&ld, dt->port[e]);
+				}
+				continue;
+			}
+			n = candidates(&ld, t, d, c);
+			for (uint32_t e = a; e < b; e++) {
+				uint8_t p = old[dt->dlid[e]];
+				if (pass == 0 && among(c, n, p)) {
+					sw->lft[dt->dlid[e]] = p;
+					take(&ld, p);
+				} else if (pass == 1 &&
+					   sw->lft[dt->dlid[e]] == LFT_NO_PORT) {
+					rest[m++] = dt->dlid[e];
+				}
+			}
+			if (n && m)
+				assign(sw, &ld, c, n, rest, 0, m);
+		}
+	free(old);
+	free(rest);
+	return true;
+}
+
 static void route_switch(void *arg, size_t s, unsigned worker)
 {
 	struct mh_job *j = arg;
@@ -276,6 +340,9 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 	uint8_t *c = j->scratch[worker];
 	struct sw_load ld;
 
+	if (j->keep && sw->lft && sw->lft_size > j->f->max_lid &&
+	    route_switch_keep(j, s, c))
+		return;
 	load_init(sw, j->h, &ld);
 	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
 	for (uint32_t i = 0; i < j->f->n_switches; i++) {
@@ -306,11 +373,11 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
-		     char *err, size_t errlen)
+static int fill(struct fabric *f, const struct hops *h, struct pool *pool,
+		char *err, size_t errlen, bool keep)
 {
 	struct dest_table dt = {0};
-	struct mh_job j = {.f = f, .h = h, .dt = &dt};
+	struct mh_job j = {.f = f, .h = h, .dt = &dt, .keep = keep};
 	int rc;
 
 	if (h->n != f->n_switches) {
@@ -339,6 +406,12 @@ int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
 	return rc;
 }
 
+int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
+		     char *err, size_t errlen)
+{
+	return fill(f, h, pool, err, errlen, false);
+}
+
 static int minhop_route(struct fabric *f, const struct hops *h,
 			struct pool *pool, const struct ucast_params *prm,
 			struct ucast_result *res)
@@ -347,8 +420,8 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 	double t0;
 	int rc;
 
-	(void)prm;
-	rc = minhop_fill_lfts(f, h, pool, res->error, sizeof(res->error));
+	rc = fill(f, h, pool, res->error, sizeof(res->error),
+		  prm && prm->keep_lft);
 	if (rc < 0)
 		return rc;
 	t0 = now_s();

@@ -14,6 +14,11 @@ struct ucast_params {
 	const char *const *updown_roots; /* GUID strings or node names; NULL = auto */
 	unsigned n_updown_roots;
 	const char *updown_direction;	 /* "bfs" (default) or "dfs" */
+	/* minhop: the fabric's LFTs hold the previous routes (a model edited
+	 * after a failure); keep every entry whose port is still a min-hop
+	 * port and route only the others, least loaded first, so a failure
+	 * changes only the entries it must.  Other engines route afresh. */
+	bool keep_lft;
 };
 
 struct ucast_result {
