@@ -56,9 +56,9 @@ static struct {
 	} * links;
 	uint32_t n_links;
 	struct sd_event_source *writer;
-	bool state_dirty;      /* mcgroups.state is older than memory */
-	bool dumps_dirty;      /* mfts.dump, mcgroups.dump too */
-	uint64_t dumps_due_us; /* the dumps are written no sooner */
+	bool state_dirty;	       /* mcgroups.state is older than memory */
+	bool dumps_dirty;	       /* mfts.dump, mcgroups.dump too */
+	uint64_t dumps_due_us;	       /* the dumps are written no sooner */
 	const struct saved_tree *plan; /* for the restore engine */
 	bool attach;
 	struct mcg_mgr *mgr; /* for the durable-answer hooks */
@@ -226,14 +226,13 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 }
 
 /* mcgroups.state is older than the groups in memory. */
-static bool persist_unsaved(void)
+static bool persist_unsaved(void *ctx)
 {
 	return P.writer && P.state_dirty;
 }
 
-/* Write it at the end of this loop turn: answers wait for it.  The
- * durable-answer hook has no context, hence P.mgr. */
-static void persist_flush_soon(void)
+/* Write it at the end of this loop turn: answers wait for it. */
+static void persist_flush_soon(void *ctx)
 {
 	uint64_t now;
 
@@ -408,7 +407,9 @@ int mcg_persist_load(struct mcg_mgr *mgr)
 	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
 			      UINT64_MAX, 1000, on_write, mgr) >= 0) {
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
-		sa_durable_set_store(persist_unsaved, persist_flush_soon);
+		struct sa_durable_store st = {persist_unsaved,
+					      persist_flush_soon, mgr};
+		sa_durable_add_store(&st);
 	}
 	return load_file(mgr);
 }
@@ -469,8 +470,8 @@ static int load_file(struct mcg_mgr *mgr)
 			mcg_arm_timer(g,
 				      mgr->sm->cfg.multicast_leave_timeout_ms);
 	}
-	log_info("multicast: %u groups and %u trees from %s", mgr->n,
-		 P.n_trees, path);
+	log_info("multicast: %u groups and %u trees from %s", mgr->n, P.n_trees,
+		 path);
 	return 0;
 }
 
@@ -576,6 +577,6 @@ void mcg_persist_restored(struct mcg_mgr *mgr)
 void mcg_persist_fini(struct mcg_mgr *mgr)
 {
 	forget_saved();
-	sa_durable_set_store(NULL, NULL);
+	sa_durable_remove_store(mgr);
 	P.writer = sd_event_source_unref(P.writer);
 }

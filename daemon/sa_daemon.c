@@ -24,6 +24,7 @@ struct sa_daemon {
 	struct fabric empty; /* answered from before the first sweep ends */
 	int agent;
 	struct disc_observer obs;
+	struct sa_svc_store *svc; /* services.state */
 };
 
 static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
@@ -79,6 +80,7 @@ int sa_daemon_init(struct sm *sm)
 	}
 	log_info("SA: agent %d registered (class 0x03 version 2, RMPP)",
 		 d->agent);
+	d->svc = sa_svc_store_open(sm, &d->sa);
 	return 0;
 }
 
@@ -92,6 +94,7 @@ void sa_daemon_fini(struct sm *sm)
 	sm_unsubscribe(sm, on_fabric, d);
 	sm->disc_obs = NULL;
 	sm->sa = NULL;
+	sa_svc_store_close(d->svc);
 	sa_free(&d->sa);
 	sa_out_free(&d->out);
 	fabric_free(&d->empty);

@@ -76,9 +76,16 @@ struct sa_cache {
 };
 
 struct sa_service;
+struct sa_service_rec;
 struct sa_services {
 	struct sa_service *v;
 	uint32_t n, cap;
+	/* Called for each record a Set registered (removed false) or a
+	 * Delete removed, with its expiry on now_ms's clock (0: never);
+	 * the store (daemon/sa_service_store.c) journals it. */
+	void (*changed)(void *ctx, const struct sa_service_rec *rec,
+			uint64_t expires_ms, bool removed);
+	void *ctx;
 };
 
 struct sa_mcgs {
