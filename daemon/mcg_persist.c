@@ -11,11 +11,12 @@
  * A join or leave must be on disk before it is answered, and rewriting
  * every group for each would make the loop's time grow with the number
  * of groups: so after the snapshot the file is a journal.  The groups a
- * join or leave changed are appended (group and member lines, after a
- * "journal" line), with one write and fdatasync per loop turn; a group
- * destroyed is appended as "gone MGID".  The snapshot, with the trees, is
- * rewritten WRITE_DELAY_MS after changes (at most once per write gap),
- * which empties the journal.
+ * join or leave changed are appended (their group, member and tree lines,
+ * after a "journal" line), with one write and fdatasync per loop turn; a
+ * group destroyed is appended as "gone MGID".  A tree listed again
+ * replaces the earlier one with its ID for every group on it.  The snapshot,
+ * with the trees, is rewritten WRITE_DELAY_MS after changes (at most once per
+ * write gap), which empties the journal.
  *
  * Format, one record per line:
  *   ibsmd-mcgroups 1
@@ -26,8 +27,8 @@
  *   node SWITCH_GUID PARENT_INDEX UP_PORT   (PARENT_INDEX -1 for the root)
  *   attach ID                    (a group on a tree listed before)
  *   journal                      (the snapshot ends; then, in order:)
- *   group ... / member ...       (the group's parameters and members now;
- *                                 its tree stays the snapshot's)
+ *   group/member/tree/node/attach (a group as it is now: replaces its
+ *                                 members and tree link)
  *   gone MGID                    (the group was destroyed) */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,7 +65,7 @@ struct saved_tree {
 static struct {
 	struct saved_tree *trees;
 	uint32_t n_trees;
-	struct saved_link { /* group MGID -> its saved tree */
+	struct saved_link { /* group MGID -> its saved tree's ID */
 		uint8_t mgid[16];
 		uint32_t tree;
 	} * links;
@@ -134,8 +135,8 @@ static int write_tree(FILE *fp, const struct fabric *f, const struct mc_tree *t)
 	return 0;
 }
 
-/* g's group and member lines, then its tree (tree_done: the trees
- * already written) unless tree_done is NULL (a journal entry). */
+/* g's group and member lines, then its tree (or "attach" when tree_done
+ * says this file or journal entry already lists it). */
 static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 {
 	struct mcg_mgr *mgr = g->mgr;
@@ -156,7 +157,7 @@ static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 		fprintf(fp, " %u %u\n", g->sa->members[i].join_state,
 			g->sa->members[i].proxy);
 	}
-	if (!t || !tree_done)
+	if (!t)
 		return;
 	if (tree_done[t->id])
 		fprintf(fp, "attach %u\n", t->id);
@@ -249,13 +250,16 @@ static int write_state(struct mcg_mgr *mgr, const char *dir)
 static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
 
 /* The journal entries waiting, as text; NULL on ENOMEM. */
-static char *journal_text(size_t *len, uint32_t *lines)
+static char *journal_text(struct mcg_mgr *mgr, size_t *len, uint32_t *lines)
 {
 	char *buf = NULL;
-	FILE *fp = open_memstream(&buf, len);
+	uint8_t *done = calloc(mgr->mc ? mgr->mc->n_trees + 1 : 1, 1);
+	FILE *fp = done ? open_memstream(&buf, len) : NULL;
 
-	if (!fp)
+	if (!fp) {
+		free(done);
 		return NULL;
+	}
 	if (!P.journal_lines)
 		fputs("journal\n", fp);
 	for (uint32_t i = 0; i < P.gone_n; i++) {
@@ -265,7 +269,8 @@ static char *journal_text(size_t *len, uint32_t *lines)
 	}
 	for (uint32_t i = 0; i < P.jn; i++)
 		if (P.jq[i])
-			write_group(fp, P.jq[i], NULL);
+			write_group(fp, P.jq[i], done);
+	free(done);
 	if (fclose(fp) != 0) {
 		free(buf);
 		return NULL;
@@ -276,11 +281,11 @@ static char *journal_text(size_t *len, uint32_t *lines)
 	return buf;
 }
 
-static int append_journal(void)
+static int append_journal(struct mcg_mgr *mgr)
 {
 	uint32_t lines;
 	size_t len, off = 0;
-	char *buf = journal_text(&len, &lines);
+	char *buf = journal_text(mgr, &len, &lines);
 	int rc = 0;
 
 	if (!buf)
@@ -340,7 +345,7 @@ static void flush_journal(struct mcg_mgr *mgr)
 	if (!P.jn && !P.gone_n)
 		return;
 	if (P.fd >= 0 && P.journal_lines < JOURNAL_MAX)
-		rc = append_journal();
+		rc = append_journal(mgr);
 	else if (!P.n_trees) {
 		P.state_dirty = true;
 		rc = save_state(mgr);
@@ -349,7 +354,7 @@ static void flush_journal(struct mcg_mgr *mgr)
 
 		state_path(mgr, path, sizeof(path));
 		open_append(path);
-		rc = P.fd >= 0 ? append_journal() : -errno;
+		rc = P.fd >= 0 ? append_journal(mgr) : -errno;
 	}
 	warn_unwritten(mgr, rc);
 	journal_clear(); /* written or warned about */
@@ -553,12 +558,23 @@ static int load_tree(FILE *fp, const char *line, unsigned *lineno)
 	return 0;
 }
 
+/* The saved tree with this ID: the last one listed (a journal entry
+ * lists a tree again as it is now, for every group on it). */
 static uint32_t saved_tree_index(uint32_t id)
 {
-	for (uint32_t i = 0; i < P.n_trees; i++)
+	for (uint32_t i = P.n_trees; i-- > 0;)
 		if (P.trees[i].id == id)
 			return i;
 	return MC_NONE;
+}
+
+static void unlink_group(const uint8_t mgid[16])
+{
+	for (uint32_t i = 0; i < P.n_links;)
+		if (!memcmp(P.links[i].mgid, mgid, 16))
+			P.links[i] = P.links[--P.n_links];
+		else
+			i++;
 }
 
 /* A journal's "gone MGID": the group and its saved tree link go. */
@@ -570,11 +586,7 @@ static int load_gone(struct mcg_mgr *mgr, const char *line)
 
 	if (sscanf(line, "gone %63s", mg) != 1 || parse_gid(mg, g) < 0)
 		return -EINVAL;
-	for (uint32_t i = 0; i < P.n_links;)
-		if (!memcmp(P.links[i].mgid, g, 16))
-			P.links[i] = P.links[--P.n_links];
-		else
-			i++;
+	unlink_group(g);
 	grp = mcg_find(mgr, g);
 	if (grp)
 		mcg_destroy(grp, "destroyed before the restart");
@@ -589,8 +601,10 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 
 	if (!strncmp(line, "group ", 6)) {
 		*cur = load_group(mgr, line);
-		if (*cur && journal) /* its members as they are now follow */
+		if (*cur && journal) { /* its members and tree now follow */
 			(*cur)->sa->n_members = 0;
+			unlink_group((*cur)->sa->rec.mgid);
+		}
 		return *cur ? 0 : -EINVAL;
 	}
 	if (journal && !strncmp(line, "gone ", 5)) {
@@ -609,12 +623,12 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 	}
 	if (!strncmp(line, "tree ", 5)) {
 		int rc = load_tree(fp, line, lineno);
-		return rc < 0 ? rc : link_group(*cur, P.n_trees - 1);
+		return rc < 0 ? rc
+			      : link_group(*cur, P.trees[P.n_trees - 1].id);
 	}
-	if (sscanf(line, "attach %u", &id) == 1) {
-		uint32_t k = saved_tree_index(id);
-		return k == MC_NONE ? -EINVAL : link_group(*cur, k);
-	}
+	if (sscanf(line, "attach %u", &id) == 1)
+		return saved_tree_index(id) == MC_NONE ? -EINVAL
+						       : link_group(*cur, id);
 	return -EINVAL;
 }
 
@@ -796,8 +810,10 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 	int rc;
 
 	for (uint32_t i = 0; i < P.n_links; i++)
-		if (!memcmp(P.links[i].mgid, g->sa->rec.mgid, 16))
-			st = &P.trees[P.links[i].tree];
+		if (!memcmp(P.links[i].mgid, g->sa->rec.mgid, 16)) {
+			uint32_t k = saved_tree_index(P.links[i].tree);
+			st = k == MC_NONE ? NULL : &P.trees[k];
+		}
 	if (!st)
 		return false;
 	P.plan = st;
