@@ -1,10 +1,12 @@
 /* Acknowledged means durable: the answer to an SA request that changed
- * the multicast groups (MCMemberRecord Set or Delete) waits until
- * mcgroups.state holding the change is written and synced.  The writer
- * (mcg_persist.c) is asked to run at the end of this loop turn and sends
- * every answer held so far when it is done, so a burst of joins shares one
+ * saved state (MCMemberRecord or ServiceRecord Set or Delete) waits until
+ * the state files holding the change are written and synced.  Each store
+ * (mcg_persist.c: mcgroups.state, sa_service_store.c: services.state) is
+ * asked to write at the end of this loop turn, and the held answers go
+ * once no store has unsaved changes left, so a burst of joins shares one
  * write (group commit).  A SIGKILL before the write loses only requests
  * that were never answered, which the client sends again. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,18 +22,55 @@ struct held {
 	size_t len;
 };
 
+#define MAX_STORES 2
+
 static struct {
 	struct held *v;
 	size_t n, cap;
-	/* the store: set by the multicast manager when it persists */
-	bool (*unsaved)(void);
-	void (*flush_soon)(void);
+	/* the stores: added by whoever persists state */
+	struct sa_durable_store stores[MAX_STORES];
 } H;
 
-void sa_durable_set_store(bool (*unsaved)(void), void (*flush_soon)(void))
+int sa_durable_add_store(const struct sa_durable_store *s)
 {
-	H.unsaved = unsaved;
-	H.flush_soon = flush_soon;
+	for (int i = 0; i < MAX_STORES; i++)
+		if (!H.stores[i].unsaved) {
+			H.stores[i] = *s;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void sa_durable_remove_store(void *ctx)
+{
+	for (int i = 0; i < MAX_STORES; i++)
+		if (H.stores[i].unsaved && H.stores[i].ctx == ctx)
+			memset(&H.stores[i], 0, sizeof(H.stores[i]));
+}
+
+/* Asks every store with unsaved changes to write them soon; true if one
+ * had some. */
+static bool flush_unsaved(void)
+{
+	bool any = false;
+
+	for (int i = 0; i < MAX_STORES; i++) {
+		struct sa_durable_store *s = &H.stores[i];
+
+		if (s->unsaved && s->unsaved(s->ctx)) {
+			s->flush_soon(s->ctx);
+			any = true;
+		}
+	}
+	return any;
+}
+
+static bool any_unsaved(void)
+{
+	for (int i = 0; i < MAX_STORES; i++)
+		if (H.stores[i].unsaved && H.stores[i].unsaved(H.stores[i].ctx))
+			return true;
+	return false;
 }
 
 static bool changes_state(const struct txn_request *req)
@@ -46,7 +85,7 @@ bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 {
 	struct held *h;
 
-	if (!changes_state(req) || !H.unsaved || !H.unsaved())
+	if (!changes_state(req) || !any_unsaved())
 		return false;
 	if (H.n == H.cap) {
 		size_t cap = H.cap ? 2 * H.cap : 64;
@@ -66,12 +105,15 @@ bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 	h->rx = *req->rx;
 	h->hdr = *req->hdr;
 	H.n++;
-	H.flush_soon();
+	flush_unsaved();
 	return true;
 }
 
 void sa_durable_release(struct sm *sm)
 {
+	/* Another store still writing: the answers wait for it too. */
+	if (any_unsaved())
+		return;
 	for (size_t i = 0; i < H.n; i++) {
 		struct held *h = &H.v[i];
 		struct txn_request req = {.rx = &h->rx, .hdr = &h->hdr};

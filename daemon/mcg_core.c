@@ -115,6 +115,8 @@ void mcg_destroy(struct mcg *g, const char *why)
 
 	mcg_change_state(g, MCG_DESTROYING, why);
 	mcg_disarm_timer(g);
+	if (mgr->gone)
+		mgr->gone(g);
 	if (g->queued)
 		unqueue(g);
 	if (g->eid != MC_NONE && mgr->mc) {
@@ -465,7 +467,8 @@ int mcg_core_init(struct mcg_mgr *mgr)
 	int rc = adopt_sa_groups(mgr);
 
 	if (rc == 0)
-		rc = sd_event_add_defer(mgr->sm->ev, &mgr->slicer, on_slice, mgr);
+		rc = sd_event_add_defer(mgr->sm->ev, &mgr->slicer, on_slice,
+					mgr);
 	if (rc >= 0)
 		sd_event_source_set_enabled(mgr->slicer, SD_EVENT_OFF);
 	return rc < 0 ? rc : 0;

@@ -52,6 +52,7 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 	mgr->sm = sm;
 	mgr->sa = sa;
 	mgr->dirty = mcg_persist_dirty;
+	mgr->gone = mcg_persist_gone;
 	mgr->restore = mcg_persist_restore;
 	mgr->restored = mcg_persist_restored;
 	mgr->pass_done = mcg_pass_done;

@@ -8,6 +8,16 @@
  * MLID and MFT entries), through a restore engine swapped in for the
  * call; a tree that no longer fits the fabric is routed afresh.
  *
+ * A join or leave must be on disk before it is answered, and rewriting
+ * every group for each would make the loop's time grow with the number
+ * of groups: so after the snapshot the file is a journal.  The groups a
+ * join or leave changed are appended (their group, member and tree lines,
+ * after a "journal" line), with one write and fdatasync per loop turn; a
+ * group destroyed is appended as "gone MGID".  A tree listed again
+ * replaces the earlier one with its ID for every group on it.  The snapshot,
+ * with the trees, is rewritten WRITE_DELAY_MS after changes (at most once per
+ * write gap), which empties the journal.
+ *
  * Format, one record per line:
  *   ibsmd-mcgroups 1
  *   group MGID member_count state joined left qkey pkey mtu rate sl flow
@@ -15,9 +25,14 @@
  *   member PORTGID join_state proxy
  *   tree ID color NNODES         (first group on a tree, then its nodes)
  *   node SWITCH_GUID PARENT_INDEX UP_PORT   (PARENT_INDEX -1 for the root)
- *   attach ID                    (a group on a tree listed before) */
+ *   attach ID                    (a group on a tree listed before)
+ *   journal                      (the snapshot ends; then, in order:)
+ *   group/member/tree/node/attach (a group as it is now: replaces its
+ *                                 members and tree link)
+ *   gone MGID                    (the group was destroyed) */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,19 +65,27 @@ struct saved_tree {
 static struct {
 	struct saved_tree *trees;
 	uint32_t n_trees;
-	struct saved_link { /* group MGID -> its saved tree */
+	struct saved_link { /* group MGID -> its saved tree's ID */
 		uint8_t mgid[16];
 		uint32_t tree;
 	} * links;
 	uint32_t n_links;
 	struct sd_event_source *writer;
-	bool state_dirty;      /* mcgroups.state is older than memory */
-	bool dumps_dirty;      /* mfts.dump, mcgroups.dump too */
-	uint64_t dumps_due_us; /* the dumps are written no sooner */
+	bool state_dirty;	       /* mcgroups.state is older than memory */
+	bool dumps_dirty;	       /* mfts.dump, mcgroups.dump too */
+	uint64_t dumps_due_us;	       /* the dumps are written no sooner */
 	const struct saved_tree *plan; /* for the restore engine */
 	bool attach;
 	struct mcg_mgr *mgr; /* for the durable-answer hooks */
-} P;
+	/* the journal after the snapshot */
+	int fd;			/* the file open for appending, -1: none */
+	uint32_t journal_lines; /* lines appended since the snapshot */
+	uint64_t snap_due_us;	/* the snapshot is written no sooner */
+	struct mcg **jq;	/* groups to append (mcg.journaled) */
+	uint32_t jn, jcap;
+	uint8_t (*gone)[16]; /* MGIDs of groups destroyed, to append */
+	uint32_t gone_n, gone_cap;
+} P = {.fd = -1};
 
 /* ---- writing ---- */
 
@@ -112,6 +135,8 @@ static int write_tree(FILE *fp, const struct fabric *f, const struct mc_tree *t)
 	return 0;
 }
 
+/* g's group and member lines, then its tree (or "attach" when tree_done
+ * says this file or journal entry already lists it). */
 static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 {
 	struct mcg_mgr *mgr = g->mgr;
@@ -138,6 +163,39 @@ static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
 		fprintf(fp, "attach %u\n", t->id);
 	else if (write_tree(fp, mgr->sm->fab, t) == 0)
 		tree_done[t->id] = 1;
+}
+
+/* Opens the file for appending after its last complete line. */
+static void open_append(const char *path)
+{
+	char last = '\n';
+
+	if (P.fd >= 0)
+		close(P.fd);
+	P.fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (P.fd < 0)
+		return;
+	/* a torn last line (a crash mid-append) is ended, not continued */
+	if (lseek(P.fd, -1, SEEK_END) >= 0 && read(P.fd, &last, 1) == 1 &&
+	    last != '\n' && write(P.fd, "\n", 1) != 1) {
+		close(P.fd);
+		P.fd = -1;
+	}
+}
+
+static void state_path(const struct mcg_mgr *mgr, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/" STATE_FILE, mgr->sm->cfg.state_dir);
+}
+
+/* Nothing waits to be appended any more. */
+static void journal_clear(void)
+{
+	for (uint32_t i = 0; i < P.jn; i++)
+		if (P.jq[i])
+			P.jq[i]->journaled = false;
+	P.jn = 0;
+	P.gone_n = 0;
 }
 
 static int write_state(struct mcg_mgr *mgr, const char *dir)
@@ -168,37 +226,139 @@ static int write_state(struct mcg_mgr *mgr, const char *dir)
 		unlink(tmp);
 		return -EIO;
 	}
-	return rename(tmp, path) < 0 ? -errno : 0;
+	if (rename(tmp, path) < 0)
+		return -errno;
+	/* every group is in the snapshot: the journal starts afresh */
+	journal_clear();
+	P.journal_lines = 0;
+	open_append(path);
+	return 0;
 }
 
-/* mcgroups.state is written when an answer waits for it (durable_ack.c:
- * at the end of the loop turn, so a burst of joins shares one write), or
- * else WRITE_DELAY_MS after a change.  The dumps (mfts.dump,
- * mcgroups.dump) are for people and tools, not for restarts: they are
- * written at most once per write gap, which is 20 times as long as
- * writing them took, so that with many groups they stay under 5% of the
- * loop's time. */
+/* mcgroups.state is appended to when an answer waits for it
+ * (durable_ack.c: at the end of the loop turn, so a burst of joins shares
+ * one write); the snapshot is rewritten WRITE_DELAY_MS after a change,
+ * and no sooner than one write gap after the last.  The dumps
+ * (mfts.dump, mcgroups.dump) are for people and tools, not for restarts:
+ * they are written with the snapshot.  The write gap is 20 times as long
+ * as writing the snapshot and dumps took, so that with many groups they
+ * stay under 5% of the loop's time. */
 #define WRITE_DELAY_MS 50
+/* A journal this long (lines) is replaced by a snapshot. */
+#define JOURNAL_MAX 100000
 
 static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
 
-static void save_state(struct mcg_mgr *mgr)
+/* The journal entries waiting, as text; NULL on ENOMEM. */
+static char *journal_text(struct mcg_mgr *mgr, size_t *len, uint32_t *lines)
 {
-	int rc;
+	char *buf = NULL;
+	uint8_t *done = calloc(mgr->mc ? mgr->mc->n_trees + 1 : 1, 1);
+	FILE *fp = done ? open_memstream(&buf, len) : NULL;
 
-	/* Saved trees not yet restored are still the truth: keep the file
-	 * (and the answers: they go once the restored state is written). */
-	if (!P.state_dirty || P.n_trees)
-		return;
-	rc = write_state(mgr, mgr->sm->cfg.state_dir);
-	P.state_dirty = false;
-	/* Written or not, the answers go: holding them longer would not make
-	 * the change durable (the warning says it is not). */
-	sa_durable_release(mgr->sm);
+	if (!fp) {
+		free(done);
+		return NULL;
+	}
+	if (!P.journal_lines)
+		fputs("journal\n", fp);
+	for (uint32_t i = 0; i < P.gone_n; i++) {
+		fputs("gone ", fp);
+		put_gid(fp, P.gone[i]);
+		fputc('\n', fp);
+	}
+	for (uint32_t i = 0; i < P.jn; i++)
+		if (P.jq[i])
+			write_group(fp, P.jq[i], done);
+	free(done);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	*lines = 0;
+	for (size_t i = 0; i < *len; i++)
+		*lines += buf[i] == '\n';
+	return buf;
+}
+
+static int append_journal(struct mcg_mgr *mgr)
+{
+	uint32_t lines;
+	size_t len, off = 0;
+	char *buf = journal_text(mgr, &len, &lines);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < len && rc == 0) {
+		ssize_t w = write(P.fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			off += (size_t)w;
+	}
+	free(buf);
+	if (rc == 0 && fdatasync(P.fd) < 0)
+		rc = -errno;
+	if (rc < 0) { /* maybe a torn line: the next write is a snapshot */
+		close(P.fd);
+		P.fd = -1;
+		return rc;
+	}
+	P.journal_lines += lines;
+	journal_clear();
+	return 0;
+}
+
+static void warn_unwritten(struct mcg_mgr *mgr, int rc)
+{
 	if (rc < 0)
 		log_warn("multicast: cannot write %s/" STATE_FILE ": %s; a "
 			 "restart may lose the latest group changes",
 			 mgr->sm->cfg.state_dir, strerror(-rc));
+}
+
+/* The snapshot.  Saved trees not yet restored are still the truth: the
+ * snapshot waits for them (the journal does not). */
+static int save_state(struct mcg_mgr *mgr)
+{
+	int rc;
+
+	if (!P.state_dirty || P.n_trees)
+		return 0;
+	rc = write_state(mgr, mgr->sm->cfg.state_dir);
+	P.state_dirty = false;
+	warn_unwritten(mgr, rc);
+	return rc;
+}
+
+/* The joins and leaves waiting, appended (or a snapshot when there is
+ * no file to append to or the journal is long); then their answers go,
+ * written or not (the warning says which). */
+static void flush_journal(struct mcg_mgr *mgr)
+{
+	int rc = 0;
+
+	if (!P.jn && !P.gone_n)
+		return;
+	if (P.fd >= 0 && P.journal_lines < JOURNAL_MAX)
+		rc = append_journal(mgr);
+	else if (!P.n_trees) {
+		P.state_dirty = true;
+		rc = save_state(mgr);
+	} else {
+		char path[600];
+
+		state_path(mgr, path, sizeof(path));
+		open_append(path);
+		rc = P.fd >= 0 ? append_journal(mgr) : -errno;
+	}
+	warn_unwritten(mgr, rc);
+	journal_clear(); /* written or warned about */
+	sa_durable_release(mgr->sm);
 }
 
 static int on_write(sd_event_source *s, uint64_t usec, void *ud)
@@ -207,33 +367,34 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 	uint64_t t0 = (uint64_t)txn_now_us(), t1;
 
 	sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	save_state(mgr);
-	if (!P.dumps_dirty)
+	flush_journal(mgr);
+	if (!P.state_dirty && !P.dumps_dirty)
 		return 0;
-	if (t0 < P.dumps_due_us) {
-		sd_event_source_set_time(s, usec + (P.dumps_due_us - t0));
+	if (t0 < P.snap_due_us) {
+		sd_event_source_set_time(s, usec + (P.snap_due_us - t0));
 		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 		return 0;
 	}
-	mcg_write_dumps_now(mgr);
+	save_state(mgr);
+	if (P.dumps_dirty)
+		mcg_write_dumps_now(mgr);
 	P.dumps_dirty = false;
 	t1 = (uint64_t)txn_now_us();
 	write_gap_us = 20 * (t1 - t0);
 	if (write_gap_us < WRITE_DELAY_MS * 1000)
 		write_gap_us = WRITE_DELAY_MS * 1000;
-	P.dumps_due_us = t1 + write_gap_us;
+	P.snap_due_us = t1 + write_gap_us;
 	return 0;
 }
 
-/* mcgroups.state is older than the groups in memory. */
-static bool persist_unsaved(void)
+/* Joins or leaves wait to be appended. */
+static bool persist_unsaved(void *ctx)
 {
-	return P.writer && P.state_dirty;
+	return P.writer && (P.jn || P.gone_n);
 }
 
-/* Write it at the end of this loop turn: answers wait for it.  The
- * durable-answer hook has no context, hence P.mgr. */
-static void persist_flush_soon(void)
+/* Append them at the end of this loop turn: answers wait for it. */
+static void persist_flush_soon(void *ctx)
 {
 	uint64_t now;
 
@@ -244,6 +405,48 @@ static void persist_flush_soon(void)
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
+void mcg_persist_group(struct mcg *g)
+{
+	if (!P.writer || g->journaled)
+		return;
+	if (P.jn == P.jcap) {
+		uint32_t cap = P.jcap ? 2 * P.jcap : 64;
+		struct mcg **v = realloc(P.jq, cap * sizeof(*v));
+
+		if (!v) { /* the snapshot carries it */
+			P.state_dirty = true;
+			return;
+		}
+		P.jq = v;
+		P.jcap = cap;
+	}
+	P.jq[P.jn++] = g;
+	g->journaled = true;
+}
+
+void mcg_persist_gone(struct mcg *g)
+{
+	if (!P.writer)
+		return;
+	if (g->journaled)
+		for (uint32_t i = 0; i < P.jn; i++)
+			if (P.jq[i] == g)
+				P.jq[i] = NULL;
+	g->journaled = false;
+	if (P.gone_n == P.gone_cap) {
+		uint32_t cap = P.gone_cap ? 2 * P.gone_cap : 16;
+		uint8_t(*v)[16] = realloc(P.gone, cap * sizeof(*v));
+
+		if (!v) {
+			P.state_dirty = true;
+			return;
+		}
+		P.gone = v;
+		P.gone_cap = cap;
+	}
+	memcpy(P.gone[P.gone_n++], g->sa->rec.mgid, 16);
+}
+
 void mcg_persist_dirty(struct mcg_mgr *mgr)
 {
 	uint64_t now;
@@ -251,12 +454,14 @@ void mcg_persist_dirty(struct mcg_mgr *mgr)
 
 	if (!P.writer)
 		return;
+	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
+	if (!P.state_dirty && P.snap_due_us < now + WRITE_DELAY_MS * 1000)
+		P.snap_due_us = now + WRITE_DELAY_MS * 1000;
 	P.state_dirty = P.dumps_dirty = true;
 	sd_event_source_get_enabled(P.writer, &on);
 	if (on != SD_EVENT_OFF)
 		return;
-	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(P.writer, now + WRITE_DELAY_MS * 1000);
+	sd_event_source_set_time(P.writer, P.snap_due_us);
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
@@ -317,7 +522,7 @@ static int link_group(const struct mcg *g, uint32_t tree)
 	return 0;
 }
 
-static int load_tree(FILE *fp, const char *line)
+static int load_tree(FILE *fp, const char *line, unsigned *lineno)
 {
 	struct saved_tree t = {.new_tid = MC_NONE};
 	struct saved_tree *nt;
@@ -331,7 +536,10 @@ static int load_tree(FILE *fp, const char *line)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < t.n; i++) {
 		unsigned up;
-		if (!fgets(buf, sizeof(buf), fp) ||
+		bool got = fgets(buf, sizeof(buf), fp) != NULL;
+
+		*lineno += got; /* errors name the node line */
+		if (!got ||
 		    sscanf(buf, "node %" SCNx64 " %d %u", &t.nodes[i].guid,
 			   &t.nodes[i].parent, &up) != 3 ||
 		    t.nodes[i].parent >= (int32_t)i) {
@@ -350,23 +558,58 @@ static int load_tree(FILE *fp, const char *line)
 	return 0;
 }
 
+/* The saved tree with this ID: the last one listed (a journal entry
+ * lists a tree again as it is now, for every group on it). */
 static uint32_t saved_tree_index(uint32_t id)
 {
-	for (uint32_t i = 0; i < P.n_trees; i++)
+	for (uint32_t i = P.n_trees; i-- > 0;)
 		if (P.trees[i].id == id)
 			return i;
 	return MC_NONE;
 }
 
+static void unlink_group(const uint8_t mgid[16])
+{
+	for (uint32_t i = 0; i < P.n_links;)
+		if (!memcmp(P.links[i].mgid, mgid, 16))
+			P.links[i] = P.links[--P.n_links];
+		else
+			i++;
+}
+
+/* A journal's "gone MGID": the group and its saved tree link go. */
+static int load_gone(struct mcg_mgr *mgr, const char *line)
+{
+	char mg[64];
+	uint8_t g[16];
+	struct mcg *grp;
+
+	if (sscanf(line, "gone %63s", mg) != 1 || parse_gid(mg, g) < 0)
+		return -EINVAL;
+	unlink_group(g);
+	grp = mcg_find(mgr, g);
+	if (grp)
+		mcg_destroy(grp, "destroyed before the restart");
+	return 0;
+}
+
 static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
-		     struct mcg **cur)
+		     struct mcg **cur, bool journal, unsigned *lineno)
 {
 	char gid[64];
 	unsigned js, proxy, id;
 
 	if (!strncmp(line, "group ", 6)) {
 		*cur = load_group(mgr, line);
+		if (*cur && journal) { /* its members and tree now follow */
+			(*cur)->sa->n_members = 0;
+			unlink_group((*cur)->sa->rec.mgid);
+		}
 		return *cur ? 0 : -EINVAL;
+	}
+	if (journal && !strncmp(line, "gone ", 5)) {
+		*cur = NULL;
+		return load_gone(mgr, line);
 	}
 	if (!*cur)
 		return -EINVAL;
@@ -379,13 +622,13 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 					 (uint8_t)proxy);
 	}
 	if (!strncmp(line, "tree ", 5)) {
-		int rc = load_tree(fp, line);
-		return rc < 0 ? rc : link_group(*cur, P.n_trees - 1);
+		int rc = load_tree(fp, line, lineno);
+		return rc < 0 ? rc
+			      : link_group(*cur, P.trees[P.n_trees - 1].id);
 	}
-	if (sscanf(line, "attach %u", &id) == 1) {
-		uint32_t k = saved_tree_index(id);
-		return k == MC_NONE ? -EINVAL : link_group(*cur, k);
-	}
+	if (sscanf(line, "attach %u", &id) == 1)
+		return saved_tree_index(id) == MC_NONE ? -EINVAL
+						       : link_group(*cur, id);
 	return -EINVAL;
 }
 
@@ -402,13 +645,29 @@ static void forget_saved(void)
 
 static int load_file(struct mcg_mgr *mgr);
 
+/* Timeouts restart in full: the daemon was away meanwhile. */
+static void arm_timeouts(struct mcg_mgr *mgr)
+{
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
+		if (g->sa->state == MCG_RECEIVING_JOIN_REQ)
+			mcg_arm_timer(g,
+				      mgr->sm->cfg.multicast_join_timeout_ms);
+		else if (g->sa->state == MCG_RECEIVING_LEAVE_REQ)
+			mcg_arm_timer(g,
+				      mgr->sm->cfg.multicast_leave_timeout_ms);
+	}
+}
+
 int mcg_persist_load(struct mcg_mgr *mgr)
 {
 	P.mgr = mgr;
 	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
 			      UINT64_MAX, 1000, on_write, mgr) >= 0) {
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
-		sa_durable_set_store(persist_unsaved, persist_flush_soon);
+		struct sa_durable_store st = {persist_unsaved,
+					      persist_flush_soon, mgr};
+		sa_durable_add_store(&st);
 	}
 	return load_file(mgr);
 }
@@ -429,6 +688,7 @@ int mcg_reload(struct sm *sm)
 			mcg_destroy(g, "replaced by the master's copy");
 	}
 	forget_saved();
+	journal_clear(); /* the groups replaced are not "gone" from the copy */
 	return load_file(mgr);
 }
 
@@ -436,11 +696,15 @@ static int load_file(struct mcg_mgr *mgr)
 {
 	char path[600], line[256];
 	struct mcg *cur = NULL;
-	unsigned lineno = 1;
+	unsigned lineno = 1, jline = 0;
 	FILE *fp;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, mgr->sm->cfg.state_dir);
+	state_path(mgr, path, sizeof(path));
+	if (P.fd >= 0)
+		close(P.fd);
+	P.fd = -1;
+	P.journal_lines = 0;
 	fp = fopen(path, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : -errno;
@@ -449,28 +713,33 @@ static int load_file(struct mcg_mgr *mgr)
 		rc = -EINVAL;
 	while (rc == 0 && fgets(line, sizeof(line), fp)) {
 		lineno++;
-		rc = load_line(mgr, fp, line, &cur);
+		if (!jline && !strcmp(line, "journal\n")) {
+			jline = lineno;
+			continue;
+		}
+		rc = load_line(mgr, fp, line, &cur, jline != 0, &lineno);
 	}
 	fclose(fp);
-	if (rc < 0) {
+	if (rc < 0 && jline) {
+		/* a torn or damaged journal: what came before it stands */
+		log_err("multicast: %s:%u: unreadable (%s); the journal is "
+			"read up to there",
+			path, lineno, strerror(-rc));
+	} else if (rc < 0) {
 		log_err("multicast: %s:%u: unreadable (%s); groups from it are "
 			"kept up to there and routed afresh",
 			path, lineno, strerror(-rc));
 		forget_saved();
-		return 0;
+		journal_clear();
+		return 0; /* no append: the next write is a snapshot */
 	}
-	/* Timeouts restart in full: the daemon was away meanwhile. */
-	for (uint32_t i = 0; i < mgr->n; i++) {
-		struct mcg *g = mgr->v[i];
-		if (g->sa->state == MCG_RECEIVING_JOIN_REQ)
-			mcg_arm_timer(g,
-				      mgr->sm->cfg.multicast_join_timeout_ms);
-		else if (g->sa->state == MCG_RECEIVING_LEAVE_REQ)
-			mcg_arm_timer(g,
-				      mgr->sm->cfg.multicast_leave_timeout_ms);
-	}
-	log_info("multicast: %u groups and %u trees from %s", mgr->n,
-		 P.n_trees, path);
+	if (jline)
+		P.journal_lines = lineno - jline + 1;
+	journal_clear(); /* groups the journal destroyed are not news */
+	open_append(path);
+	arm_timeouts(mgr);
+	log_info("multicast: %u groups and %u trees from %s", mgr->n, P.n_trees,
+		 path);
 	return 0;
 }
 
@@ -541,8 +810,10 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 	int rc;
 
 	for (uint32_t i = 0; i < P.n_links; i++)
-		if (!memcmp(P.links[i].mgid, g->sa->rec.mgid, 16))
-			st = &P.trees[P.links[i].tree];
+		if (!memcmp(P.links[i].mgid, g->sa->rec.mgid, 16)) {
+			uint32_t k = saved_tree_index(P.links[i].tree);
+			st = k == MC_NONE ? NULL : &P.trees[k];
+		}
 	if (!st)
 		return false;
 	P.plan = st;
@@ -576,6 +847,14 @@ void mcg_persist_restored(struct mcg_mgr *mgr)
 void mcg_persist_fini(struct mcg_mgr *mgr)
 {
 	forget_saved();
-	sa_durable_set_store(NULL, NULL);
+	if (P.fd >= 0)
+		close(P.fd);
+	P.fd = -1;
+	free(P.jq);
+	free(P.gone);
+	P.jq = NULL;
+	P.gone = NULL;
+	P.jn = P.jcap = P.gone_n = P.gone_cap = 0;
+	sa_durable_remove_store(mgr);
 	P.writer = sd_event_source_unref(P.writer);
 }

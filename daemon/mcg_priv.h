@@ -27,6 +27,7 @@ struct mcg {
 	uint32_t eid;	   /* engine group id, MC_NONE while unrouted */
 	bool queued;	   /* waiting in ComputingRoutes for a slice */
 	uint64_t need_gen; /* MFT pass that makes it Ready */
+	bool journaled;	   /* in mcg_persist.c's list of groups to append */
 	struct sd_event_source *timer; /* join or leave timeout */
 };
 
@@ -44,17 +45,18 @@ struct mcg_mgr {
 	uint64_t gen_req, gen_done, gen_pass;
 	bool prog_busy, prog_dirty;
 	unsigned prog_pending, prog_failed;
-	unsigned failed_passes;		      /* in a row */
-	struct sd_event_source *kick_src;     /* coalescing timer */
-	uint64_t first_change_us;	      /* of the burst it waits for */
+	unsigned failed_passes;		  /* in a row */
+	struct sd_event_source *kick_src; /* coalescing timer */
+	uint64_t first_change_us;	  /* of the burst it waits for */
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
 	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
-	bool orphan; /* freed by the last MFT transfer (mcg_fini) */
+	bool orphan;  /* freed by the last MFT transfer (mcg_fini) */
 	bool reading; /* a read-back pass is out (after a takeover) */
 	/* Upward calls, set by mcg_init.c: */
 	void (*dirty)(struct mcg_mgr *m); /* groups changed: write files */
+	void (*gone)(struct mcg *g);	  /* g is being destroyed */
 	bool (*restore)(struct mcg *g, struct ib_port **ports, uint32_t n);
 	void (*restored)(struct mcg_mgr *m); /* after the first re-route */
 	void (*pass_done)(struct mcg_mgr *m, uint64_t gen); /* mftprog */
@@ -94,8 +96,13 @@ void mcg_after_sweep(struct mcg_mgr *m);
 void mcg_write_dumps_now(struct mcg_mgr *m);
 
 /* mcg_persist.c: mcgroups.state in the state directory */
-int mcg_persist_load(struct mcg_mgr *m); /* after the SA's own groups */
+int mcg_persist_load(struct mcg_mgr *m);   /* after the SA's own groups */
 void mcg_persist_dirty(struct mcg_mgr *m); /* write it after this turn */
+/* g's parameters or members changed by a join or leave: its group and
+ * member lines are appended before the answer goes; mcg_persist_gone:
+ * g is being destroyed. */
+void mcg_persist_group(struct mcg *g);
+void mcg_persist_gone(struct mcg *g);
 /* After the first sweep: g over its saved tree (same color); true if so. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
 void mcg_persist_restored(struct mcg_mgr *m);

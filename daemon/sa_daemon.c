@@ -24,7 +24,7 @@ struct sa_daemon {
 	struct fabric empty; /* answered from before the first sweep ends */
 	int agent;
 	struct disc_observer obs;
-	struct log_ratelimit save_rl; /* services.state write failures */
+	struct sa_svc_store *svc; /* services.state */
 };
 
 static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
@@ -49,16 +49,6 @@ static int start(struct sm *sm, struct sa_daemon *d)
 		log_err("SA: out of memory creating the SA");
 		return rc;
 	}
-	d->save_rl.interval_ms = 10000;
-	d->save_rl.burst = 1;
-	rc = sa_service_load(&d->sa, sm->cfg.state_dir);
-	if (rc < 0)
-		log_warn("SA: cannot read %s/services.state: %s; starting with "
-			 "no ServiceRecords",
-			 sm->cfg.state_dir, strerror(-rc));
-	else if (rc > 0)
-		log_info("SA: %d ServiceRecords restored from %s/services.state",
-			 rc, sm->cfg.state_dir);
 	d->obs.smp = note_smp;
 	d->obs.ctx = d;
 	sm->disc_obs = &d->obs;
@@ -90,6 +80,7 @@ int sa_daemon_init(struct sm *sm)
 	}
 	log_info("SA: agent %d registered (class 0x03 version 2, RMPP)",
 		 d->agent);
+	d->svc = sa_svc_store_open(sm, &d->sa);
 	return 0;
 }
 
@@ -103,6 +94,7 @@ void sa_daemon_fini(struct sm *sm)
 	sm_unsubscribe(sm, on_fabric, d);
 	sm->disc_obs = NULL;
 	sm->sa = NULL;
+	sa_svc_store_close(d->svc);
 	sa_free(&d->sa);
 	sa_out_free(&d->out);
 	fabric_free(&d->empty);
@@ -127,24 +119,10 @@ static void refresh(struct sm *sm)
 	si->state = (uint8_t)sm->sm_state;
 }
 
-/* services.state before the answer: a ServiceRecord change is answered
- * only once it is on disk (one synced write per change; registrations
- * are rare next to joins, which share writes). */
-static void save_services(struct sm *sm, struct sa_daemon *d)
-{
-	int rc = sa_service_save(&d->sa, sm->cfg.state_dir);
-
-	if (rc < 0 && log_ratelimit_ok(&d->save_rl))
-		log_warn("SA: cannot write %s/services.state: %s; a restart "
-			 "may lose the latest ServiceRecords",
-			 sm->cfg.state_dir, strerror(-rc));
-}
-
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 {
 	struct sa_daemon *d = sm->sa;
 	struct sa_peer from;
-	uint64_t gen;
 	int rc;
 
 	if (req->hdr->mgmt_class != SA_MGMT_CLASS)
@@ -155,12 +133,9 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 		return true;
 	refresh(sm);
 	from.lid = req->rx->from.lid;
-	gen = d->sa.services.gen;
 	rc = sa_handle(&d->sa, &from, req->rx->mad, req->rx->len, &d->out);
 	if (rc < 0)
 		return true; /* dropped, counted and logged by the SA */
-	if (d->sa.services.gen != gen)
-		save_services(sm, d); /* acknowledged means durable */
 	/* Until the first sweep is done the SA knows no fabric: say busy
 	 * rather than answer from an empty model. */
 	if (!sm->fab)

@@ -25,21 +25,37 @@ void sa_daemon_fini(struct sm *sm);
 struct sa *sa_daemon_get(struct sm *sm);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
-/* durable_ack.c: holds the answer (buf, len) to req when req changed the
- * multicast groups and the change is not on disk yet (true: held, sent by
- * sa_durable_release once mcgroups.state is written). */
+/* durable_ack.c: holds the answer (buf, len) to req when req is a Set or
+ * Delete and a store has changes not on disk yet (true: held, sent by
+ * sa_durable_release once every store is written). */
 bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 		     const uint8_t *buf, size_t len);
+/* A store calls it when its file is written (or failed, logged): the
+ * held answers go unless another store still has unsaved changes. */
 void sa_durable_release(struct sm *sm);
-/* The store that makes changes durable (mcg_persist.c): whether changes
- * wait to be written, and a request to write them now. */
-void sa_durable_set_store(bool (*unsaved)(void), void (*flush_soon)(void));
+/* A store that makes changes durable (mcg_persist.c, sa_service_store.c):
+ * whether changes wait to be written, and a request to write them at the
+ * end of this loop turn.  Two at most; -ENOSPC past that. */
+struct sa_durable_store {
+	bool (*unsaved)(void *ctx);
+	void (*flush_soon)(void *ctx);
+	void *ctx;
+};
+int sa_durable_add_store(const struct sa_durable_store *s);
+void sa_durable_remove_store(void *ctx);
 /* At exit: held answers are dropped (their requests were not durable). */
 void sa_durable_drop(void);
+
+/* sa_service_store.c: the ServiceRecords of sa kept in services.state in
+ * the state directory: loaded at once (damaged lines logged and skipped),
+ * written before a Set or Delete that changed them is answered.  NULL
+ * (logged) when they cannot be kept. */
+struct sa_svc_store;
+struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa);
+void sa_svc_store_close(struct sa_svc_store *st);
 
 /* join_limit.c: answers req BUSY (true) when it is a multicast join or
  * leave over its port's multicast.join_rate. */
 bool join_limit_refuse(struct sm *sm, const struct txn_request *req);
-
 
 #endif

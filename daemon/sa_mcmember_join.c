@@ -102,7 +102,8 @@ static void answer(const struct mcg *g, const struct sa_mcm_rec *req,
 	memcpy(resp->port_gid, req->port_gid, 16);
 	resp->join_state = js;
 	resp->proxy_join = proxy;
-	/* A collective group's MLID is known once it is Ready (docs/design.md §4.1). */
+	/* A collective group's MLID is known once it is Ready (docs/design.md
+	 * §4.1). */
 	if (g->sa->rec.member_count && g->sa->state != MCG_READY)
 		resp->mlid = 0;
 	if (!resp->mtu || !resp->rate) {
@@ -305,11 +306,17 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 		: NULL;
 	st = g ? join_existing(g, p, req, mask, proxy, resp, &dirty)
 	       : join_new(mgr, p, req, mask, proxy, resp);
-	if (st)
+	if (st) {
 		mgr->refused++;
-	else if (dirty)
-		mcg_persist_dirty(mgr);
-	return st;
+		return st;
+	}
+	if (!dirty)
+		return 0; /* the member had it all: nothing to journal */
+	g = mcg_find(mgr, resp->mgid);
+	if (g)
+		mcg_persist_group(g);
+	mcg_persist_dirty(mgr);
+	return 0;
 }
 
 /* A member left for good: the routes change as the group kind says. */
@@ -361,6 +368,7 @@ static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
 	p = sa_port_by_gid(sa, req->port_gid);
 	left = m->join_state & ~req->join_state & 0xF;
 	answer(g, req, left, m->proxy, resp);
+	mcg_persist_group(g); /* before member_gone may destroy it */
 	mcg_persist_dirty(mgr);
 	if (left) {
 		m->join_state = left; /* partial leave: still a member */

@@ -106,14 +106,16 @@ int sa_mcm_init(struct sa *sa);
 void sa_mcm_free(struct sa *sa);
 void sa_service_free(struct sa *sa);
 
-/* Bounds the database so a misbehaving client cannot exhaust memory. */
-#define SA_SERVICE_MAX 4096
-
-/* A registered ServiceRecord (sa_service.c). */
-struct sa_service {
-	struct sa_service_rec rec;
-	uint64_t expires_ms; /* sa->now_ms() clock; 0: infinite lease */
-};
-void sa_service_remove_at(struct sa_services *db, uint32_t i);
+/* The ServiceRecord database for its store (sa_service_store.c): record
+ * i (registered as it was, with its lease) and its expiry on the SA's
+ * clock (0: never); false past the end.  sa_service_restore puts a saved
+ * record back (replacing the one with its key) unchecked (its port may not be
+ * known yet): 0, or an SA status when the database is full. */
+bool sa_service_at(const struct sa *sa, uint32_t i, struct sa_service_rec *rec,
+		   uint64_t *expires_ms);
+int sa_service_restore(struct sa *sa, const struct sa_service_rec *rec,
+		       uint64_t expires_ms);
+/* Removes the record with rec's key (ServiceID, GID, P_Key) if any. */
+void sa_service_remove(struct sa *sa, const struct sa_service_rec *rec);
 
 #endif

@@ -76,10 +76,16 @@ struct sa_cache {
 };
 
 struct sa_service;
+struct sa_service_rec;
 struct sa_services {
 	struct sa_service *v;
 	uint32_t n, cap;
-	uint64_t gen; /* bumped by every change (services.state follows) */
+	/* Called for each record a Set registered (removed false) or a
+	 * Delete removed, with its expiry on now_ms's clock (0: never);
+	 * the store (daemon/sa_service_store.c) journals it. */
+	void (*changed)(void *ctx, const struct sa_service_rec *rec,
+			uint64_t expires_ms, bool removed);
+	void *ctx;
 };
 
 struct sa_mcgs {
@@ -115,15 +121,6 @@ struct sa {
 
 /* 4 MiB: 65,000 PathRecords, an RMPP transfer of 21,000 segments. */
 #define SA_RESP_MAX (1u << 22)
-
-
-/* services.state in dir (sa_service_store.c): the ServiceRecords with
- * their leases as wall-clock expiry, so a restart keeps every
- * acknowledged registration.  save: 0 or -errno (atomic, synced).
- * load: the records read (expired ones dropped); a damaged line is
- * skipped with a warning naming it; a missing file is 0. */
-int sa_service_save(const struct sa *sa, const char *dir);
-int sa_service_load(struct sa *sa, const char *dir);
 
 /* Initialises the SA on a fabric (not owned); creates the IPoIB broadcast
  * group.  0 or -ENOMEM. */

@@ -10,13 +10,21 @@
 
 #include "mad/sa_service.h"
 
+/* Bounds the database so a misbehaving client cannot exhaust memory. */
+#define SERVICE_MAX 4096
+
+struct sa_service {
+	struct sa_service_rec rec;
+	uint64_t expires_ms; /* 0: infinite lease */
+};
+
 void sa_service_free(struct sa *sa)
 {
 	free(sa->services.v);
 	memset(&sa->services, 0, sizeof(sa->services));
 }
 
-void sa_service_remove_at(struct sa_services *db, uint32_t i)
+static void remove_at(struct sa_services *db, uint32_t i)
 {
 	memmove(&db->v[i], &db->v[i + 1], (db->n - i - 1) * sizeof(db->v[0]));
 	db->n--;
@@ -35,8 +43,7 @@ static void sa_service_expire(struct sa *sa)
 				 "expired, removed",
 				 (unsigned long long)s->rec.id,
 				 (const char *)s->rec.name);
-			sa_service_remove_at(&sa->services, i);
-			sa->services.gen++;
+			remove_at(&sa->services, i);
 		} else {
 			i++;
 		}
@@ -66,10 +73,31 @@ static bool same_key(const struct sa_service_rec *a,
 	       a->pkey == b->pkey;
 }
 
+/* The record of key q, or a new slot for it; NULL when full. */
+static struct sa_service *slot_for(struct sa_services *db,
+				   const struct sa_service_rec *q)
+{
+	for (uint32_t i = 0; i < db->n; i++)
+		if (same_key(&db->v[i].rec, q))
+			return &db->v[i];
+	if (db->n >= SERVICE_MAX)
+		return NULL;
+	if (db->n == db->cap) {
+		uint32_t cap = db->cap ? db->cap * 2 : 16;
+		struct sa_service *nv = realloc(db->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		db->v = nv;
+		db->cap = cap;
+	}
+	return &db->v[db->n++];
+}
+
 static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 {
 	struct sa_services *db = &c->sa->services;
-	struct sa_service *s = NULL;
+	struct sa_service *s;
 
 	if (!sa_has(c, SA_SR_ID) || !sa_has(c, SA_SR_GID))
 		return SA_STATUS_INSUF_COMPS;
@@ -79,29 +107,15 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 		q->pkey = 0xFFFF;
 	if (!sa_has(c, SA_SR_LEASE))
 		q->lease = SA_SR_LEASE_INFINITE;
-	for (uint32_t i = 0; i < db->n && !s; i++)
-		if (same_key(&db->v[i].rec, q))
-			s = &db->v[i];
-	if (!s) {
-		if (db->n >= SA_SERVICE_MAX)
-			return SA_STATUS_NO_RESOURCES;
-		if (db->n == db->cap) {
-			uint32_t cap = db->cap ? db->cap * 2 : 16;
-			struct sa_service *nv =
-			    realloc(db->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return SA_STATUS_NO_RESOURCES;
-			db->v = nv;
-			db->cap = cap;
-		}
-		s = &db->v[db->n++];
-	}
+	s = slot_for(db, q);
+	if (!s)
+		return SA_STATUS_NO_RESOURCES;
 	s->rec = *q;
 	s->expires_ms = q->lease == SA_SR_LEASE_INFINITE
 			    ? 0
 			    : c->sa->now_ms() + (uint64_t)q->lease * 1000;
-	db->gen++;
+	if (db->changed)
+		db->changed(db->ctx, &s->rec, s->expires_ms, false);
 	{
 		struct sa_service_rec r = current(c->sa, s);
 
@@ -122,8 +136,9 @@ static int do_delete(struct sa_ctx *c, struct sa_service_rec *q)
 			continue;
 		struct sa_service_rec r = current(c->sa, &db->v[i]);
 
-		sa_service_remove_at(db, i);
-		db->gen++;
+		if (db->changed)
+			db->changed(db->ctx, &db->v[i].rec, 0, true);
+		remove_at(db, i);
 		return sa_append(c, &r) < 0 ? -ENOMEM : 0;
 	}
 	return SA_STATUS_NO_RECORDS;
@@ -147,4 +162,35 @@ int sa_service_handle(struct sa_ctx *c)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+bool sa_service_at(const struct sa *sa, uint32_t i, struct sa_service_rec *rec,
+		   uint64_t *expires_ms)
+{
+	if (i >= sa->services.n)
+		return false;
+	*rec = sa->services.v[i].rec;
+	*expires_ms = sa->services.v[i].expires_ms;
+	return true;
+}
+
+int sa_service_restore(struct sa *sa, const struct sa_service_rec *rec,
+		       uint64_t expires_ms)
+{
+	struct sa_service *s = slot_for(&sa->services, rec);
+
+	if (!s)
+		return SA_STATUS_NO_RESOURCES;
+	s->rec = *rec;
+	s->expires_ms = expires_ms;
+	return 0;
+}
+
+void sa_service_remove(struct sa *sa, const struct sa_service_rec *rec)
+{
+	for (uint32_t i = 0; i < sa->services.n; i++)
+		if (same_key(&sa->services.v[i].rec, rec)) {
+			remove_at(&sa->services, i);
+			return;
+		}
 }

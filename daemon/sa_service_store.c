@@ -1,31 +1,62 @@
-/* services.state: the ServiceRecord database on disk, so that a restart
- * (SIGKILL included) keeps every registration the SA acknowledged.  The
- * daemon writes it after each change, before the answer goes out
- * (sa_daemon.c).  One line per record: the absolute expiry in wall-clock
- * milliseconds (0 = infinite lease; the monotonic clock does not survive a
- * restart) and the record as the SA encodes it on the wire, in hex:
+/* Persistence of the SA's ServiceRecords in the state directory
+ * (services.state), so a registration the SA acknowledged survives a
+ * SIGKILL and restart.  The file is a snapshot followed by a journal:
+ * each Set or Delete that changed the records adds a line to a pending
+ * buffer, durable_ack.c holds its answer and asks this store to write at
+ * the end of the loop turn, and the store appends the pending lines and
+ * syncs them (one small write for a burst, whatever the number of
+ * records).  When the journal outgrows the records it describes, the
+ * file is rewritten as a snapshot: to a temporary file, synced and
+ * renamed over the old one (atomic); so also at start.
  *
+ * Format, one line per record or change, replayed in order:
  *   ibsmd-services 1
- *   service <expiry_ms> <352 hex digits>
- *
- * Written under a temporary name, synced and renamed (docs/design.md
- * §4.4). */
-#include "daemon/sa_priv.h"
-
+ *   service EXPIRES HEX     a record registered (replaces its key's)
+ *   delete HEX              the record with HEX's key removed
+ * EXPIRES is when the lease ends, in ms since the Unix epoch (0: an
+ * infinite lease), so a lease keeps counting while the daemon is away;
+ * HEX is the 176-byte ServiceRecord as on the wire (lease as
+ * registered).  At start a damaged line (a torn last append among them)
+ * is reported with its number and skipped, and a record whose lease
+ * ended meanwhile is dropped. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-event.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/sa_daemon.h"
+#include "daemon/sa_priv.h"
+#include "daemon/sm.h"
 #include "lib/log.h"
 
-#define STATE_FILE "services.state"
-#define MAGIC	   "ibsmd-services 1"
+#define STORE_FILE "services.state"
+#define HEADER	   "ibsmd-services 1\n"
+/* Damaged lines named one by one, then only counted. */
+#define DAMAGED_NAMED 10
+/* A ServiceRecord on the wire (IBA 15.2.5.14). */
+#define REC_BYTES 176
 
-static uint64_t wall_ms(void)
+/* The journal may grow to this many lines past twice the records before
+ * the file is rewritten as a snapshot. */
+#define JOURNAL_SLACK 256
+
+struct sa_svc_store {
+	struct sm *sm;
+	struct sa *sa;
+	struct sd_event_source *writer;
+	int fd;		/* services.state open for appending, -1: none */
+	uint32_t lines; /* record and change lines in the file */
+	char *pend;	/* lines not written yet */
+	size_t pend_len, pend_cap;
+	bool pend_lost; /* out of memory for a line: write a snapshot */
+};
+
+static uint64_t real_ms(void)
 {
 	struct timespec ts;
 
@@ -33,142 +64,335 @@ static uint64_t wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void write_record(FILE *fp, const struct sa *sa,
-			 const struct sa_service *s, uint64_t wall)
+static void path_of(const struct sa_svc_store *st, char *buf, size_t n,
+		    const char *suffix)
 {
-	uint8_t wire[256] = {0};
-	uint64_t now = sa->now_ms(), expiry = 0;
-
-	if (s->expires_ms)
-		expiry = wall + (s->expires_ms > now ? s->expires_ms - now : 0);
-	sa_rec_encode(&sa_service_rec_desc, &s->rec, wire);
-	fprintf(fp, "service %" PRIu64 " ", expiry);
-	for (unsigned i = 0; i < sa_service_rec_desc.size; i++)
-		fprintf(fp, "%02x", wire[i]);
-	fputc('\n', fp);
+	snprintf(buf, n, "%s/" STORE_FILE "%s", st->sm->cfg.state_dir, suffix);
 }
 
-int sa_service_save(const struct sa *sa, const char *dir)
-{
-	char path[4096], tmp[4200];
-	uint64_t wall = wall_ms();
-	FILE *fp;
+/* ---- writing ---- */
 
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+/* "WORD [EXPIRES ]HEX\n" into out (LINE_MAX_LEN bytes). */
+#define LINE_MAX_LEN 400
+static int format_line(char *out, const char *word,
+		       const struct sa_service_rec *r, bool with_exp,
+		       uint64_t expires_real)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t wire[REC_BYTES] = {0};
+	int n;
+
+	sa_rec_encode(&sa_service_rec_desc, r, wire);
+	n = with_exp ? snprintf(out, LINE_MAX_LEN, "%s %" PRIu64 " ", word,
+				expires_real)
+		     : snprintf(out, LINE_MAX_LEN, "%s ", word);
+	for (size_t i = 0; i < sizeof(wire); i++) {
+		out[n++] = hex[wire[i] >> 4];
+		out[n++] = hex[wire[i] & 15];
+	}
+	out[n++] = '\n';
+	return n;
+}
+
+/* Wall-clock expiry of an expiry on the SA's clock. */
+static uint64_t to_real(const struct sa_svc_store *st, uint64_t exp)
+{
+	uint64_t now = st->sa->now_ms();
+
+	return exp ? real_ms() + (exp > now ? exp - now : 0) : 0;
+}
+
+/* The snapshot: every record, atomically; then appends go after it. */
+static int write_snapshot(struct sa_svc_store *st)
+{
+	char path[600], tmp[620], line[LINE_MAX_LEN];
+	struct sa_service_rec r;
+	uint64_t exp;
+	FILE *fp;
+	uint32_t i;
+
+	path_of(st, path, sizeof(path), "");
+	path_of(st, tmp, sizeof(tmp), ".tmp");
 	fp = fopen(tmp, "w");
 	if (!fp)
 		return -errno;
-	fprintf(fp, MAGIC "\n");
-	for (uint32_t i = 0; i < sa->services.n; i++)
-		write_record(fp, sa, &sa->services.v[i], wall);
+	fputs(HEADER, fp);
+	for (i = 0; sa_service_at(st->sa, i, &r, &exp); i++)
+		fwrite(line, 1,
+		       (size_t)format_line(line, "service", &r, true,
+					   to_real(st, exp)),
+		       fp);
 	if (fflush(fp) != 0 || fsync(fileno(fp)) < 0 || ferror(fp)) {
 		fclose(fp);
 		unlink(tmp);
 		return -EIO;
 	}
-	if (fclose(fp) != 0) {
+	if (fclose(fp) != 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
 		return -EIO;
 	}
-	return rename(tmp, path) < 0 ? -errno : 0;
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	st->lines = i;
+	return st->fd < 0 ? -errno : 0;
 }
 
-static int unhex(const char *s, uint8_t *out, size_t n)
+/* The pending lines, appended and synced. */
+static int append_pending(struct sa_svc_store *st)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
+	size_t off = 0;
 
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		out[i] = (uint8_t)v;
+	while (off < st->pend_len) {
+		ssize_t w = write(st->fd, st->pend + off, st->pend_len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (size_t)w;
 	}
-	return s[2 * n] == '\0' || s[2 * n] == '\n' ? 0 : -EINVAL;
+	return fdatasync(st->fd) < 0 ? -errno : 0;
 }
 
-/* One "service" line into a record; -EINVAL when damaged. */
-static int parse_line(const char *line, struct sa_service_rec *rec,
-		      uint64_t *expiry)
+static int write_changes(struct sa_svc_store *st, uint32_t n_lines)
 {
-	uint8_t wire[256] = {0};
-	char hex[600];
+	if (st->fd >= 0 && !st->pend_lost &&
+	    st->lines + n_lines <= 2 * st->sa->services.n + JOURNAL_SLACK) {
+		int rc = append_pending(st);
 
-	if (sscanf(line, "service %" SCNu64 " %599s", expiry, hex) != 2 ||
-	    strlen(hex) != 2u * sa_service_rec_desc.size ||
-	    unhex(hex, wire, sa_service_rec_desc.size) < 0)
-		return -EINVAL;
-	return sa_rec_decode(&sa_service_rec_desc, wire, sizeof(wire), rec);
-}
-
-static int add(struct sa *sa, const struct sa_service_rec *rec,
-	       uint64_t expires_ms)
-{
-	struct sa_services *db = &sa->services;
-
-	if (db->n == db->cap) {
-		uint32_t cap = db->cap ? db->cap * 2 : 16;
-		struct sa_service *nv = realloc(db->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		db->v = nv;
-		db->cap = cap;
+		if (rc == 0) {
+			st->lines += n_lines;
+			return 0;
+		}
+		/* a failed append may have left a torn line: start afresh */
 	}
-	db->v[db->n].rec = *rec;
-	db->v[db->n].expires_ms = expires_ms;
-	db->n++;
+	return write_snapshot(st);
+}
+
+static void save(struct sa_svc_store *st)
+{
+	uint32_t n_lines = 0;
+	int rc;
+
+	if (!st->pend_len && !st->pend_lost)
+		return;
+	for (size_t i = 0; i < st->pend_len; i++)
+		n_lines += st->pend[i] == '\n';
+	rc = write_changes(st, n_lines);
+	st->pend_len = 0;
+	st->pend_lost = false;
+	if (rc < 0)
+		log_warn("SA: cannot write %s/" STORE_FILE ": %s; a restart "
+			 "may lose the latest ServiceRecords",
+			 st->sm->cfg.state_dir, strerror(-rc));
+	/* Written or not, the answers go (the warning says which). */
+	sa_durable_release(st->sm);
+}
+
+/* The SA changed a record (sa_services.changed): a line to write. */
+static void on_changed(void *ctx, const struct sa_service_rec *rec,
+		       uint64_t expires_ms, bool removed)
+{
+	struct sa_svc_store *st = ctx;
+
+	if (st->pend_cap - st->pend_len < LINE_MAX_LEN) {
+		size_t cap = st->pend_cap ? 2 * st->pend_cap : 4096;
+		char *p = realloc(st->pend, cap);
+
+		if (!p) { /* the snapshot will carry it */
+			st->pend_lost = true;
+			return;
+		}
+		st->pend = p;
+		st->pend_cap = cap;
+	}
+	st->pend_len += (size_t)format_line(st->pend + st->pend_len,
+					    removed ? "delete" : "service", rec,
+					    !removed, to_real(st, expires_ms));
+}
+
+static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+{
+	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	save(ud);
 	return 0;
 }
 
-/* Expiry on the wall clock to the SA's monotonic clock; false when past. */
-static bool to_monotonic(const struct sa *sa, uint64_t expiry, uint64_t wall,
-			 uint64_t *expires_ms)
+static bool store_unsaved(void *ctx)
 {
-	if (!expiry) {
-		*expires_ms = 0;
-		return true;
-	}
-	if (expiry <= wall)
-		return false;
-	*expires_ms = sa->now_ms() + (expiry - wall);
-	return true;
+	struct sa_svc_store *st = ctx;
+
+	return st->pend_len || st->pend_lost;
 }
 
-int sa_service_load(struct sa *sa, const char *dir)
+/* At the end of this loop turn; at once when there is no loop (yet). */
+static void store_flush_soon(void *ctx)
 {
-	char path[4096], line[1024];
-	uint64_t wall = wall_ms();
-	unsigned lineno = 0, bad = 0;
-	int n = 0, rc = 0;
+	struct sa_svc_store *st = ctx;
+	uint64_t now;
+
+	if (!st->writer && st->sm->ev &&
+	    sd_event_add_time(st->sm->ev, &st->writer, CLOCK_MONOTONIC,
+			      UINT64_MAX, 1000, on_write, st) < 0)
+		st->writer = NULL;
+	if (!st->writer) {
+		save(st);
+		return;
+	}
+	sd_event_now(st->sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(st->writer, now);
+	sd_event_source_set_enabled(st->writer, SD_EVENT_ONESHOT);
+}
+
+/* ---- loading ---- */
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One "service" or "delete" line into r, its expiry on the wall clock
+ * and whether it removes; 0 or -EINVAL. */
+static int parse_line(const char *line, struct sa_service_rec *r,
+		      uint64_t *expires_real, bool *removed)
+{
+	uint8_t wire[REC_BYTES];
+	int off = 0;
+	const char *h;
+
+	*expires_real = 0;
+	*removed = !strncmp(line, "delete ", 7);
+	if (*removed)
+		off = 7;
+	else if (sscanf(line, "service %" SCNu64 " %n", expires_real, &off) !=
+		     1 ||
+		 !off)
+		return -EINVAL;
+	h = line + off;
+	for (size_t i = 0; i < sizeof(wire); i++) {
+		int hi = hex_nibble(h[2 * i]), lo;
+
+		if (hi < 0 || (lo = hex_nibble(h[2 * i + 1])) < 0)
+			return -EINVAL;
+		wire[i] = (uint8_t)(hi << 4 | lo);
+	}
+	h += 2 * sizeof(wire);
+	if (*h != '\n' && *h != '\0')
+		return -EINVAL;
+	return sa_rec_decode(&sa_service_rec_desc, wire, sizeof(wire), r);
+}
+
+struct load_counts {
+	unsigned lines, expired, damaged;
+};
+
+static void load_one(struct sa_svc_store *st, const char *path, unsigned lineno,
+		     const char *line, struct load_counts *k)
+{
+	uint64_t now = st->sa->now_ms(), rnow = real_ms(), exp;
+	struct sa_service_rec r;
+	bool removed;
+	int rc = parse_line(line, &r, &exp, &removed);
+
+	if (rc == 0 && (removed || (exp && exp <= rnow))) {
+		/* removed, or its lease ended while we were away */
+		sa_service_remove(st->sa, &r);
+		k->expired += !removed;
+		k->lines++;
+		return;
+	}
+	if (rc == 0 &&
+	    sa_service_restore(st->sa, &r, exp ? now + (exp - rnow) : 0) == 0) {
+		k->lines++;
+		return;
+	}
+	if (k->damaged++ < DAMAGED_NAMED)
+		log_warn("SA: %s:%u: damaged ServiceRecord line, skipped", path,
+			 lineno);
+}
+
+static void load_file(struct sa_svc_store *st)
+{
+	char path[600], *line = NULL;
+	struct load_counts k = {0};
+	unsigned lineno = 0;
+	size_t cap = 0;
+	ssize_t len;
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, dir);
+	path_of(st, path, sizeof(path), "");
 	fp = fopen(path, "r");
-	if (!fp)
-		return errno == ENOENT ? 0 : -errno;
-	while (rc == 0 && fgets(line, sizeof(line), fp)) {
-		struct sa_service_rec rec;
-		uint64_t expiry, expires_ms;
-
-		if (++lineno == 1 && !strncmp(line, MAGIC, strlen(MAGIC)))
-			continue;
-		if (parse_line(line, &rec, &expiry) < 0) {
-			if (bad++ < 5)
-				log_warn("%s:%u: damaged ServiceRecord line "
-					 "skipped",
-					 path, lineno);
-			continue;
-		}
-		if (!to_monotonic(sa, expiry, wall, &expires_ms))
-			continue; /* the lease ran out while we were down */
-		if (sa->services.n >= SA_SERVICE_MAX)
-			break;
-		rc = add(sa, &rec, expires_ms);
-		n += rc == 0;
+	if (!fp) {
+		if (errno != ENOENT)
+			log_warn("SA: cannot read %s: %s; no ServiceRecords "
+				 "restored",
+				 path, strerror(errno));
+		return;
 	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		if (lineno == 1 && !strcmp(line, HEADER))
+			continue;
+		/* a NUL inside makes the line damaged, not shorter */
+		if (memchr(line, '\0', (size_t)len))
+			line[0] = '\0';
+		load_one(st, path, lineno, line, &k);
+	}
+	free(line);
 	fclose(fp);
-	if (bad)
-		log_warn("%s: %u damaged lines skipped, %d ServiceRecords read",
-			 path, bad, n);
-	return rc < 0 ? rc : n;
+	if (k.damaged > DAMAGED_NAMED)
+		log_warn("SA: %s: %u damaged lines in all, skipped", path,
+			 k.damaged);
+	log_info("SA: %u ServiceRecords from %s (%u lines; %u leases ended "
+		 "while away)",
+		 st->sa->services.n, path, k.lines, k.expired);
+}
+
+struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa)
+{
+	struct sa_svc_store *st = calloc(1, sizeof(*st));
+	struct sa_durable_store ds = {store_unsaved, store_flush_soon, NULL};
+	int rc;
+
+	if (!st)
+		return NULL;
+	st->sm = sm;
+	st->sa = sa;
+	st->fd = -1;
+	load_file(st);
+	/* A clean snapshot to append to (no torn line, no old journal). */
+	rc = write_snapshot(st);
+	if (rc < 0)
+		log_warn("SA: cannot write %s/" STORE_FILE ": %s",
+			 sm->cfg.state_dir, strerror(-rc));
+	ds.ctx = st;
+	if (sa_durable_add_store(&ds) < 0) {
+		log_err("SA: no room for the ServiceRecord store; "
+			"ServiceRecords will not survive a restart");
+		sa_svc_store_close(st);
+		return NULL;
+	}
+	sa->services.changed = on_changed;
+	sa->services.ctx = st;
+	return st;
+}
+
+void sa_svc_store_close(struct sa_svc_store *st)
+{
+	if (!st)
+		return;
+	st->sa->services.changed = NULL;
+	sa_durable_remove_store(st);
+	sd_event_source_unref(st->writer);
+	if (st->fd >= 0)
+		close(st->fd);
+	free(st->pend);
+	free(st);
 }

@@ -5,7 +5,12 @@
  * latency in microseconds (one per line) for the script to pool.
  *
  *   sa_load -t path|node -n COUNT [-w WINDOW] [-l LID,LID,...] [-o FILE]
- *           [-T TIMEOUT_MS] */
+ *           [-T TIMEOUT_MS] [-d MS] [-r FILE]
+ *
+ * -d stops sending after MS milliseconds (COUNT is then a cap); -r writes
+ * every answer as "LID STATUS HEX" (the first record's bytes in hex, or
+ * "-" on an error status), for a test to check what was answered
+ * while the tables changed. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,10 +26,10 @@
 #define MAX_WIN 64
 
 struct opts {
-	int path, count, window, timeout_ms;
+	int path, count, window, timeout_ms, duration_ms;
 	uint16_t lids[4096];
 	int n_lids;
-	const char *out;
+	const char *out, *record;
 };
 
 static uint64_t now_us(void)
@@ -41,7 +46,7 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){
 	    .path = 1, .count = 1000, .window = 8, .timeout_ms = 1000};
-	while ((c = getopt(argc, argv, "t:n:w:l:o:T:")) != -1) {
+	while ((c = getopt(argc, argv, "t:n:w:l:o:T:d:r:")) != -1) {
 		switch (c) {
 		case 't':
 			o->path = strcmp(optarg, "node") != 0;
@@ -57,6 +62,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->out = optarg;
+			break;
+		case 'd':
+			o->duration_ms = atoi(optarg);
+			break;
+		case 'r':
+			o->record = optarg;
 			break;
 		case 'l':
 			for (char *s = strtok(optarg, ",");
@@ -108,7 +119,22 @@ struct slot {
 	uint32_t tid;
 	uint64_t sent;
 	int busy;
+	uint16_t lid;
 };
+
+/* One answer for -r: LID, MAD status and the first record in hex. */
+static void record_answer(FILE *f, uint16_t lid, const struct sa_hdr *h,
+			  const uint8_t *mad, int path)
+{
+	size_t len = path ? sa_path_rec_desc.size : sa_node_rec_desc.size;
+
+	fprintf(f, "%u 0x%04x ", lid, h->status);
+	if (h->status)
+		fputc('-', f);
+	for (size_t i = 0; !h->status && i < len; i++)
+		fprintf(f, "%02x", mad[SA_HDR_SIZE + i]);
+	fputc('\n', f);
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -122,6 +148,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct slot slots[MAX_WIN] = {{0}};
 	struct sa_client sac;
+	FILE *rec = NULL;
 	int sent = 0, done = 0, n_lat = 0, errors = 0, lost = 0;
 	uint64_t *lat, t0;
 	uint32_t tid_base = (uint32_t)(now_us() & 0xFFFF) << 16;
@@ -141,15 +168,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sa_load: out of memory\n");
 		return 1;
 	}
+	if (o.record && !(rec = fopen(o.record, "w"))) {
+		perror(o.record);
+		return 1;
+	}
 	t0 = now_us();
-	while (done < o.count) {
+	while (done < sent || sent < o.count) {
+		if (o.duration_ms &&
+		    now_us() - t0 > (uint64_t)o.duration_ms * 1000) {
+			o.count = sent; /* no more: collect what is out */
+			if (done == sent)
+				break;
+		}
 		for (int s = 0; s < o.window && sent < o.count; s++) {
 			if (slots[s].busy)
 				continue;
-			slots[s] =
-			    (struct slot){.tid = tid_base + (uint32_t)sent,
-					  .sent = now_us(),
-					  .busy = 1};
+			slots[s] = (struct slot){
+			    .tid = tid_base + (uint32_t)sent,
+			    .sent = now_us(),
+			    .busy = 1,
+			    .lid = o.lids[(unsigned)sent % (unsigned)o.n_lids]};
 			build(&o, sac.port.base_lid, sent, slots[s].tid,
 			      sa_client_mad(&sac));
 			if (sa_client_send(&sac, 0, o.timeout_ms) < 0) {
@@ -174,6 +212,8 @@ int main(int argc, char **argv)
 			if (!slots[s].busy || slots[s].tid != (uint32_t)h.tid)
 				continue;
 			slots[s].busy = 0;
+			if (rec && !us)
+				record_answer(rec, slots[s].lid, &h, m, o.path);
 			if (us)
 				lost++;
 			else if (h.status)
@@ -205,6 +245,8 @@ int main(int argc, char **argv)
 		if (f)
 			fclose(f);
 	}
+	if (rec)
+		fclose(rec);
 	sa_client_close(&sac);
 	return errors || lost ? 3 : 0;
 }
