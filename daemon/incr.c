@@ -33,7 +33,7 @@ struct incr_link {
 struct incr {
 	struct incr_sw *sw;
 	uint32_t n_sw, cap_sw;
-	uint32_t probed; /* sw[0..probed) had their ports read */
+	uint32_t probed;  /* sw[0..probed) had their ports read */
 	uint64_t *silent; /* switches the light sweep did not hear */
 	uint32_t n_silent, cap_silent;
 	uint64_t *mute; /* ... nor the recheck over their new routes */
@@ -243,9 +243,8 @@ static int read_and_clear(struct sweep *s, const struct ib_node *sw)
 	q->s = s;
 	memcpy(q->path_copy, sw->dr_path, sizeof(q->path_copy));
 	q->hops = sw->dr_hops;
-	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops,
-			   MAD_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL,
-			   si_read_cb, q);
+	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops, MAD_METHOD_GET,
+			   SMP_ATTR_SWITCH_INFO, 0, NULL, si_read_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -262,9 +261,8 @@ static int probe_port(struct sweep *s, const struct ib_node *sw, uint8_t p)
 	if (!q)
 		return -ENOMEM;
 	*q = (struct probe_req){s, sw->guid, p, sw->ports[p].remote != NULL};
-	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops,
-			   MAD_METHOD_GET, SMP_ATTR_PORT_INFO, p, NULL,
-			   probe_cb, q);
+	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops, MAD_METHOD_GET,
+			   SMP_ATTR_PORT_INFO, p, NULL, probe_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -284,14 +282,15 @@ int incr_probe_start(struct sweep *s)
 	const struct fabric *model = s->nf ? s->nf : s->sm->fab;
 
 	for (uint32_t i = in->probed; i < in->n_sw && rc == 0; i++) {
-		const struct ib_node *sw = fabric_node_by_guid(model, in->sw[i].guid);
+		const struct ib_node *sw =
+		    fabric_node_by_guid(model, in->sw[i].guid);
 
 		if (!sw)
 			return -ENOENT;
 		in->probed = i + 1;
-		rc = in->sw[i].have_si
-			 ? clear_psc_at(s, sw->dr_path, sw->dr_hops, in->sw[i].si)
-			 : read_and_clear(s, sw);
+		rc = in->sw[i].have_si ? clear_psc_at(s, sw->dr_path,
+						      sw->dr_hops, in->sw[i].si)
+				       : read_and_clear(s, sw);
 		for (unsigned p = 1; p <= sw->nports && rc == 0; p++)
 			rc = probe_port(s, sw, (uint8_t)p);
 		s->sm->smps.light_gets += sw->nports + 1u;
@@ -361,7 +360,8 @@ static uint32_t drop_cut_off(struct fabric *nf)
 
 		if (nd->seen)
 			continue;
-		log_notice("incremental sweep: %s (0x%016" PRIx64 ") is cut off "
+		log_notice("incremental sweep: %s (0x%016" PRIx64
+			   ") is cut off "
 			   "and leaves the model",
 			   nd->desc, nd->guid);
 		fabric_remove_node(nf, nd);
@@ -413,7 +413,8 @@ static bool route_crosses(const struct fabric *f, const struct ib_node *n,
 		const struct ib_port *r;
 
 		if (p > cur->nports || !(r = cur->ports[p].remote) ||
-		    is_lost(in, cur->guid, p) || is_lost(in, r->node->guid, r->num))
+		    is_lost(in, cur->guid, p) ||
+		    is_lost(in, r->node->guid, r->num))
 			return true;
 		cur = r->node;
 	}
@@ -462,7 +463,8 @@ static uint32_t requeue_mute(struct incr *in, const struct fabric *nf,
 		(*still)++;
 		incr_note_silent(s, sw->guid);
 		for (unsigned p = 1; p <= sw->nports; p++) {
-			const struct ib_node *nb = port_peer_node(sw, (uint8_t)p);
+			const struct ib_node *nb =
+			    port_peer_node(sw, (uint8_t)p);
 
 			if (!nb || !node_is_switch(nb) || named(in, nb->guid) ||
 			    in_list(in->asked, in->n_asked, nb->guid) ||
@@ -494,8 +496,10 @@ int incr_apply(struct sweep *s, char *why, size_t len)
 	add_suspects(s);
 	added = requeue_mute(in, s->nf, s, &mute);
 	if (mute && in->n_cut == cut && !added) {
-		snprintf(why, len, "switch 0x%016" PRIx64 " is silent though "
-			 "its links are up", first_mute);
+		snprintf(why, len,
+			 "switch 0x%016" PRIx64 " is silent though "
+			 "its links are up",
+			 first_mute);
 		return -1;
 	}
 	if (!in->n_silent)

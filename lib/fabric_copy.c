@@ -10,9 +10,8 @@
 
 static int copy_node(struct fabric *dst, const struct ib_node *s)
 {
-	struct ib_node *n =
-	    fabric_add_node(dst, (enum ib_node_type)s->type, s->guid,
-			    s->nports, s->desc);
+	struct ib_node *n = fabric_add_node(dst, (enum ib_node_type)s->type,
+					    s->guid, s->nports, s->desc);
 
 	if (!n)
 		return -errno;
