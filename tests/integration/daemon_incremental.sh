@@ -108,14 +108,14 @@ mid=$1 midport=$2
 python3 - "$T/ft.net" "$T/link.net" "S1" 5 "$mid" "$midport" <<'PY'
 import sys
 src, dst, a, ap, b, bp = sys.argv[1:]
-out, node = [], None
+out, cur = [], None
 for line in open(src):
     s = line.rstrip("\n")
     if s.startswith(("Switch", "Hca")):
-        node = s.split('"')[1]
-    elif s.startswith("[") and node in (a, b):
+        cur = s.split('"')[1]
+    elif s.startswith("[") and cur in (a, b):
         port = s[1:s.index("]")]
-        if (node, port) in ((a, ap), (b, bp)):
+        if (cur, port) in ((a, ap), (b, bp)):
             continue
     out.append(line)
 open(dst, "w").writelines(out)
@@ -128,12 +128,12 @@ python3 - "$T/link.net" "$T/switch.net" "$peer" <<'PY'
 import sys
 src, dst, gone = sys.argv[1:]
 # The switch stays, with no link: ibsim numbers GUIDs in file order.
-out, node = [], None
+out, cur = [], None
 for line in open(src):
     s = line.rstrip("\n")
     if s.startswith(("Switch", "Hca")):
-        node = s.split('"')[1]
-    elif s.startswith("[") and (node == gone or '"%s"' % gone in s):
+        cur = s.split('"')[1]
+    elif s.startswith("[") and (cur == gone or '"%s"' % gone in s):
         continue
     out.append(line)
 open(dst, "w").writelines(out)
