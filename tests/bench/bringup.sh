@@ -33,23 +33,7 @@ gen() { # gen SPEC FILE
 	esac
 }
 
-start_sim() {
-	local net=$1
-	exec {SIMIN}<> <(:)
-	ibsim -s $("$O/ibsmgen" ibsim-args "$net" 2>/dev/null) "$net" \
-		<&$SIMIN >"$W/ibsim.log" 2>&1 &
-	SIMPID=$!
-	for _ in $(seq 600); do
-		ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl@" && return 0
-		sleep 0.1
-	done
-	echo "ibsim did not start" >&2; exit 1
-}
-
-stop_sim() {
-	kill "$SIMPID" 2>/dev/null; wait "$SIMPID" 2>/dev/null; SIMPID=
-	exec {SIMIN}<&-
-}
+. "$(dirname "$0")/sim.bash"
 
 # Runs one SM under a fresh ibsim; prints seconds, or "fail".
 timed() {

@@ -20,17 +20,13 @@ if [ "${1:-}" = -n ]; then RUNS=$2; shift 2; fi
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 W=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-failover.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdfo$$"
-SIMPID= PIDS=
+PIDS=
+. "$(dirname "$0")/sim.bash"
 stop_sms() {
 	local p
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	PIDS=
-}
-stop_sim() {
-	[ -n "$SIMPID" ] || return 0
-	kill "$SIMPID" 2>/dev/null; wait "$SIMPID" 2>/dev/null; SIMPID=
-	exec {SIMIN}<&-
 }
 cleanup() { stop_sms; stop_sim; rm -rf "$W"; }
 . "$(dirname "$0")/../procs.bash"
@@ -42,33 +38,14 @@ if [ -n "${1:-}" ]; then cp "$1" "$NET"; else
 	"$O/ibsmgen" fattree2 --hosts 968 -o "$NET" 2>/dev/null || exit 1
 fi
 
-start_sim() {
-	exec {SIMIN}<> <(:)
-	ibsim -s $("$O/ibsmgen" ibsim-args "$NET" 2>/dev/null) "$NET" \
-		<&$SIMIN >"$W/ibsim.log" 2>&1 &
-	SIMPID=$!
-	for _ in $(seq 600); do
-		ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl@" && return 0
-		sleep 0.1
-	done
-	echo "ibsim did not start" >&2; exit 1
-}
 # bg HOST CMD...: a client of ibsim at HOST's node, its pid in PIDS and $BG
 bg() { local h=$1; shift; SIM_HOST=$h LD_PRELOAD=$UMAD2SIM "$@" & BG=$!; PIDS="$PIDS $BG"; }
-now() { date +%s.%N; }
 st() { "$O/ibsmctl" -s "$W/$1.sock" status 2>/dev/null | awk -v k="$2" '$1 == k { print $2; exit }'; }
-until_true() { # until_true SECONDS STEP CMD...
-	local end; end=$(echo "$(now) + $1" | bc); local step=$2; shift 2
-	while ! "$@" >/dev/null 2>&1; do
-		[ "$(echo "$(now) > $end" | bc)" = 1 ] && return 1
-		sleep "$step"
-	done
-}
 swept_master() { [ "$(st "$1" sm_role)" = MASTER ] && [ "$(st "$1" heavy_sweeps)" -ge 1 ]; }
 
 run_ibsmd() {
 	local n t0 t1
-	start_sim
+	start_sim "$NET"
 	for n in a b; do rm -rf "$W/st-$n"; mkdir -p "$W/st-$n"; done
 	bg H1 "$O/ibsmd" --state-dir "$W/st-a" -o control_socket="$W/a.sock" -o sm.priority=10 2>"$W/ibsmd-a.log"
 	local a=$BG
@@ -86,7 +63,7 @@ run_ibsmd() {
 
 run_opensm() {
 	local t0 t1
-	start_sim
+	start_sim "$NET"
 	rm -rf "$W"/osm-*; mkdir -p "$W/osm-a" "$W/osm-b"
 	OSM_CACHE_DIR=$W/osm-a bg H1 opensm -p 10 -k 0 -d2 -f "$W/osm-a/log" >/dev/null 2>&1
 	local a=$BG

@@ -22,17 +22,13 @@ if [ "${1:-}" = -n ]; then RUNS=$2; shift 2; fi
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 W=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-linkfail.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdlf$$"
-SIMPID= PIDS=
+PIDS=
+. "$(dirname "$0")/sim.bash"
 stop_sms() {
 	local p
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	PIDS=
-}
-stop_sim() {
-	[ -n "$SIMPID" ] || return 0
-	kill "$SIMPID" 2>/dev/null; wait "$SIMPID" 2>/dev/null; SIMPID=
-	exec {SIMIN}<&-
 }
 cleanup() { stop_sms; stop_sim; rm -rf "$W"; }
 . "$(dirname "$0")/../procs.bash"
@@ -51,34 +47,15 @@ read -r P1 P2 PEER2 < <(sed -n '/^Switch.*"S1"$/,/^$/p' "$NET" |
 CMD_link="Unlink \"S1\"[$P1]"
 CMD_switch="Unlink \"$PEER2\""
 
-start_sim() {
-	exec {SIMIN}<> <(:)
-	ibsim -s $("$O/ibsmgen" ibsim-args "$NET" 2>/dev/null) "$NET" \
-		<&$SIMIN >"$W/ibsim.log" 2>&1 &
-	SIMPID=$!
-	for _ in $(seq 600); do
-		ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl@" && return 0
-		sleep 0.1
-	done
-	echo "ibsim did not start" >&2; exit 1
-}
 bg() { local h=$1; shift; SIM_HOST=$h LD_PRELOAD=$UMAD2SIM "$@" & BG=$!; PIDS="$PIDS $BG"; }
-now() { date +%s.%N; }
 st() { "$O/ibsmctl" -s "$W/sock" status 2>/dev/null | awk -v k="$1" '$1 == k { print $2; exit }'; }
-until_true() { # until_true SECONDS STEP CMD...
-	local end; end=$(echo "$(now) + $1" | bc); local step=$2; shift 2
-	while ! "$@" >/dev/null 2>&1; do
-		[ "$(echo "$(now) > $end" | bc)" = 1 ] && return 1
-		sleep "$step"
-	done
-}
 adopted() { [ "$(st heavy_sweeps)" -ge "$1" ] && [ "$(st sweep_state)" = IDLE ]; }
 
 # run_ibsmd CASE: prints "seconds smps lft_blocks timeouts incremental"
 run_ibsmd() {
 	local cmd t0 t1 h s0 l0 to0 i0
 	eval "cmd=\$CMD_$1"
-	start_sim
+	start_sim "$NET"
 	rm -rf "$W/st"; mkdir -p "$W/st"
 	bg H1 "$O/ibsmd" --state-dir "$W/st" -o control_socket="$W/sock" 2>"$W/ibsmd.log"
 	until_true 600 0.2 adopted 1 || { echo fail; stop_sms; stop_sim; return; }
@@ -96,7 +73,7 @@ run_ibsmd() {
 run_opensm() {
 	local cmd t0 t1 n0
 	eval "cmd=\$CMD_$1"
-	start_sim
+	start_sim "$NET"
 	rm -rf "$W/osm"; mkdir -p "$W/osm"
 	OSM_CACHE_DIR=$W/osm bg H1 opensm -k 0 -d2 -f "$W/osm/log" >/dev/null 2>&1
 	until_true 900 0.2 grep -q "SUBNET UP" "$W/osm/log" || { echo fail; stop_sms; stop_sim; return; }

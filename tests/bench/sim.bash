@@ -1,0 +1,33 @@
+# Shared by the benchmarks that run SMs under a fresh ibsim per run
+# (bringup.sh, failover.sh, linkfail.sh).  The caller sets O (build dir),
+# W (scratch dir) and IBSIM_SOCKNAME.
+#   start_sim NETFILE   ibsim on NETFILE, its console on fd $SIMIN, pid SIMPID
+#   stop_sim            stops it (no-op when none runs)
+#   now                 wall clock, seconds with nanoseconds
+#   until_true SECONDS STEP CMD...   polls CMD every STEP s; 1 on timeout
+SIMPID=
+start_sim() {
+	local net=$1
+	exec {SIMIN}<> <(:)
+	ibsim -s $("$O/ibsmgen" ibsim-args "$net" 2>/dev/null) "$net" \
+		<&$SIMIN >"$W/ibsim.log" 2>&1 &
+	SIMPID=$!
+	for _ in $(seq 600); do
+		ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl@" && return 0
+		sleep 0.1
+	done
+	echo "ibsim did not start" >&2; exit 1
+}
+stop_sim() {
+	[ -n "$SIMPID" ] || return 0
+	kill "$SIMPID" 2>/dev/null; wait "$SIMPID" 2>/dev/null; SIMPID=
+	exec {SIMIN}<&-
+}
+now() { date +%s.%N; }
+until_true() {
+	local end; end=$(echo "$(now) + $1" | bc); local step=$2; shift 2
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(echo "$(now) > $end" | bc)" = 1 ] && return 1
+		sleep "$step"
+	done
+}
