@@ -1,13 +1,17 @@
-/* The incremental sweep: a light sweep found switches reporting
- * PortStateChange and nothing silent.  Instead of rediscovering the whole
- * fabric (seconds at 16,000 hosts), ask those switches' linked ports for
- * their state (one PortInfo Get each) and clear the change bit.  When
- * every change is a link of the model gone down, the new model is a copy
- * of the current one without those links, with new directed routes; the
- * sweep then routes it and sends what differs, as after a discovery.
- * Anything else (a port come up, a Get that fails, a node cut off) is a
- * heavy sweep: only a link loss is handled here, where the model is sure
- * to be right. */
+/* The incremental sweep (docs/design.md §3.4).  Switches named by trap
+ * 128, or reporting PortStateChange in a light sweep, have the change bit
+ * cleared and every port read (PortInfo Get), instead of the whole fabric
+ * being rediscovered (seconds at 16,000 hosts).  When every change is a
+ * link of the model gone down, the new model is a copy of the current one
+ * without those links, with new directed routes; nodes it no longer
+ * reaches leave it.  Switches whose old route crossed a lost link, or that
+ * a light sweep did not hear, are asked over their new routes: one that
+ * reports a change too has its ports read the same way; one still mute
+ * has its neighbours asked (a dead switch is then cut off).  The sweep
+ * then routes the copy and sends what differs, as after a discovery.
+ * Anything else (a port come up, a Get that fails, a switch mute with its
+ * links up, the SM's own link) is a heavy sweep: only losses are handled
+ * here, where the edited model is sure to be right. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

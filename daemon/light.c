@@ -25,7 +25,6 @@ static void light_cb(void *ctx, int status, const struct txn_result *r)
 	struct smp_switch_info si;
 
 	if (status < 0 || !r->data) {
-		s->silent = true;
 		incr_note_silent(s, q->guid);
 		if (!s->changed)
 			log_notice("light sweep: switch %s (0x%016" PRIx64 ") "

@@ -92,7 +92,7 @@ static void sweep_reset(struct sweep *s)
 		free(s->nf);
 		s->nf = NULL;
 	}
-	s->changed = s->silent = s->incremental = false;
+	s->changed = s->incremental = false;
 	incr_reset(s);
 	s->set_errors = s->lft_errors = s->lft_switches = 0;
 	s->lft_blocks = s->lft_read = s->armed = s->activated = 0;

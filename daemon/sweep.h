@@ -26,9 +26,9 @@ struct sweep {
 	struct fabric *nf; /* heavy: the model being built */
 	struct discovery *disc;
 
-	/* Light sweep verdict: something changed; a switch was silent;
-	 * what the switches reporting a change said (incr.c). */
-	bool changed, silent;
+	/* Light sweep verdict: something changed; what the switches that
+	 * reported a change or stayed silent said (incr.c). */
+	bool changed;
 	struct incr *incr;
 	bool incremental; /* this sweep edits the model, no discovery */
 	/* Switches trap 128 named since the last sweep began: the next
@@ -72,26 +72,30 @@ int lftprog_start(struct sweep *s, struct fabric *old);
 
 /* light.c: SwitchInfo Get of every switch in sm->fab; s->changed when a
  * switch reports PortStateChange (incr_note_psc) or does not answer
- * (s->silent). */
+ * (incr_note_silent). */
 int light_start(struct sweep *s);
 
-/* incr.c: the incremental sweep after a light sweep.  incr_possible: only
- * PortStateChange was reported and this SM is a settled master.  The probe
- * phase reads those switches' ports; incr_build then makes s->nf the model
- * without the links that went down (1), finds nothing to route (0), or
- * says why a heavy sweep is needed (-1). */
+/* incr.c: the incremental sweep, after a light sweep or for switches a
+ * trap named.  incr_note_psc: a switch reported PortStateChange (si as the
+ * light sweep read it) or a trap named it (si NULL: read in the probe).
+ * incr_possible: some switch to probe, and this SM is a settled master.
+ * The probe phase reads those switches' ports; incr_build then makes s->nf
+ * the model without the links that went down (1), finds nothing to route
+ * (0), or says why a heavy sweep is needed (-1). */
 void incr_note_psc(struct sweep *s, uint64_t guid,
 		   const uint8_t si[SMP_DATA_SIZE]);
 void incr_note_silent(struct sweep *s, uint64_t guid);
 bool incr_possible(const struct sweep *s);
-/* After incr_build: the switches silent in the light sweep asked again
- * over their new routes (a failure makes incr_recheck_done false). */
+/* After incr_build: switches silent in the light sweep, or whose old
+ * route crossed a lost link, asked over their new routes (what they say
+ * is judged by incr_recheck_ok). */
 bool incr_need_recheck(const struct sweep *s);
 int incr_recheck_start(struct sweep *s);
 bool incr_recheck_ok(const struct sweep *s, char *why, size_t len);
 /* The recheck found more switches reporting a change (far ends of lost
  * links): their ports are read over s->nf, then incr_apply cuts what they
- * lost too (0, or -1 with why). */
+ * lost too: 0 the model is complete, 1 ask more switches (another
+ * recheck), -1 with why. */
 bool incr_need_probe(const struct sweep *s);
 int incr_apply(struct sweep *s, char *why, size_t len);
 int incr_probe_start(struct sweep *s);
