@@ -20,11 +20,15 @@
 
 #define TRAP_LIDS 0xC000 /* unicast LIDs; others share slot 0 */
 
-/* Per source LID; 12 bytes each, allocated at the first trap. */
+/* Per source LID; 20 bytes each, allocated at the first trap. */
 struct trap_src {
 	uint32_t start_ms; /* of its current interval (wraps: unsigned) */
 	uint32_t n;	   /* traps in it */
 	uint32_t over;	   /* of which ignored */
+	/* A port's interval and the log summary's do not line up: what the
+	 * summary says of a port is counted apart, per summary. */
+	uint32_t sum_gen;  /* summary this port was last counted in */
+	uint32_t sum_over; /* its ignored traps in that summary */
 };
 
 static struct {
@@ -33,6 +37,7 @@ static struct {
 	uint64_t last_sweep_ms, last_log_ms;
 	bool sweep_pending;
 	uint64_t over, over_ports; /* ignored since the last summary */
+	uint32_t sum_gen;	   /* bumped by each summary; 0 never used */
 	uint16_t top_lid;
 	uint32_t top_n;
 } TR;
@@ -57,6 +62,8 @@ static void log_summary(struct sm *sm, uint64_t now)
 	TR.last_log_ms = now;
 	TR.over = TR.over_ports = 0;
 	TR.top_n = 0;
+	if (++TR.sum_gen == 0)
+		TR.sum_gen = 1;
 }
 
 /* Counts the trap against its port; false when it is over the limit. */
@@ -73,11 +80,17 @@ static bool admit(struct sm *sm, uint16_t lid, uint64_t now)
 	}
 	if (++p->n <= sm->cfg.sm_trap_limit)
 		return true;
-	if (p->over++ == 0)
+	p->over++;
+	if (!TR.sum_gen)
+		TR.sum_gen = 1;
+	if (p->sum_gen != TR.sum_gen) {
+		p->sum_gen = TR.sum_gen;
+		p->sum_over = 0;
 		TR.over_ports++;
+	}
 	TR.over++;
-	if (p->over > TR.top_n) {
-		TR.top_n = p->over;
+	if (++p->sum_over > TR.top_n) {
+		TR.top_n = p->sum_over;
 		TR.top_lid = lid;
 	}
 	return false;

@@ -1,4 +1,12 @@
-/* Parallel-for thread pool: see pool.h. */
+/* Parallel-for thread pool: see pool.h.
+ *
+ * The caller works through the chunks itself and waits only for helpers
+ * that took part in the job, never for one that has not woken up yet: on
+ * a loaded machine a helper can wait milliseconds for a CPU, and the
+ * daemon calls pool_for in the event loop (a multicast join routes its
+ * group with it), where that wait would delay every other answer. A
+ * helper that wakes after the chunks are gone goes back to sleep without
+ * touching the job. */
 #include "lib/pool.h"
 
 #include <pthread.h>
@@ -8,17 +16,17 @@
 
 struct pool {
 	pthread_t *tids;
-	unsigned n;		/* workers including the caller */
+	unsigned n; /* workers including the caller */
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
-	unsigned long gen;	/* bumped for each pool_for */
-	unsigned running;	/* helper threads still in the current job */
+	unsigned long gen; /* bumped for each pool_for */
+	unsigned active;   /* helpers inside the current job */
 	bool stop;
 	/* current job */
 	void (*fn)(void *, size_t, unsigned);
 	void *arg;
 	size_t total, chunk;
-	size_t next;		/* atomic */
+	size_t next; /* atomic */
 };
 
 struct worker_arg {
@@ -29,8 +37,8 @@ struct worker_arg {
 static void run_chunks(struct pool *p, unsigned id)
 {
 	for (;;) {
-		size_t s = __atomic_fetch_add(&p->next, p->chunk,
-					      __ATOMIC_RELAXED);
+		size_t s =
+		    __atomic_fetch_add(&p->next, p->chunk, __ATOMIC_RELAXED);
 		if (s >= p->total)
 			return;
 		size_t e = s + p->chunk < p->total ? s + p->chunk : p->total;
@@ -54,10 +62,14 @@ static void *worker(void *a)
 		if (p->stop)
 			break;
 		seen = p->gen;
+		/* next only grows during a job and is reset under mu */
+		if (__atomic_load_n(&p->next, __ATOMIC_RELAXED) >= p->total)
+			continue;
+		p->active++;
 		pthread_mutex_unlock(&p->mu);
 		run_chunks(p, id);
 		pthread_mutex_lock(&p->mu);
-		if (--p->running == 0)
+		if (--p->active == 0)
 			pthread_cond_signal(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -136,13 +148,12 @@ void pool_for(struct pool *p, size_t n,
 	p->total = n;
 	p->chunk = n / (p->n * 8) ? n / (p->n * 8) : 1;
 	p->next = 0;
-	p->running = p->n - 1;
 	p->gen++;
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
 	run_chunks(p, 0);
 	pthread_mutex_lock(&p->mu);
-	while (p->running)
+	while (p->active)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 }

@@ -1,11 +1,16 @@
 /* Join benchmark client for any SA (ibsmd or OpenSM), from one simulated
- * node with proxy joins:  mcast_joins [--wait-ready] [--acked ACKFILE] FILE
+ * node with proxy joins:
+ *   mcast_joins [--wait-ready] [--leave-after] [--acked ACKFILE] FILE
  * FILE lines are "MGID PORTGUID MEMBERCOUNT" (MEMBERCOUNT 0: a standard
  * join, without the MemberCount component).  Joins are sent one at a
  * time, in file order; each answer's latency is measured.  --wait-ready
  * then polls MCGStateRecord (ibsmd) of every group until all are Ready.
  * --acked ACKFILE appends "MGID PORTGUID" to ACKFILE (flushed) as each
- * join is acknowledged, for the crash tests.
+ * join is acknowledged, for the crash tests.  --leave-after then leaves
+ * every group it joined (not timed), so repeated runs start from the same
+ * groups.  SIGTERM stops the joins and ends with the usual printout
+ * and a normal exit, so libumad2sim gives the client's slot back to
+ * ibsim (a killed client keeps its own; ibsim has 10).
  * Prints "key value" lines: joins, ok, refused, busy (MAD status BUSY),
  * status_N counts (SA status codes; BUSY counts under 0),
  * groups_created (distinct MGIDs with a successful join), seconds,
@@ -13,6 +18,7 @@
  * last answer), ready_ms (last answer -> all Ready). */
 #include <arpa/inet.h>
 #include <endian.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,13 @@ struct job {
 };
 
 static struct sa_client sac;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 static uint16_t last_mlid;
 
 static double now(void)
@@ -42,7 +55,7 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int join(const struct job *j)
+static int join_or_leave(const struct job *j, uint8_t method)
 {
 	/* Q_Key of the IPoIB broadcast group: OpenSM gives ff12:601b:: (IPoIB
 	 * signature) groups the broadcast group's parameters and refuses any
@@ -56,7 +69,7 @@ static int join(const struct job *j)
 	memcpy(r.mgid, j->mgid, 16);
 	sa_put64(r.port_gid, be64toh(sac.port.gid_prefix));
 	sa_put64(r.port_gid + 8, j->guid);
-	sa_client_build(&sac, SA_METHOD_SET, SA_ATTR_MCMEMBER_REC,
+	sa_client_build(&sac, method, SA_ATTR_MCMEMBER_REC,
 			C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
 			    C(SA_MCMR_JOIN_STATE) | C(SA_MCMR_QKEY) |
 			    C(SA_MCMR_PKEY) | C(SA_MCMR_TCLASS) |
@@ -64,9 +77,14 @@ static int join(const struct job *j)
 			    (j->n ? C(SA_MCMR_MEMBER_COUNT) : 0),
 			&sa_mcm_rec_desc, &r);
 	st = sa_client_transact(&sac, 0);
-	if (st == 0)
+	if (st == 0 && method == SA_METHOD_SET)
 		last_mlid = sa_get16(sa_client_mad(&sac) + SA_HDR_SIZE + 36);
 	return st < 0 ? -1 : st;
+}
+
+static int join(const struct job *j)
+{
+	return join_or_leave(j, SA_METHOD_SET);
 }
 
 /* MCGStateRecord state of mgid, or -1. */
@@ -104,7 +122,7 @@ int main(int argc, char **argv)
 	static double lat[MAXJ];
 	static uint8_t okg[MAXJ];
 	static unsigned st_count[256];
-	int wait_ready = argc > 2 && !strcmp(argv[1], "--wait-ready");
+	int wait_ready = 0, leave_after = 0;
 	FILE *acked = NULL;
 	FILE *fp = fopen(argv[argc - 1], "r");
 	uint32_t n = 0, ok = 0, groups = 0, busy = 0;
@@ -114,11 +132,16 @@ int main(int argc, char **argv)
 	double t0, t1, ready = -1;
 	struct timespec wall;
 
-	for (int a = 1; a + 2 < argc; a++)
-		if (!strcmp(argv[a], "--acked") && !(acked = fopen(argv[a + 1], "a")))
+	for (int a = 1; a + 1 < argc; a++) {
+		wait_ready |= !strcmp(argv[a], "--wait-ready");
+		leave_after |= !strcmp(argv[a], "--leave-after");
+		if (a + 2 < argc && !strcmp(argv[a], "--acked") &&
+		    !(acked = fopen(argv[a + 1], "a")))
 			perror(argv[a + 1]);
+	}
 	if (argc < 2 || !fp) {
-		fprintf(stderr, "usage: mcast_joins [--wait-ready] [--acked ACKFILE] FILE\n");
+		fprintf(stderr, "usage: mcast_joins [--wait-ready] [--leave-after] "
+				"[--acked ACKFILE] FILE\n");
 		return 2;
 	}
 	while (n < MAXJ && fscanf(fp, "%63s %llx %u", mg, &g, &cnt) == 3)
@@ -131,8 +154,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mcast_joins: cannot open a umad port\n");
 		return 1;
 	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
 	t0 = now();
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && !stop; i++) {
 		double a = now();
 		int st = join(&jobs[i]);
 		lat[i] = (now() - a) * 1e3;
@@ -173,6 +198,9 @@ int main(int argc, char **argv)
 		if (ready != -2)
 			ready = (now() - t1) * 1e3;
 	}
+	for (uint32_t i = 0; leave_after && i < n; i++)
+		if (okg[i] && !seen_before(jobs, i))
+			join_or_leave(&jobs[i], SA_METHOD_DELETE);
 	qsort(lat, n, sizeof(*lat), cmp_d);
 	printf("joins %u\nok %u\nrefused %u\nbusy %u\n", n, ok, n - ok, busy);
 	for (unsigned s = 0; s < 256; s++)

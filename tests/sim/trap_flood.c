@@ -4,7 +4,10 @@
  * TRAPNUM 128 (link state change, naming this port's LID), 129-131, 144:
  * LID-routed Trap(Notice) SMPs to the SM's LID.  ibsim's SMA takes the
  * TrapRepress answers itself (it logs "got trap repress"), so this client
- * cannot see them; it prints "sent N". */
+ * cannot see them; it prints "sent N".  SIGTERM ends the flood with a
+ * normal exit, so libumad2sim gives the client's slot back to ibsim (it
+ * has 10, and a killed client keeps its own). */
+#include <signal.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,14 @@
 
 #include "mad/smp.h"
 #include "mad/smp_sm.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -39,7 +50,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	umad = calloc(1, umad_size() + MAD_SIZE);
-	for (; sent < count; sent++) {
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	for (; sent < count && !stop; sent++) {
 		struct smp sm;
 		struct smp_notice n = {.is_generic = 1,
 				       .type = 1,
