@@ -143,7 +143,8 @@ static void act(struct sm *sm, const struct smp_notice *n, uint16_t from,
 		/* A port's capabilities changed; among them IsSM: another SM
 		 * may have started.  Look again (and elect). */
 		log_notice("trap 144 (capability change) from LID %u; "
-			   "rediscovering", from);
+			   "rediscovering",
+			   from);
 		sweep_request(sm, true, "trap 144");
 	} else if (n->is_generic && n->trap_num == 128) {
 		smp_trap128_lid(n, &lid);
