@@ -27,8 +27,8 @@
 #include "mad/sa_client.h"
 #include "mad/sa_mcm.h"
 
-#define C(x) (1ull << (x))
-#define MAXJ 200000
+#define C(x)		     (1ull << (x))
+#define MAXJ		     200000
 #define MAD_STATUS_BUSY_WORD 0x0001 /* MAD status: busy, retry later */
 
 struct job {
@@ -140,8 +140,9 @@ int main(int argc, char **argv)
 			perror(argv[a + 1]);
 	}
 	if (argc < 2 || !fp) {
-		fprintf(stderr, "usage: mcast_joins [--wait-ready] [--leave-after] "
-				"[--acked ACKFILE] FILE\n");
+		fprintf(stderr,
+			"usage: mcast_joins [--wait-ready] [--leave-after] "
+			"[--acked ACKFILE] FILE\n");
 		return 2;
 	}
 	while (n < MAXJ && fscanf(fp, "%63s %llx %u", mg, &g, &cnt) == 3)
