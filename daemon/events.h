@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 struct sm;
+struct fabric;
 
 enum sm_event {
 	SM_EV_SWEEP_DUE,       /* loop: periodic timer or SIGHUP */
@@ -23,6 +24,10 @@ struct sm_event_arg {
 	bool heavy;	 /* SWEEP_DUE, SWEEP_DONE */
 	int rc;		 /* SWEEP_DONE: 0 or -errno */
 	const char *why; /* SWEEP_DUE */
+	/* FABRIC_REPLACED: the model sm->fab replaced (NULL at the first),
+	 * freed when the event returns: what was routed on it can still be
+	 * read by switch GUID */
+	const struct fabric *old;
 };
 
 typedef void (*sm_event_fn)(struct sm *sm, enum sm_event ev,

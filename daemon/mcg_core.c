@@ -228,8 +228,13 @@ static void tree_info(struct mcg *g)
 	g->sa->tree_height = t ? t->height : 0;
 }
 
-/* Routes g with all its members; 0 or -errno. */
-static int route_all(struct mcg *g)
+/* How route_all may route: its saved tree (mcg_persist.c), the engine,
+ * or the saved tree when it fits and else the engine. */
+enum route_how { ROUTE_ANY, ROUTE_SAVED, ROUTE_FRESH };
+
+/* Routes g with all its members; 0 or -errno (-ENOENT: ROUTE_SAVED and
+ * no saved tree fits). */
+static int route_how(struct mcg *g, enum route_how how)
 {
 	struct mcg_mgr *mgr = g->mgr;
 	struct ib_port **ports;
@@ -242,12 +247,16 @@ static int route_all(struct mcg *g)
 	if (!ports)
 		return -ENOMEM;
 	n = member_ports(g, ports);
-	if (n && mgr->restore && mgr->restore(g, ports, n))
+	if (!n)
+		rc = -EINVAL;
+	else if (how != ROUTE_FRESH && mgr->restore &&
+		 mgr->restore(g, ports, n))
 		rc = 0;
+	else if (how == ROUTE_SAVED)
+		rc = -ENOENT;
 	else
-		rc = n ? mcast_group_add(mgr->mc, g->sa->rec.mgid, ports, n,
-					 &g->eid)
-		       : -EINVAL;
+		rc = mcast_group_add(mgr->mc, g->sa->rec.mgid, ports, n,
+				     &g->eid);
 	free(ports);
 	if (rc < 0) {
 		g->eid = MC_NONE;
@@ -256,6 +265,11 @@ static int route_all(struct mcg *g)
 	tree_info(g);
 	mgr->routed++;
 	return 0;
+}
+
+static int route_all(struct mcg *g)
+{
+	return route_how(g, ROUTE_ANY);
 }
 
 int mcg_std_add(struct mcg *g, struct ib_port *p)
@@ -399,15 +413,72 @@ static int new_context(struct mcg_mgr *mgr, struct sm *sm)
 	return mcast_create(&mgr->mc, sm->fab, &sm->hops, sm->pool, eng, &prm);
 }
 
-/* A new model: the old context's ports are gone.  Every routed group is
- * routed again over the new one, in MGID creation order, so that the same
- * fabric gives the same colors (docs/design.md: MLIDs do not change while the
- * fabric does not). */
-void mcg_after_sweep(struct mcg_mgr *mgr)
+/* Groups to route again after a sweep: routed before, not waiting. */
+static bool reroutable(const struct mcg *g)
+{
+	return g->sa->n_members && g->sa->state != MCG_RECEIVING_JOIN_REQ &&
+	       !g->queued;
+}
+
+/* Every group whose tree still fits the new model gets it back (same
+ * color, hence the same MLID and MFT entries); only then are the others
+ * routed afresh, so a fresh tree never takes a color a kept tree needs. */
+static void reroute_groups(struct mcg_mgr *mgr)
+{
+	uint32_t kept = 0, fresh = 0, moved = 0, failed = 0;
+
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
+
+		g->eid = MC_NONE;
+		if (reroutable(g) && route_how(g, ROUTE_SAVED) == 0) {
+			kept++;
+			g->need_gen = mgr->gen_req + 1;
+		}
+	}
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		struct mcg *g = mgr->v[i];
+		uint16_t was = g->sa->rec.mlid;
+		char s[48];
+
+		if (!reroutable(g) || g->eid != MC_NONE)
+			continue;
+		if (route_how(g, ROUTE_FRESH) < 0) {
+			failed++;
+			log_err("multicast: re-routing a group with %u members "
+				"after the sweep failed; it has no tree",
+				g->sa->n_members);
+			continue;
+		}
+		fresh++;
+		g->need_gen = mgr->gen_req + 1;
+		if (g->sa->rec.mlid == was)
+			continue;
+		moved++;
+		mcast_mgid_str(g->sa->rec.mgid, s, sizeof(s));
+		log_notice("multicast: %s moved from MLID 0x%04x to 0x%04x: "
+			   "its tree no longer fits the fabric",
+			   s, was, g->sa->rec.mlid);
+	}
+	if (fresh || failed)
+		log_notice("multicast: after the sweep %u groups kept their "
+			   "trees, %u were routed afresh (%u on another MLID), "
+			   "%u failed",
+			   kept, fresh, moved, failed);
+}
+
+/* A new model: the old context's ports are gone.  Every group's tree is
+ * saved from the old model first (by switch GUID) and put back where it
+ * still fits, so MLIDs do not change while the fabric does not, and a
+ * lost link or switch moves only the groups whose trees used it
+ * (docs/design.md §5.1). */
+void mcg_after_sweep(struct mcg_mgr *mgr, const struct fabric *old)
 {
 	struct sm *sm = mgr->sm;
 	int rc;
 
+	if (mgr->mc && old && mgr->capture)
+		mgr->capture(mgr, old);
 	if (mgr->mc)
 		mcast_destroy(mgr->mc);
 	mgr->mc = NULL;
@@ -424,20 +495,7 @@ void mcg_after_sweep(struct mcg_mgr *mgr)
 		 config_enum_name("multicast.engine", sm->cfg.multicast_engine),
 		 mgr->colors, 0xC000, 0xC000 + mgr->colors - 1);
 	mftprog_reset(mgr);
-	for (uint32_t i = 0; i < mgr->n; i++) {
-		struct mcg *g = mgr->v[i];
-		unsigned st = g->sa->state;
-
-		g->eid = MC_NONE;
-		if (!g->sa->n_members || st == MCG_RECEIVING_JOIN_REQ ||
-		    g->queued)
-			continue;
-		if (route_all(g) < 0)
-			log_err("multicast: re-routing a group with %u members "
-				"after the sweep failed; it has no tree",
-				g->sa->n_members);
-		g->need_gen = mgr->gen_req + 1;
-	}
+	reroute_groups(mgr);
 	if (mgr->restored)
 		mgr->restored(mgr);
 	mcg_tables_changed(mgr, NULL);

@@ -17,7 +17,7 @@
 static void on_fabric(struct sm *sm, enum sm_event ev,
 		      const struct sm_event_arg *a, void *ctx)
 {
-	mcg_after_sweep(ctx);
+	mcg_after_sweep(ctx, a ? a->old : NULL);
 }
 
 int mcg_init(struct sm *sm)
@@ -54,6 +54,7 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 	mgr->dirty = mcg_persist_dirty;
 	mgr->gone = mcg_persist_gone;
 	mgr->restore = mcg_persist_restore;
+	mgr->capture = mcg_persist_capture;
 	mgr->restored = mcg_persist_restored;
 	mgr->pass_done = mcg_pass_done;
 	sm->mcg = mgr;

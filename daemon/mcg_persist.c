@@ -6,7 +6,10 @@
  * groups are loaded into the SA's table; after the first sweep each saved
  * tree is put back into the engine as it was (same color, hence the same
  * MLID and MFT entries), through a restore engine swapped in for the
- * call; a tree that no longer fits the fabric is routed afresh.
+ * call; a tree that no longer fits the fabric is routed afresh.  Every
+ * later sweep does the same with the trees captured from the model it
+ * replaces (mcg_persist_capture), so an unchanged fabric keeps every MLID
+ * and a lost link moves only the groups whose trees used it.
  *
  * A join or leave must be on disk before it is answered, and rewriting
  * every group for each would make the loop's time grow with the number
@@ -55,7 +58,7 @@ struct saved_node {
 	uint8_t up_port;
 };
 
-/* A group's saved tree, kept until the first sweep restores it. */
+/* A group's saved tree, kept until the next sweep restores it. */
 struct saved_tree {
 	uint32_t id, color, n;
 	struct saved_node *nodes;
@@ -64,12 +67,14 @@ struct saved_tree {
 
 static struct {
 	struct saved_tree *trees;
-	uint32_t n_trees;
+	uint32_t n_trees, cap_trees;
 	struct saved_link { /* group MGID -> its saved tree's ID */
 		uint8_t mgid[16];
 		uint32_t tree;
+		uint32_t idx; /* its index in trees, once sorted */
 	} * links;
-	uint32_t n_links;
+	uint32_t n_links, cap_links;
+	bool sorted; /* links by MGID, idx resolved (restore lookups) */
 	struct sd_event_source *writer;
 	bool state_dirty;	       /* mcgroups.state is older than memory */
 	bool dumps_dirty;	       /* mfts.dump, mcgroups.dump too */
@@ -510,22 +515,45 @@ static struct mcg *load_group(struct mcg_mgr *mgr, const char *line)
 	return g;
 }
 
+/* Room for one more of n elements of size sz in *v (capacity *cap). */
+static int grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
+{
+	uint32_t nc = *cap ? *cap * 2 : 64;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (!(nv = realloc(*v, (size_t)nc * sz)))
+		return -ENOMEM;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
 static int link_group(const struct mcg *g, uint32_t tree)
 {
-	struct saved_link *nl = realloc(P.links, (P.n_links + 1) * sizeof(*nl));
-
-	if (!nl)
+	if (grow((void **)&P.links, P.n_links, &P.cap_links,
+		 sizeof(*P.links)) < 0)
 		return -ENOMEM;
-	P.links = nl;
-	memcpy(nl[P.n_links].mgid, g->sa->rec.mgid, 16);
-	nl[P.n_links++].tree = tree;
+	memcpy(P.links[P.n_links].mgid, g->sa->rec.mgid, 16);
+	P.links[P.n_links++].tree = tree;
+	P.sorted = false;
+	return 0;
+}
+
+static int add_tree(const struct saved_tree *t)
+{
+	if (grow((void **)&P.trees, P.n_trees, &P.cap_trees,
+		 sizeof(*P.trees)) < 0)
+		return -ENOMEM;
+	P.trees[P.n_trees++] = *t;
+	P.sorted = false;
 	return 0;
 }
 
 static int load_tree(FILE *fp, const char *line, unsigned *lineno)
 {
 	struct saved_tree t = {.new_tid = MC_NONE};
-	struct saved_tree *nt;
 	char buf[128];
 
 	if (sscanf(line, "tree %u %u %u", &t.id, &t.color, &t.n) != 3 ||
@@ -548,13 +576,10 @@ static int load_tree(FILE *fp, const char *line, unsigned *lineno)
 		}
 		t.nodes[i].up_port = (uint8_t)up;
 	}
-	nt = realloc(P.trees, (P.n_trees + 1) * sizeof(*nt));
-	if (!nt) {
+	if (add_tree(&t) < 0) {
 		free(t.nodes);
 		return -ENOMEM;
 	}
-	P.trees = nt;
-	P.trees[P.n_trees++] = t;
 	return 0;
 }
 
@@ -570,6 +595,7 @@ static uint32_t saved_tree_index(uint32_t id)
 
 static void unlink_group(const uint8_t mgid[16])
 {
+	P.sorted = false;
 	for (uint32_t i = 0; i < P.n_links;)
 		if (!memcmp(P.links[i].mgid, mgid, 16))
 			P.links[i] = P.links[--P.n_links];
@@ -640,7 +666,8 @@ static void forget_saved(void)
 	free(P.links);
 	P.trees = NULL;
 	P.links = NULL;
-	P.n_trees = P.n_links = 0;
+	P.n_trees = P.n_links = P.cap_trees = P.cap_links = 0;
+	P.sorted = false;
 }
 
 static int load_file(struct mcg_mgr *mgr);
@@ -801,19 +828,76 @@ static const struct mc_engine restore_engine = {
     .route = restore_route,
 };
 
+static int cmp_link(const void *a, const void *b)
+{
+	return memcmp(((const struct saved_link *)a)->mgid,
+		      ((const struct saved_link *)b)->mgid, 16);
+}
+
+struct tree_pos {
+	uint32_t id, idx;
+};
+
+static int cmp_tree_pos(const void *a, const void *b)
+{
+	const struct tree_pos *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sorts the links by MGID and resolves each to its tree's index (the
+ * last tree listed with that ID), so a sweep over thousands of groups
+ * looks each up in log time instead of scanning every link. */
+static int sort_links(void)
+{
+	struct tree_pos *tp = calloc(P.n_trees + 1, sizeof(*tp));
+
+	if (!tp)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < P.n_trees; i++)
+		tp[i] = (struct tree_pos){P.trees[i].id, i};
+	qsort(tp, P.n_trees, sizeof(*tp), cmp_tree_pos);
+	qsort(P.links, P.n_links, sizeof(*P.links), cmp_link);
+	for (uint32_t i = 0; i < P.n_links; i++) {
+		uint32_t lo = 0, hi = P.n_trees; /* first id > tree */
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (tp[mid].id <= P.links[i].tree)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		P.links[i].idx = lo && tp[lo - 1].id == P.links[i].tree
+				     ? tp[lo - 1].idx
+				     : MC_NONE;
+	}
+	free(tp);
+	P.sorted = true;
+	return 0;
+}
+
+static struct saved_tree *saved_tree_of(const uint8_t mgid[16])
+{
+	struct saved_link key, *l;
+
+	if (!P.n_links || (!P.sorted && sort_links() < 0))
+		return NULL;
+	memcpy(key.mgid, mgid, 16);
+	l = bsearch(&key, P.links, P.n_links, sizeof(*P.links), cmp_link);
+	return l && l->idx != MC_NONE ? &P.trees[l->idx] : NULL;
+}
+
 /* Routes g over its saved tree when it has one; true if done. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 {
 	struct mcg_mgr *mgr = g->mgr;
 	const struct mc_engine *eng = mgr->mc->eng;
-	struct saved_tree *st = NULL;
+	struct saved_tree *st = saved_tree_of(g->sa->rec.mgid);
 	int rc;
 
-	for (uint32_t i = 0; i < P.n_links; i++)
-		if (!memcmp(P.links[i].mgid, g->sa->rec.mgid, 16)) {
-			uint32_t k = saved_tree_index(P.links[i].tree);
-			st = k == MC_NONE ? NULL : &P.trees[k];
-		}
 	if (!st)
 		return false;
 	P.plan = st;
@@ -834,8 +918,73 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 	return true;
 }
 
-/* The first sweep restored what it could: from now on the file follows
- * the groups. */
+/* Saves t, routed on model f, as a saved tree (nodes by switch GUID). */
+static int save_tree(const struct fabric *f, const struct mc_tree *t)
+{
+	struct saved_tree st = {.id = t->id, .color = t->color,
+				.new_tid = MC_NONE};
+	uint32_t *ord = calloc(t->n_nodes * 2 + 1, sizeof(*ord));
+
+	st.nodes = calloc(t->n_nodes + 1, sizeof(*st.nodes));
+	if (!ord || !st.nodes)
+		goto fail;
+	st.n = bfs_order(t, ord, ord + t->n_nodes);
+	for (uint32_t i = 0; i < st.n; i++) {
+		const struct mc_tnode *nd = &t->nodes[ord[i]];
+
+		st.nodes[i].guid = f->switches[nd->sw]->guid;
+		st.nodes[i].parent =
+		    nd->parent == MC_NONE ? -1
+					  : (int32_t)ord[t->n_nodes + nd->parent];
+		st.nodes[i].up_port = nd->up_port;
+	}
+	if (add_tree(&st) < 0)
+		goto fail;
+	free(ord);
+	return 0;
+fail:
+	free(ord);
+	free(st.nodes);
+	return -ENOMEM;
+}
+
+/* Before a new model replaces old: every routed group's tree is saved as
+ * a restart would read it, for the sweep's re-routing to put back.
+ * Trees loaded from the file that no sweep has restored yet stay. */
+void mcg_persist_capture(struct mcg_mgr *mgr, const struct fabric *old)
+{
+	uint8_t *saved;
+
+	if (!mgr->mc || P.n_trees || P.n_links)
+		return;
+	saved = calloc(mgr->mc->n_trees + 1, 1);
+	if (!saved)
+		goto fail;
+	for (uint32_t i = 0; i < mgr->n; i++) {
+		const struct mcg *g = mgr->v[i];
+		const struct mc_tree *t;
+
+		if (g->eid == MC_NONE ||
+		    !(t = mcast_group_tree(mgr->mc, g->eid)) ||
+		    t->id >= mgr->mc->n_trees)
+			continue;
+		if (!saved[t->id] && save_tree(old, t) < 0)
+			goto fail;
+		saved[t->id] = 1;
+		if (link_group(g, t->id) < 0)
+			goto fail;
+	}
+	free(saved);
+	return;
+fail:
+	free(saved);
+	forget_saved();
+	log_err("multicast: out of memory saving the trees before the sweep; "
+		"every group is routed afresh");
+}
+
+/* The sweep restored what it could: from now on the file follows the
+ * groups. */
 void mcg_persist_restored(struct mcg_mgr *mgr)
 {
 	if (P.n_trees)

@@ -58,6 +58,9 @@ struct mcg_mgr {
 	void (*dirty)(struct mcg_mgr *m); /* groups changed: write files */
 	void (*gone)(struct mcg *g);	  /* g is being destroyed */
 	bool (*restore)(struct mcg *g, struct ib_port **ports, uint32_t n);
+	/* before a new model: save every routed group's tree, read on the
+	 * model old, for restore */
+	void (*capture)(struct mcg_mgr *m, const struct fabric *old);
 	void (*restored)(struct mcg_mgr *m); /* after the first re-route */
 	void (*pass_done)(struct mcg_mgr *m, uint64_t gen); /* mftprog */
 };
@@ -90,7 +93,7 @@ int mcg_core_init(struct mcg_mgr *m);
 void mcg_core_fini(struct mcg_mgr *m);
 /* SM_EV_FABRIC_REPLACED: a new engine context over sm->fab, every group
  * routed again, MFTs programmed where they differ. */
-void mcg_after_sweep(struct mcg_mgr *m);
+void mcg_after_sweep(struct mcg_mgr *m, const struct fabric *old);
 
 /* mcg_ctl.c: rewrites mfts.dump and mcgroups.dump in the state dir. */
 void mcg_write_dumps_now(struct mcg_mgr *m);
@@ -105,6 +108,7 @@ void mcg_persist_group(struct mcg *g);
 void mcg_persist_gone(struct mcg *g);
 /* After the first sweep: g over its saved tree (same color); true if so. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
+void mcg_persist_capture(struct mcg_mgr *m, const struct fabric *old);
 void mcg_persist_restored(struct mcg_mgr *m);
 void mcg_persist_fini(struct mcg_mgr *m);
 

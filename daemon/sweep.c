@@ -368,16 +368,17 @@ static int adopt_model(struct sweep *s)
 	 * the Sets needed; Gets are judged against the formula. */
 	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
 	dumps_join(sm); /* the dump helper reads the model it replaces */
-	if (sm->fab) {
-		fabric_free(sm->fab);
-		free(sm->fab);
-	}
+	struct sm_event_arg replaced = {.old = sm->fab};
 	sm->fab = s->nf;
 	s->nf = NULL;
 	sm->heavy_sweeps++;
 	sm->incremental_sweeps += s->incremental;
 	route_after_sweep(sm);
-	sm_publish(sm, SM_EV_FABRIC_REPLACED, NULL);
+	sm_publish(sm, SM_EV_FABRIC_REPLACED, &replaced);
+	if (replaced.old) {
+		fabric_free((struct fabric *)replaced.old);
+		free((struct fabric *)replaced.old);
+	}
 	if (s->left_out) {
 		/* The model lacks them, so nothing above counts their ports:
 		 * --once has not brought every port up; a daemon serves the
