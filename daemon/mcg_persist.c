@@ -532,8 +532,8 @@ static int grow(void **v, uint32_t n, uint32_t *cap, size_t sz)
 
 static int link_group(const struct mcg *g, uint32_t tree)
 {
-	if (grow((void **)&P.links, P.n_links, &P.cap_links,
-		 sizeof(*P.links)) < 0)
+	if (grow((void **)&P.links, P.n_links, &P.cap_links, sizeof(*P.links)) <
+	    0)
 		return -ENOMEM;
 	memcpy(P.links[P.n_links].mgid, g->sa->rec.mgid, 16);
 	P.links[P.n_links++].tree = tree;
@@ -543,8 +543,8 @@ static int link_group(const struct mcg *g, uint32_t tree)
 
 static int add_tree(const struct saved_tree *t)
 {
-	if (grow((void **)&P.trees, P.n_trees, &P.cap_trees,
-		 sizeof(*P.trees)) < 0)
+	if (grow((void **)&P.trees, P.n_trees, &P.cap_trees, sizeof(*P.trees)) <
+	    0)
 		return -ENOMEM;
 	P.trees[P.n_trees++] = *t;
 	P.sorted = false;
@@ -921,8 +921,8 @@ bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n)
 /* Saves t, routed on model f, as a saved tree (nodes by switch GUID). */
 static int save_tree(const struct fabric *f, const struct mc_tree *t)
 {
-	struct saved_tree st = {.id = t->id, .color = t->color,
-				.new_tid = MC_NONE};
+	struct saved_tree st = {
+	    .id = t->id, .color = t->color, .new_tid = MC_NONE};
 	uint32_t *ord = calloc(t->n_nodes * 2 + 1, sizeof(*ord));
 
 	st.nodes = calloc(t->n_nodes + 1, sizeof(*st.nodes));
@@ -934,8 +934,9 @@ static int save_tree(const struct fabric *f, const struct mc_tree *t)
 
 		st.nodes[i].guid = f->switches[nd->sw]->guid;
 		st.nodes[i].parent =
-		    nd->parent == MC_NONE ? -1
-					  : (int32_t)ord[t->n_nodes + nd->parent];
+		    nd->parent == MC_NONE
+			? -1
+			: (int32_t)ord[t->n_nodes + nd->parent];
 		st.nodes[i].up_port = nd->up_port;
 	}
 	if (add_tree(&st) < 0)
