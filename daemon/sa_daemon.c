@@ -117,6 +117,7 @@ static void refresh(struct sm *sm)
 	si->priority = elect_priority(sm);
 	si->sm_key = sm->cfg.sm_sm_key;
 	si->state = (uint8_t)sm->sm_state;
+	sm->sa->sa.lease_max_s = sm->cfg.sa_service_lease_max_s;
 }
 
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req)

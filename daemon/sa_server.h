@@ -107,6 +107,9 @@ struct sa {
 	size_t max_response;
 	/* Monotonic clock in ms (ServiceRecord leases); tests replace it. */
 	uint64_t (*now_ms)(void);
+	/* Longest ServiceRecord lease granted, s (sa.service_lease_max_s);
+	 * 0: as asked, infinite included. */
+	uint32_t lease_max_s;
 	/* MFT block of a switch for MulticastForwardingTableRecord: fills
 	 * 32 port masks for MLIDs 0xC000 + 32 * block, ports 16 * position
 	 * .. +15; returns 1 if the block holds any port, 0 if empty, <0 if

@@ -107,6 +107,11 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 		q->pkey = 0xFFFF;
 	if (!sa_has(c, SA_SR_LEASE))
 		q->lease = SA_SR_LEASE_INFINITE;
+	/* The answer carries the lease granted, so the client knows when
+	 * to register again (IBA 15.2.5.14: the SA may shorten it). */
+	if (c->sa->lease_max_s && (q->lease == SA_SR_LEASE_INFINITE ||
+				   q->lease > c->sa->lease_max_s))
+		q->lease = c->sa->lease_max_s;
 	s = slot_for(db, q);
 	if (!s)
 		return SA_STATUS_NO_RESOURCES;

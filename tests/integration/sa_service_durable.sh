@@ -64,4 +64,16 @@ for l in $((lines + 1)) $((lines + 2)) $((lines + 3)); do
 done
 sim "$SVC" check "$T/acked" >"$T/check2" 2>&1 ||
 	fail "$(grep -c lost "$T/check2") records lost after damaged lines"
-echo "PASS: $n acknowledged ServiceRecords survived SIGKILL; damaged lines reported and skipped"
+
+# sa.service_lease_max_s: an infinite lease asked for is granted as the
+# limit, and the SA answers the lease that remains of it.
+kill "$IBSMD_PID"; wait "$IBSMD_PID" 2>/dev/null
+mc_ibsmd -o sa.service_lease_max_s=30
+sim "$SVC" set 0x6000 capped >/dev/null || fail "Set capped"
+echo 0x6000 >"$T/capped"
+sim "$SVC" check "$T/capped" >"$T/c.capped" 2>&1 || { cat "$T/c.capped"; fail "the capped record is missing"; }
+lease=$(awk '$1 == "have" { print $3 }' "$T/c.capped")
+[ "$lease" -ge 1 ] && [ "$lease" -le 30 ] ||
+	fail "an infinite lease under sa.service_lease_max_s 30 was granted as $lease"
+echo "infinite lease asked under sa.service_lease_max_s 30: $lease s"
+echo "PASS: $n acknowledged ServiceRecords survived SIGKILL; damaged lines reported and skipped; leases capped"

@@ -117,12 +117,51 @@ static void test_set_errors(void **state)
 			 SA_MAD_STATUS(SA_STATUS_NO_RESOURCES));
 }
 
+/* sa.service_lease_max_s: longer leases, infinite ones included, are
+ * cut to it, and the answer says what was granted; shorter ones stand;
+ * the record expires with the granted lease. */
+static void test_lease_max(void **state)
+{
+	struct fx *x = *state;
+	struct sa_service_rec a = svc(0x10, 0x100001, SA_SR_LEASE_INFINITE,
+				      "forever"),
+			      b = svc(0x20, 0x100004, 600, "long"),
+			      c = svc(0x30, 0x100004, 20, "short"), r = {0};
+
+	x->sa.lease_max_s = 60;
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
+				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
+				&a),
+			 0);
+	fx_rec(x, &sa_service_rec_desc, 0, &r);
+	assert_int_equal(r.lease, 60);
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
+				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
+				&b),
+			 0);
+	fx_rec(x, &sa_service_rec_desc, 0, &r);
+	assert_int_equal(r.lease, 60);
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
+				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
+				&c),
+			 0);
+	fx_rec(x, &sa_service_rec_desc, 0, &r);
+	assert_int_equal(r.lease, 20);
+	/* 61 s later every record is gone */
+	x->now += 61000;
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, NULL, NULL),
+	    0);
+	assert_int_equal(x->out.records, 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    T(test_register_query_delete),
 	    T(test_set_errors),
+	    T(test_lease_max),
 	};
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
