@@ -325,6 +325,7 @@ static void member_gone(struct mcg *g, struct ib_port *p)
 	struct sa_mcg *s = g->sa;
 
 	if (!s->rec.member_count) {
+		s->left++;
 		if (p)
 			mcg_std_remove(g, p);
 		if (!s->n_members)
