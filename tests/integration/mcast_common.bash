@@ -59,6 +59,30 @@ ctl() { "$O/ibsmctl" -s "$T/sock" "$@"; }
 sa_at() { local h=$1; shift; sim_at "$h" "$O/ibsmctl" sa "$@" 2>&1 | grep -v '^ibwarn'; }
 field() { awk -v k="$1" '$1 == k { print $2; exit }'; }
 
+# mft_port_users MFTS SWITCH MINPORT: from ibroute -M output, the ports
+# (>= MINPORT) of switch SWITCH that MFT entries use, one line each,
+# "PORT MLID,MLID,...", the most used port first
+mft_port_users() {
+	python3 - "$@" <<'PY'
+import sys
+path, name, minport = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sec = base = None
+use = {}
+for line in open(path):
+    if line.startswith('Multicast mlids'):
+        sec = line.rstrip().endswith('(%s):' % name)
+    elif 'Ports:' in line:
+        base = line.index('Ports:') + 7
+    elif sec and line.startswith('0x'):
+        mlid = int(line.split()[0], 16)
+        for i, ch in enumerate(line.rstrip()):
+            if ch == 'x' and i >= base and (i - base) % 2 == 0 and (i - base) // 2 >= minport:
+                use.setdefault((i - base) // 2, set()).add(mlid)
+for p in sorted(use, key=lambda k: (-len(use[k]), k)):
+    print(p, ','.join('0x%04x' % m for m in sorted(use[p])))
+PY
+}
+
 # mc_walk GROUPS: reads every switch's MFT with ibroute -M and walks it
 mc_walk() {
 	sim ibnetdiscover >"$T/topo.txt" 2>/dev/null || fail "ibnetdiscover failed"

@@ -67,25 +67,7 @@ walk_groups "$T/mlids.0"
 mc_walk "$T/walk" || fail "deliveries before the link went down"
 cp "$T/mfts.txt" "$T/mfts-before.txt"
 # an uplink of leaf S1 that some tree uses, and the MLIDs using it there
-read -r port used < <(python3 - "$T/mfts.txt" <<'PY'
-import sys
-sec = base = None
-use = {}
-for line in open(sys.argv[1]):
-    if line.startswith('Multicast mlids'):
-        sec = line.rstrip().endswith('(S1):')
-    elif 'Ports:' in line:
-        base = line.index('Ports:') + 7
-    elif sec and line.startswith('0x'):
-        mlid = line.split()[0]
-        for i, ch in enumerate(line.rstrip()):
-            if ch == 'x' and i >= base and (i - base) % 2 == 0 and (i - base) // 2 >= 5:
-                use.setdefault((i - base) // 2, set()).add(int(mlid, 16))
-if use:
-    p = max(use, key=lambda k: len(use[k]))
-    print(p, ','.join('0x%04x' % m for m in sorted(use[p])))
-PY
-)
+read -r port used < <(mft_port_users "$T/mfts.txt" S1 5)
 [ -n "$port" ] || fail "no tree uses an uplink of S1"
 echo "unlinking S1 port $port, used there by MLIDs $used"
 ibsim_cmd "Unlink \"S1\"[$port]"

@@ -41,20 +41,7 @@ mc_walk "$T/groups" || fail "deliveries before the link went down"
 cp "$T/mfts.txt" "$T/mfts-before.txt"
 b0=$(blocks)
 # take down an uplink of leaf S1 that a tree uses (ports 5..8 go up)
-port=$(python3 - "$T/mfts.txt" <<'PY'
-import sys
-sec = base = None
-for line in open(sys.argv[1]):
-    if line.startswith('Multicast mlids'):
-        sec = line.rstrip().endswith('(S1):')
-    elif 'Ports:' in line:
-        base = line.index('Ports:') + 7
-    elif sec and line.startswith('0x'):
-        for i, ch in enumerate(line.rstrip()):
-            if ch == 'x' and i >= base and (i - base) % 2 == 0 and (i - base) // 2 >= 5:
-                print((i - base) // 2); sys.exit()
-PY
-)
+port=$(mft_port_users "$T/mfts.txt" S1 5 | awk '{ print $1; exit }')
 [ -n "$port" ] || fail "no tree uses an uplink of S1"
 echo "unlinking S1 port $port (used by a tree)"
 h=$(field heavy_sweeps < <(ctl status))

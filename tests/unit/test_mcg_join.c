@@ -133,11 +133,11 @@ static void test_standard(void **state)
 	/* a member leaves and joins again: JoinedCount - LeftCount is the
 	 * members there are */
 	r = rec(1, 0x100004, SA_JOIN_FULL);
-	assert_int_equal(ask(x, SA_METHOD_DELETE,
-			     C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) |
-				 C(SA_MCMR_JOIN_STATE),
-			     &r, &a),
-			 0);
+	assert_int_equal(
+	    ask(x, SA_METHOD_DELETE,
+		C(SA_MCMR_MGID) | C(SA_MCMR_PORT_GID) | C(SA_MCMR_JOIN_STATE),
+		&r, &a),
+	    0);
 	assert_int_equal(state_of(x, r.mgid, &s), 0);
 	assert_int_equal(s.joined_count, 3);
 	assert_int_equal(s.left_count, 1);

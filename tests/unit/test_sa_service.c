@@ -117,6 +117,18 @@ static void test_set_errors(void **state)
 			 SA_MAD_STATUS(SA_STATUS_NO_RESOURCES));
 }
 
+/* The lease the SA grants r (its answer), or -1 if the Set failed. */
+static long granted(struct fx *x, struct sa_service_rec *r)
+{
+	struct sa_service_rec a = {0};
+
+	if (fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC, KEY | CM(SA_SR_LEASE),
+		   &sa_service_rec_desc, r) != 0)
+		return -1;
+	fx_rec(x, &sa_service_rec_desc, 0, &a);
+	return a.lease;
+}
+
 /* sa.service_lease_max_s: longer leases, infinite ones included, are
  * cut to it, and the answer says what was granted; shorter ones stand;
  * the record expires with the granted lease. */
@@ -126,27 +138,12 @@ static void test_lease_max(void **state)
 	struct sa_service_rec a = svc(0x10, 0x100001, SA_SR_LEASE_INFINITE,
 				      "forever"),
 			      b = svc(0x20, 0x100004, 600, "long"),
-			      c = svc(0x30, 0x100004, 20, "short"), r = {0};
+			      c = svc(0x30, 0x100004, 20, "short");
 
 	x->sa.lease_max_s = 60;
-	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
-				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
-				&a),
-			 0);
-	fx_rec(x, &sa_service_rec_desc, 0, &r);
-	assert_int_equal(r.lease, 60);
-	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
-				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
-				&b),
-			 0);
-	fx_rec(x, &sa_service_rec_desc, 0, &r);
-	assert_int_equal(r.lease, 60);
-	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
-				KEY | CM(SA_SR_LEASE), &sa_service_rec_desc,
-				&c),
-			 0);
-	fx_rec(x, &sa_service_rec_desc, 0, &r);
-	assert_int_equal(r.lease, 20);
+	assert_int_equal(granted(x, &a), 60);
+	assert_int_equal(granted(x, &b), 60);
+	assert_int_equal(granted(x, &c), 20);
 	/* 61 s later every record is gone */
 	x->now += 61000;
 	assert_int_equal(
