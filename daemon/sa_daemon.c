@@ -56,6 +56,13 @@ static int start(struct sm *sm, struct sa_daemon *d)
 	return sm_subscribe(sm, SM_EV_FABRIC_REPLACED, on_fabric, d);
 }
 
+/* A standby's copy of its master's services.state took this one's place. */
+static int svc_reload(struct sm *sm)
+{
+	return sm->sa && sm->sa->svc ? sa_svc_store_reload(sm->sa->svc)
+				     : -ENODEV;
+}
+
 int sa_daemon_init(struct sm *sm)
 {
 	struct sa_daemon *d = calloc(1, sizeof(*d));
@@ -81,6 +88,7 @@ int sa_daemon_init(struct sm *sm)
 	log_info("SA: agent %d registered (class 0x03 version 2, RMPP)",
 		 d->agent);
 	d->svc = sa_svc_store_open(sm, &d->sa);
+	sm->svc_reload = svc_reload;
 	return 0;
 }
 
@@ -93,6 +101,7 @@ void sa_daemon_fini(struct sm *sm)
 		return;
 	sm_unsubscribe(sm, on_fabric, d);
 	sm->disc_obs = NULL;
+	sm->svc_reload = NULL;
 	sm->sa = NULL;
 	sa_svc_store_close(d->svc);
 	sa_free(&d->sa);

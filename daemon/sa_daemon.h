@@ -53,6 +53,9 @@ void sa_durable_drop(void);
 struct sa_svc_store;
 struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa);
 void sa_svc_store_close(struct sa_svc_store *st);
+/* services.state was replaced under the store (a standby's copy of its
+ * master's, daemon/sm_repl.c): the SA's records become the file's. */
+int sa_svc_store_reload(struct sa_svc_store *st);
 
 /* join_limit.c: answers req BUSY (true) when it is a multicast join or
  * leave over its port's multicast.join_rate. */

@@ -384,6 +384,24 @@ struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa)
 	return st;
 }
 
+int sa_svc_store_reload(struct sa_svc_store *st)
+{
+	int rc;
+
+	/* the records given way to are not news for the new file */
+	st->pend_len = 0;
+	st->pend_lost = false;
+	sa_service_free(st->sa); /* clears the hook too */
+	load_file(st);
+	st->sa->services.changed = on_changed;
+	st->sa->services.ctx = st;
+	rc = write_snapshot(st);
+	if (rc < 0)
+		log_warn("SA: cannot write %s/" STORE_FILE ": %s",
+			 st->sm->cfg.state_dir, strerror(-rc));
+	return rc;
+}
+
 void sa_svc_store_close(struct sa_svc_store *st)
 {
 	if (!st)

@@ -98,6 +98,8 @@ struct sm {
 	/* The multicast manager's state file reloaded (mcg_init.c sets it;
 	 * NULL without one): how a standby's copy becomes this SM's state. */
 	int (*mcg_reload)(struct sm *sm);
+	/* The same for the SA's ServiceRecords (sa_daemon.c sets it). */
+	int (*svc_reload)(struct sm *sm);
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */

@@ -1,18 +1,21 @@
-/* Multicast state replication between ibsmd master and standby
- * (docs/design.md §3.8).  The master's multicast state is its state file
- * mcgroups.state (mcg_persist.c: groups, members, JoinStates, and each
- * tree with its color, hence MLID and MFT entries).  The master serves it
- * in 160-byte chunks as the vendor SA attribute SMStateChunk (0xFF3A),
- * one SubnAdmGet per chunk (attribute modifier = chunk index), each
- * answer one MAD (ibsim has no RMPP); every chunk carries the length and
- * an FNV-1a checksum of the whole file, which is its generation.  After
- * each poll the master answers, the standby asks for chunk 0 and, when
- * the generation differs from its copy, fetches the rest and keeps a
- * complete, checksummed copy as mcgroups.replica.  On takeover a copy
- * that was current at the last poll replaces the standby's groups, so
- * the new master keeps every MGID, MLID, member and tree: no MFT entry
- * moves and no host needs to join again.  With an SM_Key configured the
- * request must carry it. */
+/* State replication between ibsmd master and standby (docs/design.md
+ * §3.8).  The master's state is two of its state files: mcgroups.state
+ * (mcg_persist.c: groups, members, JoinStates, and each tree with its
+ * color, hence MLID and MFT entries) and services.state
+ * (sa_service_store.c: the ServiceRecords with their leases).  The master
+ * serves a file in 160-byte chunks as the vendor SA attribute
+ * SMStateChunk (0xFF3A), one SubnAdmGet per chunk (attribute modifier =
+ * file << 24 | chunk index; file 0 is mcgroups.state, as before there
+ * was a second), each answer one MAD (ibsim has no RMPP); every chunk
+ * carries the length and an FNV-1a checksum of the whole file, which is
+ * its generation.  After each poll the master answers, the standby asks
+ * for chunk 0 of each file and, when the generation differs from its
+ * copy, fetches the rest and keeps a complete, checksummed copy as
+ * mcgroups.replica or services.replica.  On takeover a copy that was
+ * current at the last poll replaces the standby's own state, so the new
+ * master keeps every MGID, MLID, member and tree (no MFT entry moves and
+ * no host needs to join again) and every ServiceRecord with its lease.
+ * With an SM_Key configured the request must carry it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,23 +30,39 @@
 
 /* Chunk bytes per answer: the SA data area less gen and length would hold
  * 192, but ibsim's client shim delivers only a MAD's first 224 bytes. */
-#define REPL_CHUNK   SA_SMSTATE_CHUNK_BYTES
-#define REPL_MAX     (4u << 20) /* a state file larger than this is not served */
-#define STATE_FILE   "mcgroups.state"
-#define REPLICA_FILE "mcgroups.replica"
+#define REPL_CHUNK	SA_SMSTATE_CHUNK_BYTES
+#define REPL_MAX	(4u << 20) /* a state file larger than this is not served */
+#define REPL_FILE_SHIFT 24	   /* attribute modifier: file << 24 | index */
+#define REPL_INDEX_MASK ((1u << REPL_FILE_SHIFT) - 1)
 
-static struct {
-	int agent; /* SA client agent, < 0 when none */
+enum { REPL_MCAST, REPL_SERVICES, REPL_FILES };
+
+static const struct {
+	const char *state, *replica;
+	const char *what;   /* in log lines */
+	const char *status; /* ibsmctl status key prefix */
+} FILES[REPL_FILES] = {
+    {"mcgroups.state", "mcgroups.replica", "multicast state", "mcast_copy"},
+    {"services.state", "services.replica", "ServiceRecords", "services_copy"},
+};
+
+/* One file's copy on the standby. */
+struct repl {
+	struct sm *sm;
+	unsigned file;
 	bool busy; /* a fetch is running */
 	uint32_t have_gen, have_len;
-	bool have; /* a complete copy of have_gen */
-	bool
-	    current; /* the master's generation was have_gen at the last poll */
+	bool have;    /* a complete copy of have_gen */
+	bool current; /* the master's generation was have_gen at the last
+			 poll */
 	uint8_t *buf; /* fetch in progress */
 	uint32_t gen, len, nchunks, pending;
 	bool failed;
 	uint64_t fetches;
-} R = {.agent = -1};
+};
+
+static int agent = -1; /* SA client agent, < 0 when none */
+static struct repl R[REPL_FILES];
 
 static uint32_t fnv32(const uint8_t *p, size_t n)
 {
@@ -65,7 +84,7 @@ static int answer_chunk(const struct txn_result *r, uint32_t *idx,
 		return -EPROTO;
 	if (h.status)
 		return -EPROTO; /* busy, refused, or not an ibsmd master */
-	*idx = h.attr_mod;
+	*idx = h.attr_mod & REPL_INDEX_MASK;
 	return sa_rec_decode(&sa_smstate_chunk_desc, r->mad + SA_HDR_SIZE,
 			     r->mad_len - SA_HDR_SIZE, c);
 }
@@ -100,12 +119,16 @@ static uint8_t *read_state(const struct sm *sm, const char *name, uint32_t *len)
 /* The answer's status; the chunk is encoded into data when it is 0. */
 static uint16_t serve(struct sm *sm, const struct sa_hdr *q, uint8_t *data)
 {
-	uint32_t len, idx = q->attr_mod, off = idx * REPL_CHUNK;
-	uint8_t *b = read_state(sm, STATE_FILE, &len);
+	uint32_t len = 0, idx = q->attr_mod & REPL_INDEX_MASK,
+		 file = q->attr_mod >> REPL_FILE_SHIFT, off = idx * REPL_CHUNK;
+	uint8_t *b =
+	    file < REPL_FILES ? read_state(sm, FILES[file].state, &len) : NULL;
 	struct sa_smstate_chunk c = {0};
 	uint16_t status = 0;
 
-	if (sm->sm_state != SM_STATE_MASTER)
+	if (file >= REPL_FILES)
+		status = MAD_STATUS_INVALID_FIELD;
+	else if (sm->sm_state != SM_STATE_MASTER)
 		status = MAD_STATUS_BUSY;
 	else if (sm->cfg.sm_sm_key && q->sm_key != sm->cfg.sm_sm_key)
 		status = MAD_STATUS_INVALID_FIELD;
@@ -145,8 +168,8 @@ bool sm_repl_request(struct sm *sm, const struct txn_request *req)
 	    .attr_offset = (8 + REPL_CHUNK) / 8,
 	};
 	a.status = q.method != MAD_METHOD_GET
-			   ? MAD_STATUS_METHOD_ATTR_UNSUPP
-			   : serve(sm, &q, out + SA_HDR_SIZE);
+		       ? MAD_STATUS_METHOD_ATTR_UNSUPP
+		       : serve(sm, &q, out + SA_HDR_SIZE);
 	sa_hdr_encode(&a, out);
 	txn_respond_raw(sm->txn, req, out, sizeof(out));
 	return true;
@@ -164,24 +187,30 @@ int sm_repl_init(struct sm *sm)
 
 	if (rc < 0) {
 		log_warn("cannot register an SA client agent: %s; a standby "
-			 "will not copy the master's multicast groups",
+			 "will not copy the master's multicast groups and "
+			 "ServiceRecords",
 			 strerror(-rc));
 		return 0;
 	}
-	R.agent = rc;
+	agent = rc;
+	for (unsigned f = 0; f < REPL_FILES; f++)
+		R[f] = (struct repl){.sm = sm, .file = f};
 	return 0;
 }
 
 void sm_repl_fini(struct sm *sm)
 {
 	(void)sm;
-	free(R.buf);
-	R.buf = NULL;
+	for (unsigned f = 0; f < REPL_FILES; f++) {
+		free(R[f].buf);
+		R[f].buf = NULL;
+	}
 }
 
-static int ask(struct sm *sm, uint32_t idx,
+static int ask(struct repl *r, uint32_t idx,
 	       void (*cb)(void *, int, const struct txn_result *))
 {
+	struct sm *sm = r->sm;
 	struct sm_elect *e = sm->elect;
 	uint8_t mad[MAD_SIZE] = {0};
 	struct mad_addr to = {
@@ -196,27 +225,28 @@ static int ask(struct sm *sm, uint32_t idx,
 	    .class_version = 2,
 	    .method = MAD_METHOD_GET,
 	    .attr_id = SA_ATTR_SMSTATE_CHUNK,
-	    .attr_mod = idx,
+	    .attr_mod = r->file << REPL_FILE_SHIFT | idx,
 	    .sm_key = sm->cfg.sm_sm_key,
 	};
 
 	sa_hdr_encode(&h, mad);
-	return txn_submit_mad(sm->txn, R.agent, mad, sizeof(mad), &to,
-			      txn_dest_lid(e->master_lid), cb, sm);
+	return txn_submit_mad(sm->txn, agent, mad, sizeof(mad), &to,
+			      txn_dest_lid(e->master_lid), cb, r);
 }
 
-static int write_replica(struct sm *sm)
+static int write_replica(struct repl *r)
 {
 	char path[600], tmp[610];
 	FILE *fp;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/" REPLICA_FILE, sm->cfg.state_dir);
+	snprintf(path, sizeof(path), "%s/%s", r->sm->cfg.state_dir,
+		 FILES[r->file].replica);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fp = fopen(tmp, "w");
 	if (!fp)
 		return -errno;
-	if (fwrite(R.buf, 1, R.len, fp) != R.len)
+	if (fwrite(r->buf, 1, r->len, fp) != r->len)
 		rc = -EIO;
 	if (fclose(fp) != 0 && rc == 0)
 		rc = -errno;
@@ -225,150 +255,171 @@ static int write_replica(struct sm *sm)
 	return rc;
 }
 
-static void fetch_end(struct sm *sm)
+static void fetch_end(struct repl *r)
 {
 	int rc = -EIO;
 
-	R.busy = false;
-	if (!R.failed && fnv32(R.buf, R.len) == R.gen)
-		rc = write_replica(sm);
+	r->busy = false;
+	if (!r->failed && fnv32(r->buf, r->len) == r->gen)
+		rc = write_replica(r);
 
 	if (rc < 0)
-		log_info("copy of the master's multicast state (generation "
-			 "%08x, %u chunks) failed: %s%s; tried again after the "
-			 "next poll",
-			 R.gen, R.nchunks,
-			 R.failed ? "chunk lost or changed, " : "",
+		log_info("copy of the master's %s (generation %08x, %u "
+			 "chunks) failed: %s%s; tried again after the next "
+			 "poll",
+			 FILES[r->file].what, r->gen, r->nchunks,
+			 r->failed ? "chunk lost or changed, " : "",
 			 strerror(-rc));
 	if (rc == 0) {
-		R.have = R.current = true;
-		R.have_gen = R.gen;
-		R.have_len = R.len;
-		R.fetches++;
-		log_info("multicast state of master 0x%016" PRIx64
+		r->have = r->current = true;
+		r->have_gen = r->gen;
+		r->have_len = r->len;
+		r->fetches++;
+		log_info("%s of master 0x%016" PRIx64
 			 " copied (%u bytes, generation %08x)",
-			 sm->elect->master_guid, R.len, R.gen);
+			 FILES[r->file].what, r->sm->elect->master_guid, r->len,
+			 r->gen);
 	}
-	free(R.buf);
-	R.buf = NULL;
+	free(r->buf);
+	r->buf = NULL;
 }
 
-static void chunk_cb(void *ctx, int status, const struct txn_result *r)
+static void chunk_cb(void *ctx, int status, const struct txn_result *res)
 {
-	struct sm *sm = ctx;
+	struct repl *r = ctx;
 	struct sa_smstate_chunk c;
 	uint32_t idx, off;
 
 	if (status == -ECANCELED)
 		return;
-	if (status < 0 || answer_chunk(r, &idx, &c) < 0 ||
-	    c.generation != R.gen) {
-		R.failed = true;
+	if (status < 0 || answer_chunk(res, &idx, &c) < 0 ||
+	    c.generation != r->gen) {
+		r->failed = true;
 	} else {
 		off = idx * REPL_CHUNK;
-		if (off < R.len)
-			memcpy(R.buf + off, c.data,
-			       R.len - off < REPL_CHUNK ? R.len - off
-							: REPL_CHUNK);
+		if (off < r->len)
+			memcpy(r->buf + off, c.data,
+			       r->len - off < REPL_CHUNK ? r->len - off
+							 : REPL_CHUNK);
 	}
-	if (--R.pending == 0)
-		fetch_end(sm);
+	if (--r->pending == 0)
+		fetch_end(r);
 }
 
-static void head_cb(void *ctx, int status, const struct txn_result *r)
+static void head_cb(void *ctx, int status, const struct txn_result *res)
 {
-	struct sm *sm = ctx;
+	struct repl *r = ctx;
 	struct sa_smstate_chunk c;
 	uint32_t idx;
 
 	if (status == -ECANCELED)
 		return;
-	R.busy = false;
-	if (status < 0 || answer_chunk(r, &idx, &c) < 0)
+	r->busy = false;
+	if (status < 0 || answer_chunk(res, &idx, &c) < 0)
 		return; /* not an ibsmd master, or busy: no copy */
-	R.gen = c.generation;
-	R.len = c.length;
-	if (R.have && R.gen == R.have_gen && R.len == R.have_len) {
-		R.current = true;
+	r->gen = c.generation;
+	r->len = c.length;
+	if (r->have && r->gen == r->have_gen && r->len == r->have_len) {
+		r->current = true;
 		return;
 	}
-	R.current = false;
-	if (R.len == 0 || R.len > REPL_MAX || !(R.buf = malloc(R.len)))
+	r->current = false;
+	if (r->len == 0 || r->len > REPL_MAX || !(r->buf = malloc(r->len)))
 		return;
-	memcpy(R.buf, c.data,
-	       R.len < REPL_CHUNK ? R.len : REPL_CHUNK);
-	R.busy = true;
-	R.failed = false;
-	R.nchunks = (R.len + REPL_CHUNK - 1) / REPL_CHUNK;
-	R.pending = 1;
-	for (uint32_t i = 1; i < R.nchunks; i++)
-		if (ask(sm, i, chunk_cb) == 0)
-			R.pending++;
+	memcpy(r->buf, c.data, r->len < REPL_CHUNK ? r->len : REPL_CHUNK);
+	r->busy = true;
+	r->failed = false;
+	r->nchunks = (r->len + REPL_CHUNK - 1) / REPL_CHUNK;
+	r->pending = 1;
+	for (uint32_t i = 1; i < r->nchunks; i++)
+		if (ask(r, i, chunk_cb) == 0)
+			r->pending++;
 		else
-			R.failed = true;
-	if (--R.pending == 0)
-		fetch_end(sm);
-	loop_txn_kick(sm);
+			r->failed = true;
+	if (--r->pending == 0)
+		fetch_end(r);
+	loop_txn_kick(r->sm);
 }
 
 void sm_repl_poll(struct sm *sm)
 {
-	if (R.agent < 0 || R.busy || !sm->elect->master_lid)
+	if (agent < 0 || !sm->elect->master_lid)
 		return;
-	if (ask(sm, 0, head_cb) == 0)
-		R.busy = true;
+	for (unsigned f = 0; f < REPL_FILES; f++)
+		if (!R[f].busy && ask(&R[f], 0, head_cb) == 0)
+			R[f].busy = true;
 }
 
 void sm_repl_forget(struct sm *sm)
 {
 	(void)sm;
-	R.have = R.current = false;
+	for (unsigned f = 0; f < REPL_FILES; f++)
+		R[f].have = R[f].current = false;
 }
 
 void sm_repl_print(FILE *out)
 {
-	fprintf(out, "mcast_copy %s\n",
-		!R.have	    ? "none"
-		: R.current ? "current"
-			    : "stale");
-	fprintf(out, "mcast_copy_generation %08x\n", R.have ? R.have_gen : 0);
-	fprintf(out, "mcast_copy_fetches %" PRIu64 "\n", R.fetches);
+	for (unsigned f = 0; f < REPL_FILES; f++) {
+		const struct repl *r = &R[f];
+		const char *k = FILES[f].status;
+
+		fprintf(out, "%s %s\n", k,
+			!r->have     ? "none"
+			: r->current ? "current"
+				     : "stale");
+		fprintf(out, "%s_generation %08x\n", k,
+			r->have ? r->have_gen : 0);
+		fprintf(out, "%s_fetches %" PRIu64 "\n", k, r->fetches);
+	}
 }
 
-static bool have_current(void)
-{
-	return R.have && R.current;
-}
-
-static int adopt(struct sm *sm)
+/* The copy of file f becomes this SM's state file; 0, or -ENOENT when
+ * there is no current copy. */
+static int adopt_file(struct sm *sm, unsigned f)
 {
 	char from[600], to[600];
-	int rc;
+	struct repl *r = &R[f];
 
-	if (!have_current())
+	if (!r->have || !r->current)
 		return -ENOENT;
-	snprintf(from, sizeof(from), "%s/" REPLICA_FILE, sm->cfg.state_dir);
-	snprintf(to, sizeof(to), "%s/" STATE_FILE, sm->cfg.state_dir);
+	snprintf(from, sizeof(from), "%s/%s", sm->cfg.state_dir,
+		 FILES[f].replica);
+	snprintf(to, sizeof(to), "%s/%s", sm->cfg.state_dir, FILES[f].state);
 	if (rename(from, to) < 0)
 		return -errno;
-	R.have = R.current = false;
-	rc = sm->mcg_reload ? sm->mcg_reload(sm) : -ENODEV;
+	r->have = r->current = false;
+	return 0;
+}
+
+static int adopt(struct sm *sm, unsigned f)
+{
+	int (*reload)(struct sm *) =
+	    f == REPL_MCAST ? sm->mcg_reload : sm->svc_reload;
+	int rc = adopt_file(sm, f);
+
 	if (rc == 0)
-		log_notice("multicast groups taken over from the master's "
-			   "copy (generation %08x)",
-			   R.have_gen);
+		rc = reload ? reload(sm) : -ENODEV;
+	if (rc == 0)
+		log_notice("%s taken over from the master's copy (generation "
+			   "%08x)",
+			   FILES[f].what, R[f].have_gen);
 	return rc;
 }
 
 void sm_repl_take_state(struct sm *sm)
 {
-	int rc = adopt(sm);
+	int rc = adopt(sm, REPL_MCAST), rs = adopt(sm, REPL_SERVICES);
 
 	/* Without the old master's multicast state (a foreign SM, or no
-	 * current copy) the hosts must join their groups again. */
+	 * current copy) the hosts must join their groups again; they
+	 * register their services again then too. */
 	sm->rereg_pending = rc < 0;
 	if (rc < 0 && rc != -ENOENT)
 		log_warn("cannot take over the master's multicast groups: %s; "
 			 "hosts are asked to join again",
 			 strerror(-rc));
+	if (rs < 0 && rs != -ENOENT)
+		log_warn("cannot take over the master's ServiceRecords: %s; "
+			 "this SM keeps its own",
+			 strerror(-rs));
 }

@@ -1,12 +1,15 @@
 #!/bin/bash
-# Failover between two ibsmd keeps the multicast groups: master A
+# Failover between two ibsmd keeps the multicast groups and the
+# ServiceRecords: master A
 # (priority 10, on H1) and standby B (priority 1, on H2) on default.net with
 # a 32-entry MFT.  50 collective groups of 4 hosts are joined (each member
 # from its own node) and Ready; B copies A's multicast state.  A is killed:
 # B takes over with every group's MGID, MLID, state and members as A had
 # them (ibsmctl mcg list), its SA answers MCGStateRecord Ready with the same
 # MLID, every switch's MFT read back with ibroute -M is unchanged, and B,
-# having read the tables back, sent no LFT or MFT block.
+# having read the tables back, sent no LFT or MFT block.  30 ServiceRecords
+# registered at A (lease 3600 s) are copied too: B's SA answers every one
+# after the takeover, with its lease still counting down.
 . "${TOP:-.}/tests/integration/lib.sh"
 . "$TOP/tests/integration/bringup_common.bash"
 . "$TOP/tests/integration/sm_common.bash"
@@ -47,7 +50,16 @@ groups() {
 }
 groups a >"$T/groups0"
 [ "$(grep -c state=Ready "$T/groups0")" -ge "$NG" ] || fail "A lists $(grep -c state=Ready "$T/groups0") Ready groups"
+SVC="$O/tests/sim/sa_svc"
+: >"$T/svc.acked"
+sim_at H3 "$SVC" many 0x7000 30 svc 3600 "$T/svc.acked" >"$T/svc.out" 2>&1 ||
+	{ cat "$T/svc.out"; fail "ServiceRecord Sets at A"; }
+[ "$(wc -l <"$T/svc.acked")" -eq 30 ] || fail "$(wc -l <"$T/svc.acked") of 30 ServiceRecords acknowledged"
 wait_for 30 st_is b mcast_copy current || fail "B holds no current copy: $(st b mcast_copy)"
+wait_for 30 st_is b services_copy current || fail "B holds no current copy of the ServiceRecords: $(st b services_copy)"
+cmp -s "$T/state-a/services.state" "$T/state-b/services.replica" || {
+	sleep 2; cmp "$T/state-a/services.state" "$T/state-b/services.replica" ||
+		fail "B's copy differs from A's services.state"; }
 # B's copy is A's file, byte for byte
 cmp -s "$T/state-a/mcgroups.state" "$T/state-b/mcgroups.replica" || {
 	sleep 2; cmp "$T/state-a/mcgroups.state" "$T/state-b/mcgroups.replica" ||
@@ -80,5 +92,9 @@ grep -q "re-register" "$T/ibsmd-b.out" && fail "B asked hosts to re-register alt
 sent=$("$IBSMCTL" -s "$T/b.sock" mcg stats | awk '$1 == "mft_blocks_sent" { print $2 }')
 [ "$sent" = 0 ] || fail "B sent $sent MFT blocks although nothing changed"
 [ "$(st b smps_lft_blocks)" = 0 ] || fail "B sent $(st b smps_lft_blocks) LFT blocks although nothing changed"
+sim_at H3 "$SVC" check "$T/svc.acked" >"$T/svc.check" 2>&1 ||
+	{ grep -m5 lost "$T/svc.check"; fail "$(grep -c lost "$T/svc.check") of 30 ServiceRecords lost in the failover"; }
+lease=$(awk '$1 == "have" { print $3; exit }' "$T/svc.check")
+[ "$lease" -gt 3000 ] && [ "$lease" -lt 3600 ] || fail "a ServiceRecord's lease after the failover: $lease s"
 ibsmd_stop b
-echo "failover with $NG collective groups: MGIDs, MLIDs, states, members, MFTs kept"
+echo "failover with $NG collective groups: MGIDs, MLIDs, states, members, MFTs kept; 30 ServiceRecords kept (lease $lease s left)"
