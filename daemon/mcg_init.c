@@ -68,6 +68,8 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 	}
 	sa->mcm_ops = &mcg_sa_ops;
 	sa->mcm_ctx = mgr;
+	sa->mft_block = mftprog_sa_block;
+	sa->mft_ctx = mgr;
 	sm->mcg_reload = mcg_reload; /* a standby's copy taken over */
 	return 0;
 }
@@ -85,6 +87,8 @@ void mcg_fini(struct sm *sm)
 	mcg_persist_fini(mgr);
 	mgr->sa->mcm_ops = NULL;
 	mgr->sa->mcm_ctx = NULL;
+	mgr->sa->mft_block = NULL;
+	mgr->sa->mft_ctx = NULL;
 	sm->mcg = NULL;
 	/* MFT transfers still in the MAD engine end when it is destroyed,
 	 * after this; the last one frees the manager (mftprog.c). */

@@ -116,6 +116,12 @@ void mcg_persist_fini(struct mcg_mgr *m);
 void mftprog_kick(struct mcg_mgr *m);
 void mftprog_reset(struct mcg_mgr *m); /* new fabric: shadows by GUID */
 void mftprog_free(struct mcg_mgr *m);
+/* sa->mft_block for MulticastForwardingTableRecord: switch sw's MFT block
+ * (32 MLIDs) at position (16 ports) as ibsmd last wrote it; 1 if it holds
+ * a port, 0 if empty or unknown (never written, or its write failed), -1
+ * past the blocks of the colors in use. */
+int mftprog_sa_block(void *ctx, const struct ib_node *sw, uint16_t block,
+		     uint8_t position, uint16_t masks[32]);
 
 /* sa_mcmember_join.c */
 extern const struct sa_mcm_ops mcg_sa_ops;

@@ -181,6 +181,29 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 	pass_release(mgr);
 }
 
+int mftprog_sa_block(void *ctx, const struct ib_node *sw, uint16_t block,
+		     uint8_t position, uint16_t masks[MFT_BLOCK_SIZE])
+{
+	const struct mcg_mgr *mgr = ctx;
+	const struct mft_shadow *sh = NULL;
+	size_t it;
+
+	if (sw->sw_idx >= 0 && (uint32_t)sw->sw_idx < mgr->n_shadow &&
+	    mgr->shadow[sw->sw_idx].guid == sw->guid)
+		sh = &mgr->shadow[sw->sw_idx];
+	if (!sh || block >= sh->nblocks)
+		return -1;
+	it = (size_t)block * sh->npos + position;
+	if (position >= sh->npos || !sh->m || sh->stale[it])
+		return 0;
+	memcpy(masks, sh->m + it * MFT_BLOCK_SIZE,
+	       MFT_BLOCK_SIZE * sizeof(*masks));
+	for (unsigned i = 0; i < MFT_BLOCK_SIZE; i++)
+		if (masks[i])
+			return 1;
+	return 0;
+}
+
 static int shadow_alloc(struct mft_shadow *sh)
 {
 	size_t items = (size_t)sh->nblocks * sh->npos;
@@ -201,8 +224,8 @@ static int program_switch(struct mcg_mgr *mgr, struct ib_node *sw,
 			  struct mft_shadow *sh, uint32_t top_block)
 {
 	size_t items = (size_t)sh->nblocks * sh->npos;
-	struct fill_ctx k = {.npos = sh->npos, .colors = mgr->colors,
-			     .top_block = top_block};
+	struct fill_ctx k = {
+	    .npos = sh->npos, .colors = mgr->colors, .top_block = top_block};
 	struct bulk_req br = {0};
 	struct mft_xfer *x;
 	int rc = shadow_alloc(sh);
@@ -271,8 +294,7 @@ struct mft_rb {
 	uint32_t npos, nblocks;
 };
 
-static void rb_done(void *ctx, const uint8_t *data, const bool *ok,
-		    uint32_t n)
+static void rb_done(void *ctx, const uint8_t *data, const bool *ok, uint32_t n)
 {
 	struct mft_rb *q = ctx;
 	struct mcg_mgr *mgr = q->mgr;
@@ -307,8 +329,9 @@ static int read_switch(struct mcg_mgr *mgr, const struct ib_node *sw,
 		mods[i] = smp_mft_mod(i / sh->npos, (uint8_t)(i % sh->npos));
 	if (rc == 0) {
 		*q = (struct mft_rb){mgr, sw->guid, sh->npos, sh->nblocks};
-		rc = readback_start(mgr->sm->txn, sw->dr_path, sw->dr_hops,
-				    sw->guid, SMP_ATTR_MFT, mods, n, rb_done, q);
+		rc =
+		    readback_start(mgr->sm->txn, sw->dr_path, sw->dr_hops,
+				   sw->guid, SMP_ATTR_MFT, mods, n, rb_done, q);
 	}
 	free(mods);
 	if (rc < 0) {
@@ -435,8 +458,8 @@ void mftprog_kick(struct mcg_mgr *mgr)
 	if (at > mgr->first_change_us + KICK_MAX_US)
 		at = mgr->first_change_us + KICK_MAX_US;
 	if (!mgr->kick_src &&
-	    sd_event_add_time(mgr->sm->ev, &mgr->kick_src, CLOCK_MONOTONIC, at, 100,
-			      on_kick, mgr) < 0) {
+	    sd_event_add_time(mgr->sm->ev, &mgr->kick_src, CLOCK_MONOTONIC, at,
+			      100, on_kick, mgr) < 0) {
 		on_kick(NULL, 0, mgr);
 		return;
 	}
