@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <systemd/sd-event.h>
+
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
@@ -22,7 +24,7 @@ struct held {
 	size_t len;
 };
 
-#define MAX_STORES 2
+#define MAX_STORES 3
 
 static struct {
 	struct held *v;
@@ -135,4 +137,35 @@ void sa_durable_drop(void)
 	free(H.v);
 	H.v = NULL;
 	H.n = H.cap = 0;
+}
+
+static int on_write(sd_event_source *s, uint64_t usec, void *ud)
+{
+	struct sa_durable_writer *w = ud;
+
+	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	w->save(w->ctx);
+	return 0;
+}
+
+void sa_durable_write_soon(struct sm *sm, struct sa_durable_writer *w)
+{
+	uint64_t now;
+
+	if (!w->src && sm->ev &&
+	    sd_event_add_time(sm->ev, &w->src, CLOCK_MONOTONIC, UINT64_MAX,
+			      1000, on_write, w) < 0)
+		w->src = NULL;
+	if (!w->src) {
+		w->save(w->ctx);
+		return;
+	}
+	sd_event_now(sm->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(w->src, now);
+	sd_event_source_set_enabled(w->src, SD_EVENT_ONESHOT);
+}
+
+void sa_durable_write_fini(struct sa_durable_writer *w)
+{
+	w->src = sd_event_source_unref(w->src);
 }

@@ -115,6 +115,9 @@ void mcg_destroy(struct mcg *g, const char *why)
 
 	mcg_change_state(g, MCG_DESTROYING, why);
 	mcg_disarm_timer(g);
+	if (g->announced && mgr->sm->report_mcg &&
+	    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16))
+		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, false);
 	if (mgr->gone)
 		mgr->gone(g);
 	if (g->queued)

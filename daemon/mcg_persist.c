@@ -508,6 +508,7 @@ static struct mcg *load_group(struct mcg_mgr *mgr, const char *line)
 		g = mcg_create(mgr, &r);
 	if (!g)
 		return NULL;
+	g->announced = true; /* created before the restart */
 	g->sa->state = (uint8_t)v[1];
 	g->sa->joined = (uint16_t)v[2];
 	g->sa->left = (uint16_t)v[3];
@@ -614,8 +615,10 @@ static int load_gone(struct mcg_mgr *mgr, const char *line)
 		return -EINVAL;
 	unlink_group(g);
 	grp = mcg_find(mgr, g);
-	if (grp)
+	if (grp) {
+		grp->announced = false; /* its end was reported then */
 		mcg_destroy(grp, "destroyed before the restart");
+	}
 	return 0;
 }
 
@@ -711,8 +714,10 @@ int mcg_reload(struct sm *sm)
 	for (uint32_t i = mgr->n; i-- > 0;) {
 		struct mcg *g = mgr->v[i];
 		if (i < mgr->n &&
-		    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16))
+		    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16)) {
+			g->announced = false; /* not an end: the copy rules */
 			mcg_destroy(g, "replaced by the master's copy");
+		}
 	}
 	forget_saved();
 	journal_clear(); /* the groups replaced are not "gone" from the copy */

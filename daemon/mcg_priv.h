@@ -28,6 +28,8 @@ struct mcg {
 	bool queued;	   /* waiting in ComputingRoutes for a slice */
 	uint64_t need_gen; /* MFT pass that makes it Ready */
 	bool journaled;	   /* in mcg_persist.c's list of groups to append */
+	bool announced;	   /* its creation was reported (trap 66), or it
+			      was loaded: its end is reported (trap 67) */
 	struct sd_event_source *timer; /* join or leave timeout */
 };
 

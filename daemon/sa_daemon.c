@@ -25,6 +25,8 @@ struct sa_daemon {
 	int agent;
 	struct disc_observer obs;
 	struct sa_svc_store *svc; /* services.state */
+	struct sa_inform_store *inform; /* informs.state */
+	struct sa_reports *reports;
 };
 
 static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
@@ -63,6 +65,14 @@ static int svc_reload(struct sm *sm)
 				     : -ENODEV;
 }
 
+/* The same for informs.state. */
+static int inform_reload(struct sm *sm)
+{
+	return sm->sa && sm->sa->inform
+		   ? sa_inform_store_reload(sm->sa->inform)
+		   : -ENODEV;
+}
+
 int sa_daemon_init(struct sm *sm)
 {
 	struct sa_daemon *d = calloc(1, sizeof(*d));
@@ -89,6 +99,12 @@ int sa_daemon_init(struct sm *sm)
 		 d->agent);
 	d->svc = sa_svc_store_open(sm, &d->sa);
 	sm->svc_reload = svc_reload;
+	d->inform = sa_inform_store_open(sm, &d->sa);
+	sm->inform_reload = inform_reload;
+	d->reports = sa_reports_start(sm, &d->sa, d->agent);
+	if (!d->reports)
+		log_warn("SA: cannot start event reports; subscribers get "
+			 "none");
 	return 0;
 }
 
@@ -102,8 +118,11 @@ void sa_daemon_fini(struct sm *sm)
 	sm_unsubscribe(sm, on_fabric, d);
 	sm->disc_obs = NULL;
 	sm->svc_reload = NULL;
+	sm->inform_reload = NULL;
+	sa_reports_stop(sm, d->reports);
 	sm->sa = NULL;
 	sa_svc_store_close(d->svc);
+	sa_inform_store_close(d->inform);
 	sa_free(&d->sa);
 	sa_out_free(&d->out);
 	fabric_free(&d->empty);

@@ -42,6 +42,16 @@ struct sa_durable_store {
 	void *ctx;
 };
 int sa_durable_add_store(const struct sa_durable_store *s);
+/* A store's write at the end of this loop turn (at once when there is no
+ * loop): flush_soon of a store calls sa_durable_write_soon(sm, w); the
+ * store sets w->save and w->ctx, and frees w with sa_durable_write_fini. */
+struct sa_durable_writer {
+	struct sd_event_source *src;
+	void (*save)(void *ctx);
+	void *ctx;
+};
+void sa_durable_write_soon(struct sm *sm, struct sa_durable_writer *w);
+void sa_durable_write_fini(struct sa_durable_writer *w);
 void sa_durable_remove_store(void *ctx);
 /* At exit: held answers are dropped (their requests were not durable). */
 void sa_durable_drop(void);
@@ -56,6 +66,21 @@ void sa_svc_store_close(struct sa_svc_store *st);
 /* services.state was replaced under the store (a standby's copy of its
  * master's, daemon/sm_repl.c): the SA's records become the file's. */
 int sa_svc_store_reload(struct sa_svc_store *st);
+
+/* sa_inform_store.c: the event subscriptions of sa kept in informs.state
+ * the same way; reload: the file was replaced under the store (a
+ * standby's copy of its master's). */
+struct sa_inform_store;
+struct sa_inform_store *sa_inform_store_open(struct sm *sm, struct sa *sa);
+void sa_inform_store_close(struct sa_inform_store *st);
+int sa_inform_store_reload(struct sa_inform_store *st);
+
+/* sa_report.c: SubnAdmReports of events to the SA's subscribers (traps
+ * 64-67), sent on the SA's agent; it sets sm->reports and
+ * sm->report_mcg. */
+struct sa_reports;
+struct sa_reports *sa_reports_start(struct sm *sm, struct sa *sa, int agent);
+void sa_reports_stop(struct sm *sm, struct sa_reports *r);
 
 /* join_limit.c: answers req BUSY (true) when it is a multicast join or
  * leave over its port's multicast.join_rate. */

@@ -260,6 +260,9 @@ static int join_new(struct mcg_mgr *mgr, struct ib_port *p,
 		return st;
 	}
 	answer(g, &prm, prm.join_state & 0xF, proxy, resp);
+	g->announced = true;
+	if (mgr->sm->report_mcg)
+		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, true);
 	return 0;
 }
 

@@ -100,11 +100,14 @@ int sa_path_handle(struct sa_ctx *c);
 int sa_service_handle(struct sa_ctx *c);
 int sa_mcm_handle(struct sa_ctx *c);
 int sa_mcgstate_handle(struct sa_ctx *c);
+int sa_inform_handle(struct sa_ctx *c);
+int sa_inform_rec_handle(struct sa_ctx *c);
 
 /* Module setup/teardown. */
 int sa_mcm_init(struct sa *sa);
 void sa_mcm_free(struct sa *sa);
 void sa_service_free(struct sa *sa);
+void sa_inform_free(struct sa *sa);
 
 /* The ServiceRecord database for its store (sa_service_store.c): record
  * i (registered as it was, with its lease) and its expiry on the SA's

@@ -52,6 +52,9 @@ static const struct sa_attr_entry attr_table[] = {
      &sa_mcm_rec_desc, sa_mcm_handle},
     {SA_ATTR_MCGSTATE_REC, M_GET | M_GETTABLE, &sa_mcgstate_rec_desc,
      sa_mcgstate_handle},
+    {SA_ATTR_INFORM_INFO, M_SET, &sa_inform_info_desc, sa_inform_handle},
+    {SA_ATTR_INFORM_INFO_REC, M_GET | M_GETTABLE, &sa_inform_rec_desc,
+     sa_inform_rec_handle},
 };
 #define N_ATTRS (sizeof(attr_table) / sizeof(attr_table[0]))
 
@@ -84,6 +87,7 @@ void sa_free(struct sa *sa)
 {
 	sa_mcm_free(sa);
 	sa_service_free(sa);
+	sa_inform_free(sa);
 	sa_cache_free(&sa->cache);
 }
 

@@ -28,6 +28,7 @@
 
 #include "lib/fabric.h"
 #include "lib/log.h"
+#include "mad/sa_inform.h"
 
 struct sa_mcg;
 struct sa_mcm_ops;
@@ -88,6 +89,16 @@ struct sa_services {
 	void *ctx;
 };
 
+/* Event subscriptions (InformInfo), daemon/sa_inform.c. */
+struct sa_informs {
+	struct sa_inform_rec *v;
+	uint32_t n, cap;
+	/* Called after a Set added or removed one; the store
+	 * (daemon/sa_inform_store.c) saves them. */
+	void (*changed)(void *ctx);
+	void *ctx;
+};
+
 struct sa_mcgs {
 	struct sa_mcg **v;
 	uint32_t n, cap;
@@ -98,6 +109,7 @@ struct sa {
 	struct sa_sm_info sm;
 	struct sa_cache cache;
 	struct sa_services services;
+	struct sa_informs informs;
 	struct sa_mcgs mcgs;
 	struct sa_stats stats;
 	struct log_ratelimit drop_rl;
@@ -142,5 +154,18 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
  * node_guid/port.  0 or -ENOMEM / -EINVAL. */
 int sa_cache_put(struct sa *sa, uint64_t node_guid, uint8_t port,
 		 uint16_t smp_attr, const uint8_t *data, size_t len);
+
+/* Event subscriptions (daemon/sa_inform.c).  sa_inform_add puts r (a
+ * subscription with its subscriber; saved: with its enumeration, kept
+ * unless taken) into the table: 0, or an SA status when it is full.  sa_inform_drop_subscriber
+ * takes every subscription of that subscriber GID away (its port left the
+ * fabric, or stopped answering reports); how many.  sa_inform_matches
+ * says whether a subscription wants notice n, about port gid (NULL if
+ * none) with LID lid (0 if none). */
+int sa_inform_add(struct sa *sa, const struct sa_inform_rec *r, bool saved);
+unsigned sa_inform_drop_subscriber(struct sa *sa, const uint8_t gid[16]);
+bool sa_inform_matches(const struct sa_inform_info *ii,
+		       const struct sa_notice *n, const uint8_t gid[16],
+		       uint16_t lid);
 
 #endif

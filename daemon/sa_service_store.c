@@ -32,6 +32,7 @@
 #include "daemon/sa_daemon.h"
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
+#include "lib/hexline.h"
 #include "lib/log.h"
 
 #define STORE_FILE "services.state"
@@ -48,7 +49,7 @@
 struct sa_svc_store {
 	struct sm *sm;
 	struct sa *sa;
-	struct sd_event_source *writer;
+	struct sa_durable_writer writer;
 	int fd;		/* services.state open for appending, -1: none */
 	uint32_t lines; /* record and change lines in the file */
 	char *pend;	/* lines not written yet */
@@ -78,7 +79,6 @@ static int format_line(char *out, const char *word,
 		       const struct sa_service_rec *r, bool with_exp,
 		       uint64_t expires_real)
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t wire[REC_BYTES] = {0};
 	int n;
 
@@ -86,10 +86,7 @@ static int format_line(char *out, const char *word,
 	n = with_exp ? snprintf(out, LINE_MAX_LEN, "%s %" PRIu64 " ", word,
 				expires_real)
 		     : snprintf(out, LINE_MAX_LEN, "%s ", word);
-	for (size_t i = 0; i < sizeof(wire); i++) {
-		out[n++] = hex[wire[i] >> 4];
-		out[n++] = hex[wire[i] & 15];
-	}
+	n += (int)hex_put(out + n, wire, sizeof(wire));
 	out[n++] = '\n';
 	return n;
 }
@@ -190,6 +187,11 @@ static void save(struct sa_svc_store *st)
 	sa_durable_release(st->sm);
 }
 
+static void save_cb(void *ctx)
+{
+	save(ctx);
+}
+
 /* The SA changed a record (sa_services.changed): a line to write. */
 static void on_changed(void *ctx, const struct sa_service_rec *rec,
 		       uint64_t expires_ms, bool removed)
@@ -212,13 +214,6 @@ static void on_changed(void *ctx, const struct sa_service_rec *rec,
 					    !removed, to_real(st, expires_ms));
 }
 
-static int on_write(sd_event_source *s, uint64_t usec, void *ud)
-{
-	sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	save(ud);
-	return 0;
-}
-
 static bool store_unsaved(void *ctx)
 {
 	struct sa_svc_store *st = ctx;
@@ -226,37 +221,15 @@ static bool store_unsaved(void *ctx)
 	return st->pend_len || st->pend_lost;
 }
 
-/* At the end of this loop turn; at once when there is no loop (yet). */
+/* At the end of this loop turn. */
 static void store_flush_soon(void *ctx)
 {
 	struct sa_svc_store *st = ctx;
-	uint64_t now;
 
-	if (!st->writer && st->sm->ev &&
-	    sd_event_add_time(st->sm->ev, &st->writer, CLOCK_MONOTONIC,
-			      UINT64_MAX, 1000, on_write, st) < 0)
-		st->writer = NULL;
-	if (!st->writer) {
-		save(st);
-		return;
-	}
-	sd_event_now(st->sm->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(st->writer, now);
-	sd_event_source_set_enabled(st->writer, SD_EVENT_ONESHOT);
+	sa_durable_write_soon(st->sm, &st->writer);
 }
 
 /* ---- loading ---- */
-
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* One "service" or "delete" line into r, its expiry on the wall clock
  * and whether it removes; 0 or -EINVAL. */
@@ -276,13 +249,8 @@ static int parse_line(const char *line, struct sa_service_rec *r,
 		 !off)
 		return -EINVAL;
 	h = line + off;
-	for (size_t i = 0; i < sizeof(wire); i++) {
-		int hi = hex_nibble(h[2 * i]), lo;
-
-		if (hi < 0 || (lo = hex_nibble(h[2 * i + 1])) < 0)
-			return -EINVAL;
-		wire[i] = (uint8_t)(hi << 4 | lo);
-	}
+	if (hex_get(h, wire, sizeof(wire)) < 0)
+		return -EINVAL;
 	h += 2 * sizeof(wire);
 	if (*h != '\n' && *h != '\0')
 		return -EINVAL;
@@ -366,6 +334,8 @@ struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa)
 	st->sm = sm;
 	st->sa = sa;
 	st->fd = -1;
+	st->writer.save = save_cb;
+	st->writer.ctx = st;
 	load_file(st);
 	/* A clean snapshot to append to (no torn line, no old journal). */
 	rc = write_snapshot(st);
@@ -408,7 +378,7 @@ void sa_svc_store_close(struct sa_svc_store *st)
 		return;
 	st->sa->services.changed = NULL;
 	sa_durable_remove_store(st);
-	sd_event_source_unref(st->writer);
+	sa_durable_write_fini(&st->writer);
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->pend);

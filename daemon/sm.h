@@ -98,8 +98,14 @@ struct sm {
 	/* The multicast manager's state file reloaded (mcg_init.c sets it;
 	 * NULL without one): how a standby's copy becomes this SM's state. */
 	int (*mcg_reload)(struct sm *sm);
-	/* The same for the SA's ServiceRecords (sa_daemon.c sets it). */
+	/* The same for the SA's ServiceRecords and event subscriptions
+	 * (sa_daemon.c sets them). */
 	int (*svc_reload)(struct sm *sm);
+	int (*inform_reload)(struct sm *sm);
+	/* Reports of events to the SA's subscribers (sa_report.c sets
+	 * both; NULL without an SA): a multicast group created or deleted. */
+	struct sa_reports *reports;
+	void (*report_mcg)(struct sm *sm, const uint8_t mgid[16], bool created);
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */

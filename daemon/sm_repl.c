@@ -1,21 +1,23 @@
 /* State replication between ibsmd master and standby (docs/design.md
- * §3.8).  The master's state is two of its state files: mcgroups.state
+ * §3.8).  The master's state is three of its state files: mcgroups.state
  * (mcg_persist.c: groups, members, JoinStates, and each tree with its
- * color, hence MLID and MFT entries) and services.state
- * (sa_service_store.c: the ServiceRecords with their leases).  The master
- * serves a file in 160-byte chunks as the vendor SA attribute
+ * color, hence MLID and MFT entries), services.state
+ * (sa_service_store.c: the ServiceRecords with their leases) and
+ * informs.state (sa_inform_store.c: the event subscriptions).  The
+ * master serves a file in 160-byte chunks as the vendor SA attribute
  * SMStateChunk (0xFF3A), one SubnAdmGet per chunk (attribute modifier =
- * file << 24 | chunk index; file 0 is mcgroups.state, as before there
- * was a second), each answer one MAD (ibsim has no RMPP); every chunk
- * carries the length and an FNV-1a checksum of the whole file, which is
- * its generation.  After each poll the master answers, the standby asks
- * for chunk 0 of each file and, when the generation differs from its
- * copy, fetches the rest and keeps a complete, checksummed copy as
- * mcgroups.replica or services.replica.  On takeover a copy that was
- * current at the last poll replaces the standby's own state, so the new
- * master keeps every MGID, MLID, member and tree (no MFT entry moves and
- * no host needs to join again) and every ServiceRecord with its lease.
- * With an SM_Key configured the request must carry it. */
+ * file << 24 | chunk index: file 0 is mcgroups.state, as before there
+ * were others, 1 services.state, 2 informs.state), each answer one MAD
+ * (ibsim has no RMPP); every chunk carries the length and an FNV-1a
+ * checksum of the whole file, which is its generation.  After each poll
+ * the master answers, the standby asks for chunk 0 of each file and, when
+ * the generation differs from its copy, fetches the rest and keeps a
+ * complete, checksummed copy (mcgroups.replica, services.replica,
+ * informs.replica).  On takeover a copy that was current at the last
+ * poll replaces the standby's own state, so the new master keeps every
+ * MGID, MLID, member and tree (no MFT entry moves and no host needs to
+ * join again), every ServiceRecord with its lease and every
+ * subscription.  With an SM_Key configured the request must carry it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,7 +37,7 @@
 #define REPL_FILE_SHIFT 24	   /* attribute modifier: file << 24 | index */
 #define REPL_INDEX_MASK ((1u << REPL_FILE_SHIFT) - 1)
 
-enum { REPL_MCAST, REPL_SERVICES, REPL_FILES };
+enum { REPL_MCAST, REPL_SERVICES, REPL_INFORMS, REPL_FILES };
 
 static const struct {
 	const char *state, *replica;
@@ -44,6 +46,7 @@ static const struct {
 } FILES[REPL_FILES] = {
     {"mcgroups.state", "mcgroups.replica", "multicast state", "mcast_copy"},
     {"services.state", "services.replica", "ServiceRecords", "services_copy"},
+    {"informs.state", "informs.replica", "event subscriptions", "informs_copy"},
 };
 
 /* One file's copy on the standby. */
@@ -393,8 +396,9 @@ static int adopt_file(struct sm *sm, unsigned f)
 
 static int adopt(struct sm *sm, unsigned f)
 {
-	int (*reload)(struct sm *) =
-	    f == REPL_MCAST ? sm->mcg_reload : sm->svc_reload;
+	int (*reload)(struct sm *) = f == REPL_MCAST	  ? sm->mcg_reload
+				     : f == REPL_SERVICES ? sm->svc_reload
+							  : sm->inform_reload;
 	int rc = adopt_file(sm, f);
 
 	if (rc == 0)
@@ -408,7 +412,8 @@ static int adopt(struct sm *sm, unsigned f)
 
 void sm_repl_take_state(struct sm *sm)
 {
-	int rc = adopt(sm, REPL_MCAST), rs = adopt(sm, REPL_SERVICES);
+	int rc = adopt(sm, REPL_MCAST), rs = adopt(sm, REPL_SERVICES),
+	    ri = adopt(sm, REPL_INFORMS);
 
 	/* Without the old master's multicast state (a foreign SM, or no
 	 * current copy) the hosts must join their groups again; they
@@ -422,4 +427,8 @@ void sm_repl_take_state(struct sm *sm)
 		log_warn("cannot take over the master's ServiceRecords: %s; "
 			 "this SM keeps its own",
 			 strerror(-rs));
+	if (ri < 0 && ri != -ENOENT)
+		log_warn("cannot take over the master's event subscriptions: "
+			 "%s; this SM keeps its own",
+			 strerror(-ri));
 }

@@ -2,6 +2,7 @@
 #include "mad/sa_client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,32 @@ void sa_client_close(struct sa_client *c)
 	free(c->umad);
 	c->umad = NULL;
 	c->fd = c->agent = -1;
+}
+
+int sa_client_listen(struct sa_client *c, uint8_t method, int *issm_fd)
+{
+	long mask[16 / sizeof(long)] = {0};
+	char path[256];
+
+	mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	/* a second agent: libumad2sim's receiver thread crashes when an
+	 * agent is unregistered while it runs */
+	c->agent = umad_register(c->fd, SA_MGMT_CLASS, SA_CLASS_VERSION, 0,
+				 mask);
+	if (c->agent < 0)
+		return -EIO;
+	/* Holding issm makes the port an SM to the others, and the SM asks
+	 * it for SMInfo: libumad2sim's receiver crashes on a MAD of a class
+	 * no agent has, so these take them (and the caller ignores them). */
+	if (umad_register(c->fd, 0x01, 1, 0, NULL) < 0 ||
+	    umad_register(c->fd, 0x81, 1, 0, NULL) < 0)
+		return -EIO;
+	*issm_fd = -1;
+	if (umad_get_issm_path(c->port.ca_name, c->port.portnum, path,
+			       sizeof(path)) < 0 ||
+	    (*issm_fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return -errno ? -errno : -ENODEV;
+	return 0;
 }
 
 uint8_t *sa_client_mad(struct sa_client *c)

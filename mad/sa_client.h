@@ -25,6 +25,11 @@ struct sa_client {
  * port is open).  0 or -errno; c is closed on failure. */
 int sa_client_open(struct sa_client *c);
 void sa_client_close(struct sa_client *c);
+/* Another agent that also takes SA requests of this method (a
+ * subscriber's SubnAdmReport, 0x06) becomes the client's.  Under ibsim requests reach only a client that
+ * holds the port's issm device (issm_fd: kept open by the caller).  0 or
+ * -errno. */
+int sa_client_listen(struct sa_client *c, uint8_t method, int *issm_fd);
 /* The request, then the answer: SA_MAD_SIZE bytes. */
 uint8_t *sa_client_mad(struct sa_client *c);
 /* The MAD becomes a request: method, attribute, component mask, the next

@@ -59,6 +59,19 @@ ctl() { "$O/ibsmctl" -s "$T/sock" "$@"; }
 sa_at() { local h=$1; shift; sim_at "$h" "$O/ibsmctl" sa "$@" 2>&1 | grep -v '^ibwarn'; }
 field() { awk -v k="$1" '$1 == k { print $2; exit }'; }
 
+# heavy_sweep: ibsmctl sweep, then wait until the heavy sweep is over
+heavy_sweep() {
+	local h
+	h=$(field heavy_sweeps < <(ctl status))
+	ctl sweep >/dev/null
+	for _ in $(seq 100); do
+		[ "$(field heavy_sweeps < <(ctl status))" -gt "$h" ] &&
+			[ "$(field sweep_state < <(ctl status))" = IDLE ] && return 0
+		sleep 0.1
+	done
+	fail "no heavy sweep"
+}
+
 # mft_port_users MFTS SWITCH MINPORT: from ibroute -M output, the ports
 # (>= MINPORT) of switch SWITCH that MFT entries use, one line each,
 # "PORT MLID,MLID,...", the most used port first

@@ -38,17 +38,6 @@ sleep 0.5
 mlids >"$T/mlids.0"
 [ "$(wc -l <"$T/mlids.0")" -eq 11 ] || { cat "$T/mlids.0"; fail "expected 11 groups with members"; }
 cat "$T/mlids.0"
-heavy_sweep() {
-	local h
-	h=$(field heavy_sweeps < <(ctl status))
-	ctl sweep >/dev/null
-	for _ in $(seq 100); do
-		[ "$(field heavy_sweeps < <(ctl status))" -gt "$h" ] &&
-			[ "$(field sweep_state < <(ctl status))" = IDLE ] && return 0
-		sleep 0.1
-	done
-	fail "no heavy sweep"
-}
 b0=$(blocks)
 for round in 1 2; do
 	heavy_sweep

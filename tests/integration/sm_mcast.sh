@@ -9,7 +9,8 @@
 # MLID, every switch's MFT read back with ibroute -M is unchanged, and B,
 # having read the tables back, sent no LFT or MFT block.  30 ServiceRecords
 # registered at A (lease 3600 s) are copied too: B's SA answers every one
-# after the takeover, with its lease still counting down.
+# after the takeover, with its lease still counting down; so is H4's
+# event subscription (saquery IIR at B lists it).
 . "${TOP:-.}/tests/integration/lib.sh"
 . "$TOP/tests/integration/bringup_common.bash"
 . "$TOP/tests/integration/sm_common.bash"
@@ -55,6 +56,9 @@ SVC="$O/tests/sim/sa_svc"
 sim_at H3 "$SVC" many 0x7000 30 svc 3600 "$T/svc.acked" >"$T/svc.out" 2>&1 ||
 	{ cat "$T/svc.out"; fail "ServiceRecord Sets at A"; }
 [ "$(wc -l <"$T/svc.acked")" -eq 30 ] || fail "$(wc -l <"$T/svc.acked") of 30 ServiceRecords acknowledged"
+sim_at H4 "$O/tests/sim/sa_inform" 0 66 >"$T/inf.out" 2>&1
+grep -q "^subscribed 66 status 0x0000" "$T/inf.out" || { cat "$T/inf.out"; fail "H4's subscription at A"; }
+wait_for 30 st_is b informs_copy current || fail "B holds no current copy of the subscriptions: $(st b informs_copy)"
 wait_for 30 st_is b mcast_copy current || fail "B holds no current copy: $(st b mcast_copy)"
 wait_for 30 st_is b services_copy current || fail "B holds no current copy of the ServiceRecords: $(st b services_copy)"
 cmp -s "$T/state-a/services.state" "$T/state-b/services.replica" || {
@@ -95,6 +99,8 @@ sent=$("$IBSMCTL" -s "$T/b.sock" mcg stats | awk '$1 == "mft_blocks_sent" { prin
 sim_at H3 "$SVC" check "$T/svc.acked" >"$T/svc.check" 2>&1 ||
 	{ grep -m5 lost "$T/svc.check"; fail "$(grep -c lost "$T/svc.check") of 30 ServiceRecords lost in the failover"; }
 lease=$(awk '$1 == "have" { print $3; exit }' "$T/svc.check")
+sim_at H5 saquery IIR >"$T/iir" 2>&1
+grep -q "trap_num.*66" "$T/iir" || { cat "$T/iir"; fail "B's SA does not list H4's event subscription"; }
 [ "$lease" -gt 3000 ] && [ "$lease" -lt 3600 ] || fail "a ServiceRecord's lease after the failover: $lease s"
 ibsmd_stop b
 echo "failover with $NG collective groups: MGIDs, MLIDs, states, members, MFTs kept; 30 ServiceRecords kept (lease $lease s left)"
