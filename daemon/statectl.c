@@ -43,10 +43,15 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "sm_lid %u\n", sm->sm_lid);
 	fprintf(out, "sm_guid 0x%016" PRIx64 "\n", sm->sm_guid);
 	fprintf(out, "sm_priority %u\n", sm->cfg.sm_priority);
+	if (sm->port)
+		fprintf(out, "sm_port %s/%d %s\n", mad_port_info(sm->port)->ca,
+			mad_port_info(sm->port)->num,
+			mad_port_info(sm->port)->smi ? "smi" : "umad");
 	fprintf(out, "sweep_state %s\n", sweep_state_name(sweep_state(sm)));
 	fprintf(out, "sweeps %" PRIu64 "\n", sm->sweeps);
 	fprintf(out, "heavy_sweeps %" PRIu64 "\n", sm->heavy_sweeps);
-	fprintf(out, "incremental_sweeps %" PRIu64 "\n", sm->incremental_sweeps);
+	fprintf(out, "incremental_sweeps %" PRIu64 "\n",
+		sm->incremental_sweeps);
 	fprintf(out, "last_sweep %s\n", ts);
 	fprintf(out, "last_sweep_ms %.1f\n", sm->last_sweep_ms);
 	fprintf(out, "last_error %s\n",

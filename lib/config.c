@@ -60,9 +60,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "port by port.ca and port.num." },
 	{ "port.ca", CFG_STRING, OFF(port_ca), "", 0, 63, NULL,
 	  "Name of the local CA (as in /sys/class/infiniband, e.g. mlx5_0). "
-	  "Empty: the first CA with an active port." },
+	  "Empty: the first CA with an active InfiniBand port; Ethernet "
+	  "(RoCE) ports and SM-disabled plane ports are never chosen." },
 	{ "port.num", CFG_U32, OFF(port_num), "0", 0, 254, NULL,
-	  "Port number on that CA. 0: its first active port." },
+	  "Port number on that CA. 0: its first active InfiniBand port." },
 	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
 	  unicast_names,
 	  "Unicast routing engine: minhop (shortest paths, balanced per port "
