@@ -26,7 +26,7 @@ struct discovery {
 	disc_done_fn done;
 	void *ctx;
 	struct disc_observer obs; /* smp NULL: nobody watches */
-	struct dnode **v; /* by node idx */
+	struct dnode **v;	  /* by node idx */
 	uint32_t cap;
 	unsigned pending;
 	bool finished;
@@ -42,6 +42,7 @@ struct dreq {
 	struct ib_node *parent; /* NodeInfo: node we left ... */
 	uint8_t pport;		/* ... by this port */
 	uint8_t port;		/* PortInfo: the port */
+	bool no_ext; /* PortInfo asked without SMSupportExtendedSpeeds */
 	uint8_t hops;
 	uint8_t path[IB_MAX_DR_HOPS + 1];
 };
@@ -58,8 +59,12 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r);
 static int submit(struct discovery *d, struct dreq *q, uint16_t attr,
 		  uint32_t mod)
 {
-	int rc = txn_submit_dr(d->txn, q->path, q->hops, MAD_METHOD_GET, attr,
-			       mod, NULL, dreq_cb, q);
+	int rc;
+
+	if (attr == SMP_ATTR_PORT_INFO)
+		mod = smp_port_info_mod((uint8_t)mod, !q->no_ext);
+	rc = txn_submit_dr(d->txn, q->path, q->hops, MAD_METHOD_GET, attr, mod,
+			   NULL, dreq_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -261,6 +266,10 @@ static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,
 	p->phys_state = pi->port_phys_state;
 	p->width_active = pi->link_width_active;
 	p->speed_active = pi->link_speed_active;
+	p->speed_ext_active = pi->link_speed_ext_active;
+	p->speed_ext2_active = pi->link_speed_ext_active2;
+	p->speed_caps =
+	    ib_speed_caps(pi->capability_mask, pi->capability_mask2);
 	p->mtu_cap = pi->mtu_cap;
 	p->vl_cap = pi->vl_cap;
 	/* A switch's LID lives on port 0; a CA's on each port. */
@@ -363,11 +372,32 @@ static void log_failure(struct discovery *d, struct dreq *q, int status)
 	}
 }
 
+/* A pre-1.3 SMA may refuse the SMSupportExtendedSpeeds modifier bit
+ * with an invalid-field status: ask it once more without it. */
+static bool retry_without_ext(struct discovery *d, struct dreq *q, int status,
+			      const struct txn_result *r)
+{
+	if (q->kind != DK_PORTINFO || q->no_ext || status != -EREMOTEIO || !r ||
+	    (r->mad_status & MAD_STATUS_FIELD_MASK) != MAD_STATUS_INVALID_FIELD)
+		return false;
+	log_info("discovery: %s (0x%016" PRIx64 ") refused PortInfo with "
+		 "SMSupportExtendedSpeeds; asking again without it",
+		 ndesc(q->node), q->node->guid);
+	q->no_ext = true;
+	d->pending--; /* submit() counts it again, or frees q */
+	if (submit(d, q, SMP_ATTR_PORT_INFO, q->port) < 0 && d->pending == 0)
+		disc_finish(d);
+	return true;
+}
+
 static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct dreq *q = ctx;
 	struct discovery *d = q->d;
 	int rc = status;
+
+	if (retry_without_ext(d, q, status, r))
+		return;
 
 	if (status == 0 && !r->data)
 		rc = -EPROTO;

@@ -34,6 +34,14 @@ static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 		 q->node->guid, q->port, strerror(-status), mad_status);
 }
 
+/* PortInfo SMPs carry SMSupportExtendedSpeeds where the port (a switch:
+ * its port 0) says it has extended speeds (mad/smp_port.h). */
+static uint32_t pi_mod(const struct ib_node *n, uint8_t pn)
+{
+	return smp_port_info_mod(pn, port_speed_caps(&n->ports[pn]) &
+					 IB_SPEED_CAP_EXT);
+}
+
 /* After a refused state Set: what the port really is now. */
 static void verify_cb(void *ctx, int status, const struct txn_result *r)
 {
@@ -64,12 +72,12 @@ static bool verify_state(struct set_req *q, const struct txn_result *r)
 	    disc_port_path(q->s->nf, q->node, q->port, path, &hops) < 0)
 		return false;
 	if (txn_submit_dr(q->s->sm->txn, path, hops, MAD_METHOD_GET,
-			  SMP_ATTR_PORT_INFO, q->port, NULL, verify_cb, q) < 0)
+			  SMP_ATTR_PORT_INFO, pi_mod(q->node, q->port), NULL,
+			  verify_cb, q) < 0)
 		return false;
 	sweep_hold(q->s);
 	return true;
 }
-
 
 /* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
  * joins, ServiceRecords) are this prefix + the port GUID. */
@@ -117,9 +125,9 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 	q->port = pn;
 	q->state = state;
 	q->switchinfo = attr == SMP_ATTR_SWITCH_INFO;
-	rc =
-	    txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
-			  attr == SMP_ATTR_PORT_INFO ? pn : 0, data, set_cb, q);
+	rc = txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
+			   attr == SMP_ATTR_PORT_INFO ? pi_mod(n, pn) : 0, data,
+			   set_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;

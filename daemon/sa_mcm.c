@@ -156,13 +156,13 @@ void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 		     pn++) {
 			const struct ib_port *p = &n->ports[pn];
 			uint8_t pr =
-			    sa_link_rate(p->width_active, p->speed_active);
+			    ib_rate_code(p->width_active, port_speed(p));
 
 			if (!p->remote)
 				continue;
 			if (p->mtu_cap && p->mtu_cap < m)
 				m = p->mtu_cap;
-			if (!r || sa_rate_rank(pr) < sa_rate_rank(r))
+			if (!r || ib_rate_rank(pr) < ib_rate_rank(r))
 				r = pr;
 		}
 	}

@@ -36,11 +36,11 @@
 enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_BEST = 3 };
 
 /* A value satisfying selector sel against want, not above cap (MTU codes
- * 1..5 are ordered; rates by sa_rate_rank).  0 if none. */
+ * 1..5 are ordered; rates by ib_rate_rank).  0 if none. */
 static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
 {
-	int w = is_rate ? sa_rate_rank(want) : want;
-	int c = is_rate ? sa_rate_rank(cap) : cap;
+	int w = is_rate ? ib_rate_rank(want) : want;
+	int c = is_rate ? ib_rate_rank(cap) : cap;
 
 	switch (sel) {
 	case SEL_GT:
@@ -56,8 +56,8 @@ static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
 
 static bool sel_ok(uint8_t sel, uint8_t want, uint8_t have, bool is_rate)
 {
-	int w = is_rate ? sa_rate_rank(want) : want;
-	int h = is_rate ? sa_rate_rank(have) : have;
+	int w = is_rate ? ib_rate_rank(want) : want;
+	int h = is_rate ? ib_rate_rank(have) : have;
 
 	switch (sel) {
 	case SEL_GT:

@@ -80,11 +80,6 @@ enum {
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64]);
 
-/* Rate code of a link (PortInfo LinkWidthActive, LinkSpeedActive), and
- * a rate code's position in bandwidth order (-1 if not a rate). */
-uint8_t sa_link_rate(uint8_t width, uint8_t speed);
-int sa_rate_rank(uint8_t code);
-
 /* Handlers, one per record family. */
 int sa_cpi_handle(struct sa_ctx *c);
 int sa_node_handle(struct sa_ctx *c);

@@ -27,6 +27,39 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "smps_max_outstanding %u\n", t->max_outstanding);
 }
 
+/* "link_speeds 4xHDR=12,1xSDR=2": the links of the model by width and
+ * lane speed (extended speeds decoded, lib/speed.h), widest and fastest
+ * first. */
+static void print_link_speeds(const struct fabric *f, FILE *out)
+{
+	static const uint8_t widths[] = {1, 16, 2, 4, 8};
+	unsigned n[sizeof(widths)][IB_SPEED_XDR + 1] = {{0}};
+	bool any = false;
+
+	for (uint32_t i = 0; f && i < f->n_nodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports; p++) {
+			const struct ib_port *a = &f->nodes[i]->ports[p];
+			const struct ib_port *b = a->remote;
+			if (!b || b->node->idx < a->node->idx ||
+			    (b->node == a->node && b->num < p))
+				continue;
+			for (unsigned w = 0; w < sizeof(widths); w++)
+				if (widths[w] == a->width_active)
+					n[w][port_speed(a)]++;
+		}
+	fputs("link_speeds", out);
+	for (unsigned w = sizeof(widths); w-- > 0;)
+		for (int s = IB_SPEED_XDR; s >= 0; s--)
+			if (n[w][s]) {
+				fprintf(out, "%s%ux%s=%u", any ? "," : " ",
+					ib_width_lanes(widths[w]),
+					ib_speed_name((enum ib_speed)s),
+					n[w][s]);
+				any = true;
+			}
+	fputs(any ? "\n" : " none\n", out);
+}
+
 static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 		      size_t errlen)
 {
@@ -61,6 +94,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
 	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
 	fprintf(out, "traps %" PRIu64 "\n", sm->traps);
