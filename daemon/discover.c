@@ -169,7 +169,9 @@ struct dnode *disc_node(struct discovery *d, const struct ib_node *n)
 	return d->v[n->idx];
 }
 
-/* A node seen for the first time: create it and ask everything about it. */
+/* A node seen for the first time: create it (new_node), link it, then
+ * ask everything about it (ask_new): linked first, so that the SMPs'
+ * routes lead through the model and carry the port's M_Key (mkey.c). */
 static int new_node(struct discovery *d, struct dreq *q,
 		    const struct smp_node_info *ni, struct ib_node **out)
 {
@@ -194,7 +196,13 @@ static int new_node(struct discovery *d, struct dreq *q,
 		f->sm_port = node_is_switch(n) ? 0 : ni->local_port_num;
 	}
 	*out = n;
-	rc = ask_node(d, n, DK_NODEDESC, SMP_ATTR_NODE_DESC, 0);
+	return 0;
+}
+
+static int ask_new(struct discovery *d, struct ib_node *n)
+{
+	int rc = ask_node(d, n, DK_NODEDESC, SMP_ATTR_NODE_DESC, 0);
+
 	if (rc < 0 || !node_is_switch(n))
 		return rc;
 	rc = ask_node(d, n, DK_SWITCHINFO, SMP_ATTR_SWITCH_INFO, 0);
@@ -225,6 +233,7 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct smp_node_info ni;
 	struct ib_node *n;
+	bool fresh = false, ask_port = false;
 	uint8_t lp;
 	int rc = smp_node_info_decode(&ni, data, SMP_DATA_SIZE);
 
@@ -236,6 +245,7 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 		rc = new_node(d, q, &ni, &n);
 		if (rc < 0)
 			return rc;
+		fresh = true;
 	} else if (node_is_switch(n) && q->hops < n->dr_hops) {
 		/* Answers arrive out of order: keep the shortest route. */
 		memcpy(n->dr_path, q->path, (size_t)q->hops + 1);
@@ -246,15 +256,18 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 	if (!node_is_switch(n)) {
 		struct dnode *dn = disc_node(d, n);
 		fabric_set_port_guid(d->f, &n->ports[lp], ni.port_guid);
-		if (dn && !dn->ports[lp].have_pi && !n->ports[lp].remote &&
-		    (rc = ask_ca_port(d, n, lp, q->path, q->hops)) < 0)
-			return rc;
+		ask_port = dn && !dn->ports[lp].have_pi && !n->ports[lp].remote;
 	}
-	if (!q->parent)
-		return 0;
-	if (node_is_switch(n) && lp == 0)
-		return -EPROTO;
-	return link_in(d, q, n, lp);
+	if (q->parent) {
+		if (node_is_switch(n) && lp == 0)
+			return -EPROTO;
+		rc = link_in(d, q, n, lp);
+	}
+	if (rc == 0 && fresh)
+		rc = ask_new(d, n);
+	if (rc == 0 && ask_port)
+		rc = ask_ca_port(d, n, lp, q->path, q->hops);
+	return rc;
 }
 
 static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,

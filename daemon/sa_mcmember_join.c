@@ -9,9 +9,9 @@
  *  - a join of an existing group must agree with every parameter it gives
  *    (Q_Key, P_Key, SL, FlowLabel, TClass exactly; MTU and rate with their
  *    selectors), else ERR_REQ_INVALID; its JoinState bits are added;
- *  - a proxy join (requester port != PortGID's port) is allowed when the
- *    two ports share a partition: ibsmd programs only the default
- *    partition, which every port holds, so it is always allowed;
+ *  - a proxy join (requester port != PortGID's port) is allowed as
+ *    sa.proxy_join says, checked before it gets here (sa_mcm.c,
+ *    docs/design.md §3.11);
  *  - every member, send-only ones too, is on the group's tree (a sender's
  *    switch needs the MFT entry to forward its packets);
  *  - a leave removes the given JoinState bits; the member goes when none
