@@ -163,11 +163,12 @@ static void stop(void)
 {
 	mkey_stop(&sm);
 	txn_destroy(sm.txn);
-	for (struct fabric **f = (struct fabric *[]){sm.fab, sweep.nf, NULL};
-	     *f; f++) {
-		fabric_free(*f);
-		free(*f);
-	}
+	if (sm.fab)
+		fabric_free(sm.fab);
+	if (sweep.nf)
+		fabric_free(sweep.nf);
+	free(sm.fab);
+	free(sweep.nf);
 	config_free(&sm.cfg);
 }
 
