@@ -240,17 +240,26 @@ void mkey_on_trap256(struct sm *sm, const struct smp_notice *n, uint16_t from)
 /* ---- persistence ---- */
 
 /* Every link of the model, both ends, so a restart can name the port
- * behind a switch port before discovery reaches it. */
-static void nbrs_from(struct mkey_map *m, const struct fabric *f)
+ * behind a switch port before discovery reaches it.  True when an entry
+ * is new or changed (the file is then written again). */
+static bool nbrs_from(struct mkey_map *m, const struct fabric *f)
 {
+	bool changed = false;
+
 	for (uint32_t i = 0; f && i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
 
-		for (unsigned p = 1; p <= n->nports; p++)
-			if (n->ports[p].remote)
-				mkey_map_set(m, n->guid, (uint8_t)p,
-					     key_guid(n->ports[p].remote));
+		for (unsigned p = 1; p <= n->nports; p++) {
+			uint64_t g = n->ports[p].remote
+					 ? key_guid(n->ports[p].remote)
+					 : 0;
+			if (!g || mkey_map_get(m, n->guid, (uint8_t)p) == g)
+				continue;
+			mkey_map_set(m, n->guid, (uint8_t)p, g);
+			changed = true;
+		}
 	}
+	return changed;
 }
 
 static void save(struct sm *sm)
@@ -268,9 +277,9 @@ static void save(struct sm *sm)
 		else
 			k->dirty = false;
 	}
-	if (sm->cfg.m_key_mode == CFG_MKEY_OFF && !k->held.n)
+	if ((sm->cfg.m_key_mode == CFG_MKEY_OFF && !k->held.n) ||
+	    !nbrs_from(&k->nbrs, sm->fab))
 		return;
-	nbrs_from(&k->nbrs, sm->fab);
 	rc = mkey_nbrs_write(k->nbr_path, &k->nbrs);
 	if (rc < 0)
 		log_warn("M_Key: cannot write %s: %s", k->nbr_path,
