@@ -18,7 +18,8 @@
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
 
-enum disc_kind { DK_NODEINFO, DK_NODEDESC, DK_PORTINFO, DK_SWITCHINFO };
+enum disc_kind { DK_NODEINFO, DK_NODEDESC, DK_PORTINFO, DK_SWITCHINFO,
+		 DK_FDR10 };
 
 struct discovery {
 	struct txn_engine *txn;
@@ -291,6 +292,57 @@ static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,
 			       node_is_switch(n) ? 0 : pi->lmc);
 }
 
+/* FDR10, a Mellanox speed, is not in PortInfo: a link at QDR with no
+ * extended speed active may run FDR10, which Mellanox's ExtendedPortInfo
+ * says.  Only those links of Mellanox (and Bull, which resells its
+ * chips) devices are asked, once, with no retry: a device without the
+ * attribute costs one SMP, and an error is no fault of the node. */
+#define VENDOR_MELLANOX 0x0002c9
+#define VENDOR_BULL	0x00119f
+static bool may_be_fdr10(const struct ib_node *n, const struct ib_port *p)
+{
+	return (n->vendor_id == VENDOR_MELLANOX ||
+		n->vendor_id == VENDOR_BULL) &&
+	       p->num && p->phys_state == PI_PHYS_LINKUP &&
+	       p->state >= IB_PORT_INIT && p->speed_active == 4 &&
+	       !p->speed_ext_active && !p->speed_ext2_active;
+}
+
+static int ask_fdr10(struct discovery *d, const struct dreq *pq)
+{
+	struct dreq *q = dreq_new(d, DK_FDR10, pq->path, pq->hops);
+	struct txn_smp_req r = {.dr = true,
+				.method = MAD_METHOD_GET,
+				.attr_id = SMP_ATTR_MLNX_EXT_PORT_INFO,
+				.attr_mod = pq->port,
+				.retries = 0};
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	q->node = pq->node;
+	q->port = pq->port;
+	r.path = q->path;
+	r.hops = q->hops;
+	if ((rc = txn_submit(d->txn, &r, dreq_cb, q)) < 0) {
+		free(q);
+		return rc;
+	}
+	d->pending++;
+	d->st.gets++;
+	return 0;
+}
+
+static int on_fdr10(struct discovery *d, struct dreq *q, const uint8_t *data)
+{
+	struct smp_mlnx_ext_port_info e;
+
+	if (smp_mlnx_ext_port_info_decode(&e, data, SMP_DATA_SIZE) == 0)
+		q->node->ports[q->port].fdr10 =
+		    (e.link_speed_active & MLNX_SPEED_FDR10) != 0;
+	return 0;
+}
+
 static int on_portinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct ib_node *n = q->node;
@@ -303,6 +355,8 @@ static int on_portinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 	memcpy(dn->ports[q->port].pi, data, SMP_DATA_SIZE);
 	dn->ports[q->port].have_pi = true;
 	port_from_pi(d, n, q->port, &pi);
+	if (may_be_fdr10(n, &n->ports[q->port]) && (rc = ask_fdr10(d, q)) < 0)
+		return rc;
 	/* Switches forward directed routes; of the CAs only the SM's own
 	 * port leads anywhere (the walk starts there). */
 	if (node_is_switch(n)
@@ -351,6 +405,7 @@ static const char *const kind_names[] = {
     [DK_NODEDESC] = "NodeDescription",
     [DK_PORTINFO] = "PortInfo",
     [DK_SWITCHINFO] = "SwitchInfo",
+    [DK_FDR10] = "MlnxExtPortInfo",
 };
 
 static void log_failure(struct discovery *d, struct dreq *q, int status)
@@ -430,8 +485,13 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 		case DK_SWITCHINFO:
 			rc = on_switchinfo(d, q, r->data);
 			break;
+		case DK_FDR10:
+			rc = on_fdr10(d, q, r->data);
+			break;
 		}
 	}
+	if (rc < 0 && q->kind == DK_FDR10)
+		rc = 0; /* no ExtendedPortInfo: no FDR10 */
 	if (rc < 0 && rc != -ECANCELED)
 		log_failure(d, q, rc);
 	free(q);

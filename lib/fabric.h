@@ -40,7 +40,8 @@ struct ib_port {
 	uint8_t speed_ext2_active; /* LinkSpeedExtActive2 (1: XDR) */
 	uint8_t speed_caps; /* IB_SPEED_CAP_* of this port's CapabilityMask(2);
 			       a switch's external ports use port 0's */
-	bool fdr10;	    /* FDR10 (vendor speed; topology files only) */
+	bool fdr10;	    /* FDR10 (Mellanox ExtendedPortInfo, or a topology
+			       file's 4xFDR10) */
 	uint8_t mtu_cap;	/* PortInfo MTUCap (1..5 = 256..4096) */
 	uint8_t vl_cap;
 };
@@ -130,8 +131,8 @@ static inline bool node_is_switch(const struct ib_node *n)
 	return n->type == IB_NODE_SWITCH;
 }
 /* The lane speed of port p's link (lib/speed.h), from the extended
- * fields its capabilities make valid: a switch's external ports have
- * those of its port 0. */
+ * fields its capabilities make valid (a switch's external ports have
+ * those of its port 0), and FDR10 from either end. */
 static inline uint8_t port_speed_caps(const struct ib_port *p)
 {
 	return p->node->type == IB_NODE_SWITCH ? p->node->ports[0].speed_caps
@@ -143,7 +144,11 @@ static inline enum ib_speed port_speed(const struct ib_port *p)
 	    ib_speed_decode(p->speed_active, p->speed_ext_active,
 			    p->speed_ext2_active, port_speed_caps(p));
 
-	return p->fdr10 && s <= IB_SPEED_QDR ? IB_SPEED_FDR10 : s;
+	/* FDR10 is a link's: one end that says so (the other may not be
+	 * asked, docs/design.md §3.9) is enough */
+	bool fdr10 = p->fdr10 || (p->remote && p->remote->fdr10);
+
+	return fdr10 && s == IB_SPEED_QDR ? IB_SPEED_FDR10 : s;
 }
 /* Peer node across port pn, or NULL. */
 static inline struct ib_node *port_peer_node(const struct ib_node *n,

@@ -4,8 +4,8 @@
  * and LinkSpeedExtActive2 (XDR; valid when CapabilityMask2 has
  * IsExtendedSpeeds2Supported), the link's bandwidth, its SA rate code
  * (PathRecord/MCMemberRecord Rate) and the names the dumps print.  FDR10
- * is a vendor speed (Mellanox ExtendedPortInfo); the model carries it only
- * where a topology file says so. */
+ * is a vendor speed (Mellanox ExtendedPortInfo, read by discovery): the
+ * model marks the port (struct ib_port.fdr10). */
 #ifndef IBSM_SPEED_H
 #define IBSM_SPEED_H
 

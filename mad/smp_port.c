@@ -92,3 +92,23 @@ int smp_port_info_encode(const struct smp_port_info *pi, uint8_t *data,
 		      : wire_encode(smp_port_info_ext2_fields,
 				    smp_port_info_ext2_nfields, pi, data, len);
 }
+
+#define EPI struct smp_mlnx_ext_port_info
+const struct wire_field smp_mlnx_ext_port_info_fields[] = {
+    WF("StateChangeEnable", 24, 8, EPI, state_change_enable),
+    WF("LinkSpeedSupported", 56, 8, EPI, link_speed_supported),
+    WF("LinkSpeedEnabled", 88, 8, EPI, link_speed_enabled),
+    WF("LinkSpeedActive", 120, 8, EPI, link_speed_active),
+};
+#undef EPI
+const size_t smp_mlnx_ext_port_info_nfields =
+    sizeof(smp_mlnx_ext_port_info_fields) /
+    sizeof(smp_mlnx_ext_port_info_fields[0]);
+
+int smp_mlnx_ext_port_info_decode(struct smp_mlnx_ext_port_info *e,
+				  const uint8_t *data, size_t len)
+{
+	memset(e, 0, sizeof(*e));
+	return wire_decode(smp_mlnx_ext_port_info_fields,
+			   smp_mlnx_ext_port_info_nfields, data, len, e);
+}

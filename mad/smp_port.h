@@ -94,6 +94,22 @@ extern const size_t smp_port_info_nfields;
 extern const struct wire_field smp_port_info_ext2_fields[];
 extern const size_t smp_port_info_ext2_nfields;
 
+/* Mellanox ExtendedPortInfo (vendor attribute 0xFF90, modifier = port
+ * number): where FDR10, a vendor speed with QDR's LinkSpeedActive, shows
+ * (LinkSpeed* bit 0).  Layout as libibmad's IB_MLNX_EXT_PORT_* fields and
+ * OpenSM's ib_mlnx_ext_port_info_t. */
+#define MLNX_SPEED_FDR10 0x01
+struct smp_mlnx_ext_port_info {
+	uint8_t state_change_enable;
+	uint8_t link_speed_supported;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_active;
+};
+extern const struct wire_field smp_mlnx_ext_port_info_fields[];
+extern const size_t smp_mlnx_ext_port_info_nfields;
+int smp_mlnx_ext_port_info_decode(struct smp_mlnx_ext_port_info *e,
+				  const uint8_t *data, size_t len);
+
 /* Attribute modifier bit 31 of PortInfo Get/Set, SMSupportExtendedSpeeds
  * (IBA 1.3+): without it a port may hide LinkSpeedExt* (NDR ports report
  * nothing useful), so ibsmd sets it on every PortInfo SMP; an SMA that

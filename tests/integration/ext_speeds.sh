@@ -94,3 +94,33 @@ echo "$pir" | grep -q "LinkSpeedExtActive:.*53.125 Gbps" ||
 	fail "PortInfoRecord of H1: $(echo "$pir" | grep -i linkspeedext)"
 echo "PortInfoRecord H1: $(echo "$pir" | grep LinkSpeedExtActive | tr -s '.' ' ')"
 ibsmd_stop a
+
+# FDR10 (a Mellanox speed: QDR in PortInfo, FDR10 in the vendor attribute
+# ExtendedPortInfo 0xFF90): a Mellanox switch's QDR links are asked once
+# each; the one ibsim runs at FDR10 shows SPD=FDR10, the other SPD=10.
+stop_sim
+cat >"$T/fdr10.net" <<'NET'
+vendid=0x2c9
+speed=7
+
+Switch 4 "S1"
+[1] "H1"[1]		# "H1" lid 2 4xFDR10
+[2] "H2"[1]		# "H2" lid 3 4xQDR
+
+Hca 1 "H1"
+[1] "S1"[1]		# lid 2 lmc 0 "S1" lid 1 4xFDR10
+
+Hca 1 "H2"
+[1] "S1"[2]		# lid 3 lmc 0 "S1" lid 1 4xQDR
+NET
+start_sim "$T/fdr10.net"
+MADTAP_FILE=$T/fdr10.cap LD_PRELOAD=$MADTAP sim_at H1 "$IBSMD" --once \
+	--state-dir "$T/fdr10" -o dumps=subnet >"$T/fdr10.log" 2>&1 ||
+	{ tail -5 "$T/fdr10.log"; fail "FDR10 fabric: ibsmd --once exited $?"; }
+grep "{S1}" "$T/fdr10/subnet.lst" | grep -q "{H1}.* SPD=FDR10$" ||
+	fail "S1-H1: $(grep "{H1}" "$T/fdr10/subnet.lst" | head -1 | sed 's/.* PHY/PHY/')"
+grep "{S1}" "$T/fdr10/subnet.lst" | grep -q "{H2}.* SPD=10$" ||
+	fail "S1-H2: $(grep "{H2}" "$T/fdr10/subnet.lst" | head -1 | sed 's/.* PHY/PHY/')"
+epi=$(python3 "$TOP/tests/integration/madtap.py" "$T/fdr10.cap" | awk '$2 == "0xff90"' | wc -l)
+[ "$epi" = 2 ] || fail "$epi ExtendedPortInfo Gets, want 2 (the switch's two QDR links)"
+echo "FDR10: S1-H1 SPD=FDR10, S1-H2 SPD=10, $epi ExtendedPortInfo Gets"

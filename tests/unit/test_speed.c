@@ -4,7 +4,8 @@
  * lib/speed.c, to the lane speed libibmad's own printer names; the
  * extended fields count only when CapabilityMask says so; the XDR fields
  * (not in libibmad 44) sit where rdma-core 50's libibmad/fields.c puts
- * them; rate codes are IBA 15.2.5.16.1's. */
+ * them; rate codes are IBA 15.2.5.16.1's; Mellanox ExtendedPortInfo
+ * (FDR10) as libibmad lays it out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,6 +172,25 @@ static void test_rate_codes(void **state)
 	assert_int_equal(ib_rate_gbps10(21), 4000);
 }
 
+/* Mellanox ExtendedPortInfo (0xFF90), FDR10's home: our field table
+ * against libibmad's IB_MLNX_EXT_PORT_* fields. */
+static void test_mlnx_ext_port_info(void **state)
+{
+	struct smp_mlnx_ext_port_info e;
+	uint8_t d[64] = {0};
+
+	mad_set_field(d, 0, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0x01);
+	mad_set_field(d, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0x03);
+	mad_set_field(d, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0x02);
+	mad_set_field(d, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F,
+		      MLNX_SPEED_FDR10);
+	assert_int_equal(smp_mlnx_ext_port_info_decode(&e, d, sizeof(d)), 0);
+	assert_int_equal(e.state_change_enable, 0x01);
+	assert_int_equal(e.link_speed_supported, 0x03);
+	assert_int_equal(e.link_speed_enabled, 0x02);
+	assert_int_equal(e.link_speed_active, MLNX_SPEED_FDR10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +198,7 @@ int main(void)
 	    cmocka_unit_test(test_base_and_caps),
 	    cmocka_unit_test(test_xdr),
 	    cmocka_unit_test(test_rate_codes),
+	    cmocka_unit_test(test_mlnx_ext_port_info),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
