@@ -15,7 +15,10 @@
 #  3. fixed keys, changed between two runs: the second run qualifies every
 #     SMP with the old key it finds in guid2mkey and installs the new one,
 #     which guid2mkey then lists;
-#  4. the daemon reports it (ibsmctl status mkey_*).
+#  4. the daemon reports it (ibsmctl status mkey_*), and counts a trap 256
+#     and reads the port that sent it with its key;
+#  5. SIGHUP turning per-port keys on: the secret is made and the next
+#     heavy sweep keys every port.
 . "${TOP:-.}/tests/integration/lib.sh"
 . "$TOP/tests/integration/bringup_common.bash"
 . "$TOP/tests/integration/sm_common.bash"
@@ -94,3 +97,22 @@ refresh_seen() {
 wait_for 10 refresh_seen || fail "no PortInfo Get with the key after the trap"
 ibsmd_stop a
 echo "daemon: mkey_mode fixed, $want ports known; trap 256 counted and the port read with its key"
+
+# 5. SIGHUP: m_key.mode off -> per-port
+printf 'm_key:\n  mode: off\n' >"$T/k.yaml"
+ibsmd_start h H1 -c "$T/k.yaml"
+wait_for 60 st_ge h heavy_sweeps 1 || { tail "$T/ibsmd-h.out"; fail "no heavy sweep (h)"; }
+[ -e "$T/state-h/mkey.secret" ] && fail "mkey.secret made with m_key.mode off"
+[ "$(st h mkey_keys_set)" = 0 ] || fail "keys set with m_key.mode off"
+heavy=$(st h heavy_sweeps)
+printf 'm_key:\n  mode: per-port\n  protect: 1\n' >"$T/k.yaml"
+# ibsmd_start may run ibsmd in a subshell: signal the daemon, its child
+pid=$(ps -o pid= --ppid "$IBSMD_PID_h" | head -1)
+kill -HUP ${pid:-$IBSMD_PID_h}
+wait_for 60 st_ge h heavy_sweeps $((heavy + 1)) || fail "no heavy sweep after SIGHUP"
+wait_for 20 st_ge h mkey_keys_set "$want" || fail "after SIGHUP $(st h mkey_keys_set) keys set, want $want"
+[ "$(stat -c %a "$T/state-h/mkey.secret")" = 600 ] || fail "no mkey.secret after SIGHUP"
+wait_for 10 test -s "$T/state-h/guid2mkey" || fail "no guid2mkey after SIGHUP"
+$CHECK derive "$T/state-h" || fail "keys after SIGHUP"
+ibsmd_stop h
+echo "SIGHUP to per-port: $want ports keyed, guid2mkey written"
