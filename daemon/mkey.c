@@ -72,8 +72,9 @@ static uint64_t qualifier(const struct sm *sm, uint64_t guid)
 /* ---- which port an SMP reaches ---- */
 
 /* The key GUID of the port a directed route reaches in f, or 0 when f
- * does not know it; *from and *port say where f's knowledge ended (the
- * last node reached and the port the route leaves it by). */
+ * does not know it.  When f knows every hop but the last, *from and
+ * *port name the node the last hop leaves and its port (the neighbors
+ * file may know what is behind). */
 static uint64_t walk(const struct fabric *f, const uint8_t *path, uint8_t hops,
 		     uint64_t *from, uint8_t *port)
 {
@@ -83,10 +84,13 @@ static uint64_t walk(const struct fabric *f, const uint8_t *path, uint8_t hops,
 	for (uint8_t i = 1; n && i <= hops; i++) {
 		if (path[i] == 0 || path[i] > n->nports)
 			return 0;
-		*from = n->guid;
-		*port = path[i];
-		if (!(in = n->ports[path[i]].remote))
+		if (!(in = n->ports[path[i]].remote)) {
+			if (i == hops) {
+				*from = n->guid;
+				*port = path[i];
+			}
 			return 0;
+		}
 		n = in->node;
 	}
 	return n && in ? key_guid(in) : 0;

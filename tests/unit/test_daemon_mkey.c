@@ -226,6 +226,11 @@ static void test_unseen_link(void **state)
 	assert_int_equal(
 	    sma_check(&s1, MAD_METHOD_GET, key_dr(p_s1, 2, SMP_ATTR_NODE_INFO)),
 	    PASS);
+	/* an older model that knows less (H0's link gone) changes nothing:
+	 * the neighbors file is asked about a last hop only */
+	sm.fab = model(false);
+	fabric_unlink(&sm.fab->nodes[0]->ports[1]);
+	assert_true(key_dr(p_s1, 2, SMP_ATTR_NODE_INFO) == K_S1);
 	stop();
 	start(CFG_MKEY_PER_PORT, false);
 	sweep.nf = model(false);
