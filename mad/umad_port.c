@@ -126,9 +126,14 @@ typedef int (*open_smi_fn)(const char *ca, int port);
 static int open_umad(const struct mad_port_info *i, bool *smi)
 {
 	open_smi_fn f = (open_smi_fn)dlsym(RTLD_DEFAULT, "umad_open_smi_port");
+	int id = f ? f(i->ca, i->num) : -1;
 
-	*smi = f != NULL;
-	return f ? f(i->ca, i->num) : umad_open_port(i->ca, i->num);
+	*smi = id >= 0;
+	if (f && id < 0)
+		log_notice("umad: umad_open_smi_port(%s, %d) failed (%s); "
+			   "opening it with umad_open_port",
+			   i->ca, i->num, strerror(-id));
+	return id >= 0 ? id : umad_open_port(i->ca, i->num);
 }
 
 int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
