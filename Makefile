@@ -57,9 +57,11 @@ ARCHIVES  := $(DAEMON_A) $(ROUTING_A) $(MAD_A) $(LIB_A)
 PROGS := $(if $(wildcard daemon/main.c),$(O)/ibsmd) $(foreach t,$(TOOLS),$(O)/$(t))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRC))
 SIM_BINS  := $(patsubst tests/sim/%.c,$(O)/tests/sim/%,$(SIM_SRC))
+# Preload libraries the integration tests put beside libumad2sim.so.
+TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so
 
 .PHONY: all check unit integration install clean format
-all: $(PROGS) $(UNIT_BINS) $(SIM_BINS)
+all: $(PROGS) $(UNIT_BINS) $(SIM_BINS) $(TAP_LIBS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -85,7 +87,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
 # Unit tests that check our codecs against libibmad's field tables; no
 # program of ours links libibmad.
-IBMAD_TESTS := test_mad_smp test_sa_codec
+IBMAD_TESTS := test_mad_smp test_sa_codec test_speed
 # Unit tests that check our layouts against OpenSM's iba/ib_types.h.
 $(O)/tests/unit/test_sa_inform_layout.o: ALL_CFLAGS += -isystem /usr/include/infiniband
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)
@@ -95,10 +97,17 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)
 $(O)/tests/sim/%: $(O)/tests/sim/%.o $(ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)
 
+# Not instrumented even with SAN=1: the sanitizer runtime comes with the
+# program it is preloaded into.
+$(O)/tests/tap/lib%.so: tests/tap/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g $(WARN) -I. -D_GNU_SOURCE -fPIC -shared -o $@ $< \
+	  $(PKG_CFLAGS) -ldl -lpthread
+
 unit: $(UNIT_BINS)
 	@tests/run-unit $(O) $(UNIT_BINS)
 
-integration: $(PROGS) $(SIM_BINS)
+integration: $(PROGS) $(SIM_BINS) $(TAP_LIBS)
 	@tests/run-integration $(O)
 
 check: all

@@ -18,7 +18,8 @@
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
 
-enum disc_kind { DK_NODEINFO, DK_NODEDESC, DK_PORTINFO, DK_SWITCHINFO };
+enum disc_kind { DK_NODEINFO, DK_NODEDESC, DK_PORTINFO, DK_SWITCHINFO,
+		 DK_FDR10 };
 
 struct discovery {
 	struct txn_engine *txn;
@@ -26,7 +27,7 @@ struct discovery {
 	disc_done_fn done;
 	void *ctx;
 	struct disc_observer obs; /* smp NULL: nobody watches */
-	struct dnode **v; /* by node idx */
+	struct dnode **v;	  /* by node idx */
 	uint32_t cap;
 	unsigned pending;
 	bool finished;
@@ -42,6 +43,7 @@ struct dreq {
 	struct ib_node *parent; /* NodeInfo: node we left ... */
 	uint8_t pport;		/* ... by this port */
 	uint8_t port;		/* PortInfo: the port */
+	bool no_ext; /* PortInfo asked without SMSupportExtendedSpeeds */
 	uint8_t hops;
 	uint8_t path[IB_MAX_DR_HOPS + 1];
 };
@@ -58,8 +60,12 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r);
 static int submit(struct discovery *d, struct dreq *q, uint16_t attr,
 		  uint32_t mod)
 {
-	int rc = txn_submit_dr(d->txn, q->path, q->hops, MAD_METHOD_GET, attr,
-			       mod, NULL, dreq_cb, q);
+	int rc;
+
+	if (attr == SMP_ATTR_PORT_INFO)
+		mod = smp_port_info_mod((uint8_t)mod, !q->no_ext);
+	rc = txn_submit_dr(d->txn, q->path, q->hops, MAD_METHOD_GET, attr, mod,
+			   NULL, dreq_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -164,7 +170,9 @@ struct dnode *disc_node(struct discovery *d, const struct ib_node *n)
 	return d->v[n->idx];
 }
 
-/* A node seen for the first time: create it and ask everything about it. */
+/* A node seen for the first time: create it (new_node), link it, then
+ * ask everything about it (ask_new): linked first, so that the SMPs'
+ * routes lead through the model and carry the port's M_Key (mkey.c). */
 static int new_node(struct discovery *d, struct dreq *q,
 		    const struct smp_node_info *ni, struct ib_node **out)
 {
@@ -189,7 +197,13 @@ static int new_node(struct discovery *d, struct dreq *q,
 		f->sm_port = node_is_switch(n) ? 0 : ni->local_port_num;
 	}
 	*out = n;
-	rc = ask_node(d, n, DK_NODEDESC, SMP_ATTR_NODE_DESC, 0);
+	return 0;
+}
+
+static int ask_new(struct discovery *d, struct ib_node *n)
+{
+	int rc = ask_node(d, n, DK_NODEDESC, SMP_ATTR_NODE_DESC, 0);
+
 	if (rc < 0 || !node_is_switch(n))
 		return rc;
 	rc = ask_node(d, n, DK_SWITCHINFO, SMP_ATTR_SWITCH_INFO, 0);
@@ -220,6 +234,7 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 {
 	struct smp_node_info ni;
 	struct ib_node *n;
+	bool fresh = false, ask_port = false;
 	uint8_t lp;
 	int rc = smp_node_info_decode(&ni, data, SMP_DATA_SIZE);
 
@@ -231,6 +246,7 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 		rc = new_node(d, q, &ni, &n);
 		if (rc < 0)
 			return rc;
+		fresh = true;
 	} else if (node_is_switch(n) && q->hops < n->dr_hops) {
 		/* Answers arrive out of order: keep the shortest route. */
 		memcpy(n->dr_path, q->path, (size_t)q->hops + 1);
@@ -241,15 +257,18 @@ static int on_nodeinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 	if (!node_is_switch(n)) {
 		struct dnode *dn = disc_node(d, n);
 		fabric_set_port_guid(d->f, &n->ports[lp], ni.port_guid);
-		if (dn && !dn->ports[lp].have_pi && !n->ports[lp].remote &&
-		    (rc = ask_ca_port(d, n, lp, q->path, q->hops)) < 0)
-			return rc;
+		ask_port = dn && !dn->ports[lp].have_pi && !n->ports[lp].remote;
 	}
-	if (!q->parent)
-		return 0;
-	if (node_is_switch(n) && lp == 0)
-		return -EPROTO;
-	return link_in(d, q, n, lp);
+	if (q->parent) {
+		if (node_is_switch(n) && lp == 0)
+			return -EPROTO;
+		rc = link_in(d, q, n, lp);
+	}
+	if (rc == 0 && fresh)
+		rc = ask_new(d, n);
+	if (rc == 0 && ask_port)
+		rc = ask_ca_port(d, n, lp, q->path, q->hops);
+	return rc;
 }
 
 static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,
@@ -261,12 +280,67 @@ static void port_from_pi(struct discovery *d, struct ib_node *n, uint8_t pn,
 	p->phys_state = pi->port_phys_state;
 	p->width_active = pi->link_width_active;
 	p->speed_active = pi->link_speed_active;
+	p->speed_ext_active = pi->link_speed_ext_active;
+	p->speed_ext2_active = pi->link_speed_ext_active2;
+	p->speed_caps =
+	    ib_speed_caps(pi->capability_mask, pi->capability_mask2);
 	p->mtu_cap = pi->mtu_cap;
 	p->vl_cap = pi->vl_cap;
 	/* A switch's LID lives on port 0; a CA's on each port. */
 	if ((node_is_switch(n) && pn == 0) || !node_is_switch(n))
 		fabric_set_lid(d->f, p, pi->lid,
 			       node_is_switch(n) ? 0 : pi->lmc);
+}
+
+/* FDR10, a Mellanox speed, is not in PortInfo: a link at QDR with no
+ * extended speed active may run FDR10, which Mellanox's ExtendedPortInfo
+ * says.  Only those links of Mellanox (and Bull, which resells its
+ * chips) devices are asked, once, with no retry: a device without the
+ * attribute costs one SMP, and an error is no fault of the node. */
+#define VENDOR_MELLANOX 0x0002c9
+#define VENDOR_BULL	0x00119f
+static bool may_be_fdr10(const struct ib_node *n, const struct ib_port *p)
+{
+	return (n->vendor_id == VENDOR_MELLANOX ||
+		n->vendor_id == VENDOR_BULL) &&
+	       p->num && p->phys_state == PI_PHYS_LINKUP &&
+	       p->state >= IB_PORT_INIT && p->speed_active == 4 &&
+	       !p->speed_ext_active && !p->speed_ext2_active;
+}
+
+static int ask_fdr10(struct discovery *d, const struct dreq *pq)
+{
+	struct dreq *q = dreq_new(d, DK_FDR10, pq->path, pq->hops);
+	struct txn_smp_req r = {.dr = true,
+				.method = MAD_METHOD_GET,
+				.attr_id = SMP_ATTR_MLNX_EXT_PORT_INFO,
+				.attr_mod = pq->port,
+				.retries = 0};
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	q->node = pq->node;
+	q->port = pq->port;
+	r.path = q->path;
+	r.hops = q->hops;
+	if ((rc = txn_submit(d->txn, &r, dreq_cb, q)) < 0) {
+		free(q);
+		return rc;
+	}
+	d->pending++;
+	d->st.gets++;
+	return 0;
+}
+
+static int on_fdr10(struct discovery *d, struct dreq *q, const uint8_t *data)
+{
+	struct smp_mlnx_ext_port_info e;
+
+	if (smp_mlnx_ext_port_info_decode(&e, data, SMP_DATA_SIZE) == 0)
+		q->node->ports[q->port].fdr10 =
+		    (e.link_speed_active & MLNX_SPEED_FDR10) != 0;
+	return 0;
 }
 
 static int on_portinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
@@ -281,6 +355,8 @@ static int on_portinfo(struct discovery *d, struct dreq *q, const uint8_t *data)
 	memcpy(dn->ports[q->port].pi, data, SMP_DATA_SIZE);
 	dn->ports[q->port].have_pi = true;
 	port_from_pi(d, n, q->port, &pi);
+	if (may_be_fdr10(n, &n->ports[q->port]) && (rc = ask_fdr10(d, q)) < 0)
+		return rc;
 	/* Switches forward directed routes; of the CAs only the SM's own
 	 * port leads anywhere (the walk starts there). */
 	if (node_is_switch(n)
@@ -329,6 +405,7 @@ static const char *const kind_names[] = {
     [DK_NODEDESC] = "NodeDescription",
     [DK_PORTINFO] = "PortInfo",
     [DK_SWITCHINFO] = "SwitchInfo",
+    [DK_FDR10] = "MlnxExtPortInfo",
 };
 
 static void log_failure(struct discovery *d, struct dreq *q, int status)
@@ -363,11 +440,32 @@ static void log_failure(struct discovery *d, struct dreq *q, int status)
 	}
 }
 
+/* A pre-1.3 SMA may refuse the SMSupportExtendedSpeeds modifier bit
+ * with an invalid-field status: ask it once more without it. */
+static bool retry_without_ext(struct discovery *d, struct dreq *q, int status,
+			      const struct txn_result *r)
+{
+	if (q->kind != DK_PORTINFO || q->no_ext || status != -EREMOTEIO || !r ||
+	    (r->mad_status & MAD_STATUS_FIELD_MASK) != MAD_STATUS_INVALID_FIELD)
+		return false;
+	log_info("discovery: %s (0x%016" PRIx64 ") refused PortInfo with "
+		 "SMSupportExtendedSpeeds; asking again without it",
+		 ndesc(q->node), q->node->guid);
+	q->no_ext = true;
+	d->pending--; /* submit() counts it again, or frees q */
+	if (submit(d, q, SMP_ATTR_PORT_INFO, q->port) < 0 && d->pending == 0)
+		disc_finish(d);
+	return true;
+}
+
 static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct dreq *q = ctx;
 	struct discovery *d = q->d;
 	int rc = status;
+
+	if (retry_without_ext(d, q, status, r))
+		return;
 
 	if (status == 0 && !r->data)
 		rc = -EPROTO;
@@ -387,8 +485,13 @@ static void dreq_cb(void *ctx, int status, const struct txn_result *r)
 		case DK_SWITCHINFO:
 			rc = on_switchinfo(d, q, r->data);
 			break;
+		case DK_FDR10:
+			rc = on_fdr10(d, q, r->data);
+			break;
 		}
 	}
+	if (rc < 0 && q->kind == DK_FDR10)
+		rc = 0; /* no ExtendedPortInfo: no FDR10 */
 	if (rc < 0 && rc != -ECANCELED)
 		log_failure(d, q, rc);
 	free(q);

@@ -266,7 +266,10 @@ static int probe_port(struct sweep *s, const struct ib_node *sw, uint8_t p)
 		return -ENOMEM;
 	*q = (struct probe_req){s, sw->guid, p, sw->ports[p].remote != NULL};
 	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops, MAD_METHOD_GET,
-			   SMP_ATTR_PORT_INFO, p, NULL, probe_cb, q);
+			   SMP_ATTR_PORT_INFO,
+			   smp_port_info_mod(p, port_speed_caps(&sw->ports[p]) &
+						    IB_SPEED_CAP_EXT),
+			   NULL, probe_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;

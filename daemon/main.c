@@ -15,6 +15,7 @@
 
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
+#include "daemon/mkey.h"
 #include "daemon/route.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
@@ -249,6 +250,8 @@ static int setup(struct sm *sm)
 		return rc;
 	}
 	rc = open_mad(sm);
+	if (rc == 0) /* before any SMP: a restart reaches the ports it keyed */
+		rc = mkey_start(sm);
 	if (rc == 0 && !sm->once)
 		rc = sa_daemon_init(sm);
 	if (rc < 0)
@@ -285,6 +288,7 @@ static void teardown(struct sm *sm)
 		sm->txn = NULL;
 	}
 	sweep_destroy(sm);
+	mkey_stop(sm);
 	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
 	sa_daemon_fini(sm);

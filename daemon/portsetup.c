@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/mkey.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -22,6 +23,7 @@ struct set_req {
 	uint8_t port;
 	uint8_t state; /* PortState asked for, 0 = none */
 	bool switchinfo;
+	uint64_t mkey; /* M_Key the Set installs, 0 = none (mkey.c) */
 };
 
 static void set_failed(struct set_req *q, int status, uint16_t mad_status)
@@ -32,6 +34,14 @@ static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 		 "until the next sweep",
 		 q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
 		 q->node->guid, q->port, strerror(-status), mad_status);
+}
+
+/* PortInfo SMPs carry SMSupportExtendedSpeeds where the port (a switch:
+ * its port 0) says it has extended speeds (mad/smp_port.h). */
+static uint32_t pi_mod(const struct ib_node *n, uint8_t pn)
+{
+	return smp_port_info_mod(pn, port_speed_caps(&n->ports[pn]) &
+					 IB_SPEED_CAP_EXT);
 }
 
 /* After a refused state Set: what the port really is now. */
@@ -64,12 +74,12 @@ static bool verify_state(struct set_req *q, const struct txn_result *r)
 	    disc_port_path(q->s->nf, q->node, q->port, path, &hops) < 0)
 		return false;
 	if (txn_submit_dr(q->s->sm->txn, path, hops, MAD_METHOD_GET,
-			  SMP_ATTR_PORT_INFO, q->port, NULL, verify_cb, q) < 0)
+			  SMP_ATTR_PORT_INFO, pi_mod(q->node, q->port), NULL,
+			  verify_cb, q) < 0)
 		return false;
 	sweep_hold(q->s);
 	return true;
 }
-
 
 /* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
  * joins, ServiceRecords) are this prefix + the port GUID. */
@@ -87,7 +97,10 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 			return;
 		}
 		set_failed(q, status, r ? r->mad_status : 0);
-	} else if (!q->switchinfo && q->state) {
+	} else if (!q->switchinfo && q->mkey) {
+		mkey_pi_acked(s->sm, q->node, q->port, q->mkey);
+	}
+	if (status >= 0 && !q->switchinfo && q->state) {
 		if (r->data &&
 		    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0)
 			p->state = pi.port_state;
@@ -99,7 +112,8 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 }
 
 static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
-		      uint16_t attr, const uint8_t *data, uint8_t state)
+		      uint16_t attr, const uint8_t *data, uint8_t state,
+		      uint64_t mkey)
 {
 	struct set_req *q = calloc(1, sizeof(*q));
 	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
@@ -117,9 +131,10 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 	q->port = pn;
 	q->state = state;
 	q->switchinfo = attr == SMP_ATTR_SWITCH_INFO;
-	rc =
-	    txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
-			  attr == SMP_ATTR_PORT_INFO ? pn : 0, data, set_cb, q);
+	q->mkey = mkey;
+	rc = txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
+			   attr == SMP_ATTR_PORT_INFO ? pi_mod(n, pn) : 0, data,
+			   set_cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -160,7 +175,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
-	bool set_lid, arm, rereg;
+	bool set_lid, arm, rereg, keys;
 	int rc;
 
 	if (!dn->ports[pn].have_pi ||
@@ -174,7 +189,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		   pi.master_sm_lid != s->sm->sm_lid ||
 		   pi.gid_prefix != SUBNET_PREFIX || rereg);
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
-	if (!set_lid && !arm)
+	keys = mkey_pi_fill(s->sm, n, pn, &pi);
+	if (!set_lid && !arm && !keys)
 		return 0;
 	if (set_lid) {
 		pi.lid = lid;
@@ -191,7 +207,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	if (arm)
 		s->armed++;
 	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data,
-			  arm ? IB_PORT_ARMED : 0);
+			  arm ? IB_PORT_ARMED : 0,
+			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
 static int set_switchinfo(struct sweep *s, struct dnode *dn)
@@ -214,7 +231,7 @@ static int set_switchinfo(struct sweep *s, struct dnode *dn)
 	if (rc < 0)
 		return rc;
 	dn->node->lft_top = top;
-	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0);
+	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0, 0);
 }
 
 int portsetup_arm(struct sweep *s)
@@ -251,6 +268,7 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		pi.master_sm_lid = s->sm->sm_lid;
 		pi.gid_prefix = SUBNET_PREFIX;
 	}
+	mkey_pi_fill(s->sm, n, pn, &pi); /* keep what the arm Set wrote */
 	pi.port_state = IB_PORT_ACTIVE;
 	pi.port_phys_state = 0;
 	pi.client_reregister = 0;
@@ -258,7 +276,8 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	if (rc < 0)
 		return rc;
 	s->activated++;
-	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, IB_PORT_ACTIVE);
+	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, IB_PORT_ACTIVE,
+			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
 int portsetup_activate(struct sweep *s)

@@ -144,6 +144,7 @@ static void refresh(struct sm *sm)
 	si->act_count = sm->act_count;
 	si->priority = elect_priority(sm);
 	si->sm_key = sm->cfg.sm_sm_key;
+	si->proxy_trusted_only = sm->cfg.sa_proxy_join == CFG_PROXY_TRUSTED;
 	si->state = (uint8_t)sm->sm_state;
 	sm->sa->sa.lease_max_s = sm->cfg.sa_service_lease_max_s;
 }

@@ -156,13 +156,13 @@ void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 		     pn++) {
 			const struct ib_port *p = &n->ports[pn];
 			uint8_t pr =
-			    sa_link_rate(p->width_active, p->speed_active);
+			    ib_rate_code(p->width_active, port_speed(p));
 
 			if (!p->remote)
 				continue;
 			if (p->mtu_cap && p->mtu_cap < m)
 				m = p->mtu_cap;
-			if (!r || sa_rate_rank(pr) < sa_rate_rank(r))
+			if (!r || ib_rate_rank(pr) < ib_rate_rank(r))
 				r = pr;
 		}
 	}
@@ -195,6 +195,31 @@ static int mcm_group(struct sa_ctx *c, const struct sa_mcg *g)
 	return 0;
 }
 
+/* A requester joins and leaves for its own port; for another (a proxy
+ * join), when trusted, or as sa.proxy_join allows (IBA o15-0.1.2,
+ * o15-0.1.14): a new membership from a port of the group's partition
+ * (every port here), a change or leave only of one made by proxy. */
+static int mcm_trust(struct sa_ctx *c, const struct sa_mcm_rec *req)
+{
+	struct sa_mcg *g;
+	struct sa_mcg_member *m;
+
+	if (c->trusted || sa_from_port(c, req->port_gid))
+		return 0;
+	if (c->sa->sm.proxy_trusted_only)
+		return sa_trust_refuse(c, "MCMemberRecord", req->port_gid,
+				       "a proxy join or leave needs the SM_Key "
+				       "(sa.proxy_join: trusted)");
+	g = sa_mcg_find(c->sa, req->mgid);
+	m = g ? sa_mcg_member_find(g, req->port_gid) : NULL;
+	if (!m || m->proxy)
+		return 0;
+	return sa_trust_refuse(c, "MCMemberRecord", req->port_gid,
+			       "the port joined for itself: only it (or a "
+			       "trusted requester) may change or leave its "
+			       "membership");
+}
+
 static int mcm_set_del(struct sa_ctx *c)
 {
 	const struct sa_mcm_ops *ops = c->sa->mcm_ops;
@@ -204,6 +229,8 @@ static int mcm_set_del(struct sa_ctx *c)
 	if (!ops || !(c->hdr->method == SA_METHOD_SET ? ops->join : ops->leave))
 		return SA_MAD_STATUS_RAW | MAD_STATUS_METHOD_ATTR_UNSUPP;
 	sa_rec_decode(c->desc, c->req, c->desc->size, &req);
+	if ((st = mcm_trust(c, &req)))
+		return st;
 	memset(&resp, 0, sizeof(resp));
 	st = c->hdr->method == SA_METHOD_SET
 		 ? ops->join(c->sa->mcm_ctx, c->sa, c->from, &req, c->mask,

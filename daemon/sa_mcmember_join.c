@@ -9,9 +9,9 @@
  *  - a join of an existing group must agree with every parameter it gives
  *    (Q_Key, P_Key, SL, FlowLabel, TClass exactly; MTU and rate with their
  *    selectors), else ERR_REQ_INVALID; its JoinState bits are added;
- *  - a proxy join (requester port != PortGID's port) is allowed when the
- *    two ports share a partition: ibsmd programs only the default
- *    partition, which every port holds, so it is always allowed;
+ *  - a proxy join (requester port != PortGID's port) is allowed as
+ *    sa.proxy_join says, checked before it gets here (sa_mcm.c,
+ *    docs/design.md §3.11);
  *  - every member, send-only ones too, is on the group's tree (a sender's
  *    switch needs the MFT entry to forward its packets);
  *  - a leave removes the given JoinState bits; the member goes when none
@@ -36,11 +36,11 @@
 enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_BEST = 3 };
 
 /* A value satisfying selector sel against want, not above cap (MTU codes
- * 1..5 are ordered; rates by sa_rate_rank).  0 if none. */
+ * 1..5 are ordered; rates by ib_rate_rank).  0 if none. */
 static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
 {
-	int w = is_rate ? sa_rate_rank(want) : want;
-	int c = is_rate ? sa_rate_rank(cap) : cap;
+	int w = is_rate ? ib_rate_rank(want) : want;
+	int c = is_rate ? ib_rate_rank(cap) : cap;
 
 	switch (sel) {
 	case SEL_GT:
@@ -56,8 +56,8 @@ static uint8_t pick(uint8_t sel, uint8_t want, uint8_t cap, bool is_rate)
 
 static bool sel_ok(uint8_t sel, uint8_t want, uint8_t have, bool is_rate)
 {
-	int w = is_rate ? sa_rate_rank(want) : want;
-	int h = is_rate ? sa_rate_rank(have) : have;
+	int w = is_rate ? ib_rate_rank(want) : want;
+	int h = is_rate ? ib_rate_rank(have) : have;
 
 	switch (sel) {
 	case SEL_GT:

@@ -12,44 +12,6 @@
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
 
-/* IBA rate codes (PortInfo/PathRecord "Rate") in bandwidth order; the
- * codes themselves are not monotonic. */
-static const struct {
-	uint8_t code;
-	uint16_t gbps10;
-} rates[] = {
-    {2, 25},  {5, 50},	{3, 100}, {6, 200},   {4, 300},
-    {7, 400}, {8, 600}, {9, 800}, {10, 1200},
-};
-#define N_RATES (sizeof(rates) / sizeof(rates[0]))
-
-int sa_rate_rank(uint8_t code)
-{
-	for (unsigned i = 0; i < N_RATES; i++)
-		if (rates[i].code == code)
-			return (int)i;
-	return -1;
-}
-
-/* Rate code of a link from LinkWidthActive and LinkSpeedActive. */
-uint8_t sa_link_rate(uint8_t width, uint8_t speed)
-{
-	unsigned mult = width == 1    ? 1
-			: width == 2  ? 4
-			: width == 4  ? 8
-			: width == 8  ? 12
-			: width == 16 ? 2
-				      : 4;
-	unsigned s10 = speed == 2 ? 50 : speed == 4 ? 100 : 25;
-	unsigned bw = mult * s10; /* Gb/s x 10 */
-	uint8_t best = rates[0].code;
-
-	for (unsigned i = 0; i < N_RATES; i++)
-		if (rates[i].gbps10 <= bw)
-			best = rates[i].code;
-	return best;
-}
-
 static uint8_t port_mtu(const struct sa *sa, const struct ib_port *p)
 {
 	uint8_t pi[SA_PORTINFO_SIZE];
@@ -65,10 +27,11 @@ static uint8_t port_rate(const struct sa *sa, const struct ib_port *p)
 	uint8_t pi[SA_PORTINFO_SIZE];
 
 	if (p->width_active && p->speed_active)
-		return sa_link_rate(p->width_active, p->speed_active);
+		return ib_rate_code(p->width_active, port_speed(p));
 	sa_portinfo_build(sa, p, pi);
-	return sa_link_rate((uint8_t)sa_pi_get(pi, SA_PI_LWA, 8),
-			    (uint8_t)sa_pi_get(pi, SA_PI_LSA, 4));
+	return ib_rate_code(
+	    (uint8_t)sa_pi_get(pi, SA_PI_LWA, 8),
+	    ib_speed_decode((uint8_t)sa_pi_get(pi, SA_PI_LSA, 4), 0, 0, 0));
 }
 
 struct walk {
@@ -83,7 +46,7 @@ static void walk_port(const struct sa *sa, const struct ib_port *p,
 
 	if (m < w->mtu)
 		w->mtu = m;
-	if (sa_rate_rank(r) < sa_rate_rank(w->rate))
+	if (ib_rate_rank(r) < ib_rate_rank(w->rate))
 		w->rate = r;
 }
 
@@ -95,7 +58,7 @@ static int walk_path(const struct sa *sa, const struct ib_port *src,
 	const struct ib_port *out = src;
 
 	w->mtu = 0xF;
-	w->rate = rates[N_RATES - 1].code;
+	w->rate = ib_rate_max();
 	w->hops = 0;
 	if (node_is_switch(src->node) || src == dst)
 		walk_port(sa, src, w); /* switch port 0 limits like a link */
@@ -147,7 +110,7 @@ static int select_mtu(uint8_t sel, uint8_t want, uint8_t have)
 
 static int select_rate(uint8_t sel, uint8_t want, uint8_t have)
 {
-	int w = sa_rate_rank(want), h = sa_rate_rank(have);
+	int w = ib_rate_rank(want), h = ib_rate_rank(have);
 
 	if (sel != SA_SEL_BEST && w < 0)
 		return -1;
@@ -155,7 +118,7 @@ static int select_rate(uint8_t sel, uint8_t want, uint8_t have)
 	case SA_SEL_GT:
 		return h > w ? have : -1;
 	case SA_SEL_LT:
-		return h < w ? have : w > 0 ? rates[w - 1].code : -1;
+		return h < w ? have : w > 0 ? ib_rate_at(w - 1) : -1;
 	case SA_SEL_EQ:
 		return h >= w ? want : -1;
 	}

@@ -69,6 +69,10 @@ void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		sa_pi_set(pi, SA_PI_LWA, 8, p->width_active);
 	if (p->speed_active)
 		sa_pi_set(pi, SA_PI_LSA, 4, p->speed_active);
+	if (p->speed_ext_active)
+		sa_pi_set(pi, SA_PI_LSEA, 4, p->speed_ext_active);
+	if (p->speed_ext2_active)
+		sa_pi_set(pi, SA_PI_LSEA2, 2, p->speed_ext2_active);
 	if (p->mtu_cap)
 		sa_pi_set(pi, SA_PI_MTUCAP, 4, p->mtu_cap);
 	if (p->vl_cap)
@@ -226,8 +230,9 @@ static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 					.port = node_is_switch(p->node) ? p->num
 									: 0};
 
-		/* The default partition is what every port is in (docs/design.md:
-		 * P_Key 0xFFFF); a port's own table wins when known. */
+		/* The default partition is what every port is in
+		 * (docs/design.md: P_Key 0xFFFF); a port's own table wins when
+		 * known. */
 		if (b == 0 && raw)
 			for (int i = 0; i < 32; i++)
 				r.pkey[i] = sa_get16(raw + 2 * i);

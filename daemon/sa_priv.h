@@ -80,10 +80,14 @@ enum {
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64]);
 
-/* Rate code of a link (PortInfo LinkWidthActive, LinkSpeedActive), and
- * a rate code's position in bandwidth order (-1 if not a rate). */
-uint8_t sa_link_rate(uint8_t width, uint8_t speed);
-int sa_rate_rank(uint8_t code);
+/* sa_trust.c: whether the request comes from the port with this GID;
+ * a refusal counted and logged (rate-limited), SA_STATUS_REQ_INVALID;
+ * whether the request may Set or Delete the ServiceRecords of the port
+ * with this GID, 0 or a refusal. */
+bool sa_from_port(const struct sa_ctx *c, const uint8_t gid[16]);
+int sa_trust_refuse(struct sa_ctx *c, const char *rec, const uint8_t gid[16],
+		    const char *why);
+int sa_trust_service(struct sa_ctx *c, const uint8_t gid[16]);
 
 /* Handlers, one per record family. */
 int sa_cpi_handle(struct sa_ctx *c);

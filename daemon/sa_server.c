@@ -219,6 +219,13 @@ static int validate(struct sa *sa, const struct sa_hdr *h, size_t len,
 		count_drop(sa, "bad base or class version", p);
 		return -1;
 	}
+	/* C15-0.1.5: an SM_Key that is neither 0 nor the SM's is dropped,
+	 * as OpenSM drops it (sm.sm_key 0: any nonzero key). */
+	if (h->sm_key && h->sm_key != sa->sm.sm_key) {
+		sa->stats.bad_sm_key++;
+		count_drop(sa, "SM_Key in the SA header is not the SM's", p);
+		return -1;
+	}
 	if (!method_bit(h->method))
 		return MAD_STATUS_METHOD_UNSUPP;
 	*ae = find_attr(h->attr_id);

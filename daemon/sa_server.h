@@ -12,7 +12,9 @@
  *  - component bits the record does not define, or an AttributeOffset
  *    other than 0 or the record's, are ERR_REQ_INVALID;
  *  - P_KeyTableRecords only for trusted requesters (SM_Key), and the
- *    SM_Key in SMInfoRecord only for them;
+ *    SM_Key in SMInfoRecord only for them; a request whose SM_Key is
+ *    neither 0 nor ours is dropped (C15-0.1.5); Sets and Deletes of
+ *    another port's records need trust or a proxy join (sa_trust.c);
  *  - answers over max_response (4 MiB) are ERR_NO_RESOURCES, as is a full
  *    ServiceRecord database (4096 records);
  *  - CapabilityMask and CapabilityMask2 of PortInfoRecord match bitwise;
@@ -42,6 +44,7 @@ struct sa_sm_info {
 	uint16_t lid;		 /* SM port LID */
 	uint64_t subnet_prefix;	 /* GID prefix, default fe80:: */
 	uint8_t subnet_timeout;	 /* PortInfo SubnetTimeOut, packet lifetime */
+	bool proxy_trusted_only; /* sa.proxy_join: trusted (sa_trust.c) */
 };
 
 /* Who sent the request (from the umad address). */
@@ -64,6 +67,8 @@ void sa_out_free(struct sa_out *o);
 
 struct sa_stats {
 	unsigned long requests, responses, errors, dropped;
+	unsigned long untrusted;  /* Set/Delete refused: not own, not trusted */
+	unsigned long bad_sm_key; /* dropped: SM_Key neither 0 nor ours */
 	unsigned long by_attr[16]; /* requests per attribute, sa_attr_slot() */
 };
 

@@ -98,11 +98,14 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 {
 	struct sa_services *db = &c->sa->services;
 	struct sa_service *s;
+	int st;
 
 	if (!sa_has(c, SA_SR_ID) || !sa_has(c, SA_SR_GID))
 		return SA_STATUS_INSUF_COMPS;
 	if (!sa_port_by_gid(c->sa, q->gid))
 		return SA_STATUS_INVALID_GID;
+	if ((st = sa_trust_service(c, q->gid)))
+		return st;
 	if (!sa_has(c, SA_SR_PKEY))
 		q->pkey = 0xFFFF;
 	if (!sa_has(c, SA_SR_LEASE))
@@ -131,11 +134,14 @@ static int do_set(struct sa_ctx *c, struct sa_service_rec *q)
 static int do_delete(struct sa_ctx *c, struct sa_service_rec *q)
 {
 	struct sa_services *db = &c->sa->services;
+	int st;
 
 	if (!sa_has(c, SA_SR_ID) || !sa_has(c, SA_SR_GID))
 		return SA_STATUS_INSUF_COMPS;
 	if (!sa_has(c, SA_SR_PKEY))
 		q->pkey = 0xFFFF;
+	if ((st = sa_trust_service(c, q->gid)))
+		return st;
 	for (uint32_t i = 0; i < db->n; i++) {
 		if (!same_key(&db->v[i].rec, q))
 			continue;

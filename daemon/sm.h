@@ -26,6 +26,7 @@ struct sa_daemon;
 struct mcg_mgr;
 struct disc_observer;
 struct pgprog;
+struct mkey_state;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -81,6 +82,7 @@ struct sm {
 	struct hops next_hops; /* computed for the model being swept */
 	struct guid2lid g2l;   /* from the state dir at start */
 	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
+	struct mkey_state *mkey;   /* M_Keys (mkey.c) */
 	struct dump_job *dump_job; /* dumps.c's helper thread */
 
 	enum smp_sm_state sm_state;

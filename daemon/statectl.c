@@ -9,6 +9,7 @@
 
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
+#include "daemon/mkey.h"
 #include "daemon/sm.h"
 #include "daemon/sm_elect.h"
 
@@ -27,6 +28,39 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "smps_max_outstanding %u\n", t->max_outstanding);
 }
 
+/* "link_speeds 4xHDR=12,1xSDR=2": the links of the model by width and
+ * lane speed (extended speeds decoded, lib/speed.h), widest and fastest
+ * first. */
+static void print_link_speeds(const struct fabric *f, FILE *out)
+{
+	static const uint8_t widths[] = {1, 16, 2, 4, 8};
+	unsigned n[sizeof(widths)][IB_SPEED_XDR + 1] = {{0}};
+	bool any = false;
+
+	for (uint32_t i = 0; f && i < f->n_nodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i]->nports; p++) {
+			const struct ib_port *a = &f->nodes[i]->ports[p];
+			const struct ib_port *b = a->remote;
+			if (!b || b->node->idx < a->node->idx ||
+			    (b->node == a->node && b->num < p))
+				continue;
+			for (unsigned w = 0; w < sizeof(widths); w++)
+				if (widths[w] == a->width_active)
+					n[w][port_speed(a)]++;
+		}
+	fputs("link_speeds", out);
+	for (unsigned w = sizeof(widths); w-- > 0;)
+		for (int s = IB_SPEED_XDR; s >= 0; s--)
+			if (n[w][s]) {
+				fprintf(out, "%s%ux%s=%u", any ? "," : " ",
+					ib_width_lanes(widths[w]),
+					ib_speed_name((enum ib_speed)s),
+					n[w][s]);
+				any = true;
+			}
+	fputs(any ? "\n" : " none\n", out);
+}
+
 static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 		      size_t errlen)
 {
@@ -43,10 +77,15 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "sm_lid %u\n", sm->sm_lid);
 	fprintf(out, "sm_guid 0x%016" PRIx64 "\n", sm->sm_guid);
 	fprintf(out, "sm_priority %u\n", sm->cfg.sm_priority);
+	if (sm->port)
+		fprintf(out, "sm_port %s/%d %s\n", mad_port_info(sm->port)->ca,
+			mad_port_info(sm->port)->num,
+			mad_port_info(sm->port)->smi ? "smi" : "umad");
 	fprintf(out, "sweep_state %s\n", sweep_state_name(sweep_state(sm)));
 	fprintf(out, "sweeps %" PRIu64 "\n", sm->sweeps);
 	fprintf(out, "heavy_sweeps %" PRIu64 "\n", sm->heavy_sweeps);
-	fprintf(out, "incremental_sweeps %" PRIu64 "\n", sm->incremental_sweeps);
+	fprintf(out, "incremental_sweeps %" PRIu64 "\n",
+		sm->incremental_sweeps);
 	fprintf(out, "last_sweep %s\n", ts);
 	fprintf(out, "last_sweep_ms %.1f\n", sm->last_sweep_ms);
 	fprintf(out, "last_error %s\n",
@@ -56,6 +95,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
 	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
 	fprintf(out, "traps %" PRIu64 "\n", sm->traps);
@@ -68,6 +108,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "smps_lft_blocks %" PRIu64 "\n", sm->smps.lft_blocks);
 	fprintf(out, "smps_min_last_heavy %" PRIu64 "\n", sm->smps.min_needed);
 	elect_print_status(sm, out);
+	mkey_print_status(sm, out);
 	print_txn(out, txn_stats(sm->txn));
 	return 0;
 }

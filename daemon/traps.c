@@ -14,6 +14,7 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "daemon/mkey.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
@@ -153,6 +154,8 @@ static void act(struct sm *sm, const struct smp_notice *n, uint16_t from,
 			   from, lid);
 		sweep_hint(sm, lid);
 		trap_sweep(sm, now);
+	} else if (n->is_generic && n->trap_num == 256) {
+		mkey_on_trap256(sm, n, from);
 	} else {
 		log_info("trap %u from LID %u (issuer %u) logged, nothing to "
 			 "do",

@@ -41,6 +41,14 @@ static const struct cfg_enum dump_names[] = {
 	{ "subnet", 0 }, { "lfts", 1 }, { "fdbs", 2 }, { "mfts", 3 },
 	{ "mcgroups", 4 }, { 0 }
 };
+static const struct cfg_enum mkey_mode_names[] = {
+	{ "off", CFG_MKEY_OFF }, { "fixed", CFG_MKEY_FIXED },
+	{ "per-port", CFG_MKEY_PER_PORT }, { 0 }
+};
+static const struct cfg_enum proxy_names[] = {
+	{ "partition", CFG_PROXY_PARTITION }, { "trusted", CFG_PROXY_TRUSTED },
+	{ 0 }
+};
 static const struct cfg_enum log_names[] = {
 	{ "error", LOG_LVL_ERR },   { "warn", LOG_LVL_WARN },
 	{ "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
@@ -60,9 +68,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "port by port.ca and port.num." },
 	{ "port.ca", CFG_STRING, OFF(port_ca), "", 0, 63, NULL,
 	  "Name of the local CA (as in /sys/class/infiniband, e.g. mlx5_0). "
-	  "Empty: the first CA with an active port." },
+	  "Empty: the first CA with an active InfiniBand port; Ethernet "
+	  "(RoCE) ports and SM-disabled plane ports are never chosen." },
 	{ "port.num", CFG_U32, OFF(port_num), "0", 0, 254, NULL,
-	  "Port number on that CA. 0: its first active port." },
+	  "Port number on that CA. 0: its first active InfiniBand port." },
 	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
 	  unicast_names,
 	  "Unicast routing engine: minhop (shortest paths, balanced per port "
@@ -152,8 +161,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "after 1.5 to 2 seconds." },
 	{ "sm.sm_key", CFG_GUID, OFF(sm_sm_key), "0", 0, 0, NULL,
 	  "SM_Key: SMInfo Sets (handover, standby, disable) carrying another "
-	  "key are refused, and only requesters that know it read it back. 0: "
-	  "none." },
+	  "key are refused, and only requesters that know it read it back. "
+	  "SA requests carrying it are trusted (P_KeyTableRecords, other "
+	  "ports' records); SA requests carrying another nonzero key are "
+	  "dropped. 0: none, nobody is trusted." },
 	{ "sm.elevated_priority", CFG_U32, OFF(sm_elevated_priority), "0", 0,
 	  15, NULL,
 	  "Priority announced while master (sticky mastership): a master "
@@ -175,6 +186,27 @@ static const struct cfg_key cfg_keys[] = {
 	  "a copy of the model without them and send what differs, with no "
 	  "rediscovery. Anything else (a new link, a silent switch, a node "
 	  "cut off) is a heavy sweep, as is every sweep when false." },
+	{ "m_key.mode", CFG_ENUM, OFF(m_key_mode), "off", 0, 0,
+	  mkey_mode_names,
+	  "M_Key protection of the ports: off (ibsmd sets no M_Key; SMPs "
+	  "carry the keys state_dir/guid2mkey lists, so ports keyed before "
+	  "still answer), fixed (m_key.key on every CA port and switch), or "
+	  "per-port (a key per port derived from state_dir/mkey.secret, made "
+	  "at first use). Keys set are kept in state_dir/guid2mkey (OpenSM's "
+	  "format) and read at start." },
+	{ "m_key.key", CFG_GUID, OFF(m_key_key), "0", 0, 0, NULL,
+	  "The M_Key of m_key.mode fixed (hexadecimal, not 0)." },
+	{ "m_key.protect", CFG_U32, OFF(m_key_protect), "1", 0, 3, NULL,
+	  "M_KeyProtectBits set with the key: 0 anyone may read the key with "
+	  "a PortInfo Get, 1 Gets work but hide the key, 2 and 3 Gets without "
+	  "the key are refused too (smpquery and ibnetdiscover then see "
+	  "nothing)." },
+	{ "m_key.lease_s", CFG_U32, OFF(m_key_lease_s), "60", 0, 65535, NULL,
+	  "M_KeyLeasePeriod (seconds): after an SMP with a wrong key, a port "
+	  "not reached with the right one within this time drops its "
+	  "protection (the key becomes readable), so a fabric whose SM lost "
+	  "its keys can be managed again. 0: never; such ports then answer "
+	  "only to their key until power cycled." },
 	{ "mad.window", CFG_U32, OFF(mad_window), "64", 1, 1024, NULL,
 	  "Most SMPs outstanding at once (ibsim stalls between 256 and 384; "
 	  "64 measured fastest)." },
@@ -189,6 +221,15 @@ static const struct cfg_key cfg_keys[] = {
 	  0, 0xFFFFFFFFu, NULL,
 	  "Longest ServiceRecord lease granted (seconds); longer requests, "
 	  "infinite ones included, are cut to it. 0: no limit." },
+	{ "sa.proxy_join", CFG_ENUM, OFF(sa_proxy_join), "partition", 0, 0,
+	  proxy_names,
+	  "Who may join or leave a multicast group for another port (a "
+	  "proxy join): partition (any port of the group's partition, as the "
+	  "IBA allows; every port holds the default partition) or trusted "
+	  "(only requesters carrying sm.sm_key). A member that joined for "
+	  "itself is left only by itself or a trusted requester; "
+	  "ServiceRecords are set and deleted only for the requester's own "
+	  "port unless it is trusted." },
 	{ "state_dir", CFG_PATH, OFF(state_dir), "/var/lib/ibsmd", 0, 255,
 	  NULL, "Directory for guid2lid, the state files and the dump files." },
 	{ "dumps", CFG_LIST, OFF(dumps), "subnet,mcgroups", 0, 16,
@@ -591,6 +632,16 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 		return cfg_err(err, errlen, "configuration",
 			       "port.guid and port.ca/port.num both choose the "
 			       "SM port; set only one of them");
+	if (c->m_key_mode == CFG_MKEY_FIXED && !c->m_key_key)
+		return cfg_err(err, errlen, "configuration",
+			       "m_key.mode is fixed but m_key.key is 0; give "
+			       "the key");
+	if (c->m_key_mode != CFG_MKEY_FIXED && c->m_key_key)
+		return cfg_err(err, errlen, "configuration",
+			       "m_key.key is set but m_key.mode is %s; the key "
+			       "is used only with m_key.mode fixed",
+			       c->m_key_mode == CFG_MKEY_OFF ? "off"
+							     : "per-port");
 	if (c->mad_window_per_node > c->mad_window)
 		return cfg_err(err, errlen, "configuration",
 			       "mad.window_per_node (%u) is larger than "

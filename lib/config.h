@@ -20,6 +20,10 @@ enum cfg_mcast_merge { CFG_MERGE_EXTEND, CFG_MERGE_REBUILD };
 /* PortGroupInfo Algorithm values (docs/design.md §4.3) */
 enum cfg_pg_algorithm { CFG_PG_RANDOM, CFG_PG_LEAST_LOADED,
 			CFG_PG_RANDOM_LEAST_LOADED };
+/* m_key.mode (docs/design.md §3.10) */
+enum cfg_mkey_mode { CFG_MKEY_OFF, CFG_MKEY_FIXED, CFG_MKEY_PER_PORT };
+/* sa.proxy_join: who may join or leave for another port */
+enum cfg_proxy_join { CFG_PROXY_PARTITION, CFG_PROXY_TRUSTED };
 
 struct cfg_strlist {
 	char **v;
@@ -61,12 +65,18 @@ struct config {
 	uint32_t sm_trap_limit;
 	int sm_incremental; /* 0 or 1 */
 
+	int m_key_mode;		/* enum cfg_mkey_mode */
+	uint64_t m_key_key;	/* fixed mode's key, 0 = unset */
+	uint32_t m_key_protect; /* M_KeyProtectBits 0..3 */
+	uint32_t m_key_lease_s; /* M_KeyLeasePeriod, 0 = never expires */
+
 	uint32_t mad_window;
 	uint32_t mad_window_per_node;
 	uint32_t mad_timeout_ms;
 	uint32_t mad_retries;
 
 	uint32_t sa_service_lease_max_s; /* 0 = no limit */
+	int sa_proxy_join;		 /* enum cfg_proxy_join */
 
 	char *state_dir;
 	struct cfg_strlist dumps; /* names from config_dump_names */

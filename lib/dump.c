@@ -64,8 +64,8 @@ static int out_open(struct out *o, const char *dir, const char *name)
 	return out_open_path(o, p);
 }
 
-/* Flushes, syncs (when asked) and renames over the final name; on any earlier error
- * (rc < 0) removes the temporary file instead. */
+/* Flushes, syncs (when asked) and renames over the final name; on any earlier
+ * error (rc < 0) removes the temporary file instead. */
 static int out_close(struct out *o, int rc)
 {
 	if (rc == 0 && (ferror(o->fp) || fflush(o->fp) != 0))
@@ -113,16 +113,13 @@ static const char *width_str(uint8_t w)
 	}
 }
 
-static const char *speed_str(uint8_t s)
+/* OpenSM prints 2.5 for a link it knows no speed of (offline models
+ * without speeds are SDR, as ibsim makes them). */
+static const char *spd(const struct ib_port *p)
 {
-	switch (s) {
-	case 2:
-		return "5";
-	case 4:
-		return "10";
-	default:
-		return "2.5";
-	}
+	enum ib_speed s = port_speed(p);
+
+	return s == IB_SPEED_NONE ? "2.5" : ib_speed_spd(s);
 }
 
 static const char *state_str(uint8_t s)
@@ -176,7 +173,7 @@ int dump_write_subnet_lst(const char *dir, const struct fabric *f)
 			lst_port(o.fp, b, true);
 			fprintf(o.fp, " PHY=%s LOG=%s SPD=%s\n",
 				width_str(a->width_active), state_str(a->state),
-				speed_str(a->speed_active));
+				spd(a));
 		}
 	}
 	return out_close(&o, rc);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/speed.h"
+
 enum ib_node_type { IB_NODE_CA = 1, IB_NODE_SWITCH = 2, IB_NODE_ROUTER = 3 };
 
 /* IBA PortInfo PortState values. */
@@ -34,6 +36,12 @@ struct ib_port {
 	uint8_t phys_state;
 	uint8_t width_active;	/* PortInfo LinkWidthActive (1,2,4,8,16) */
 	uint8_t speed_active;	/* PortInfo LinkSpeedActive (1=SDR,2=DDR,4=QDR) */
+	uint8_t speed_ext_active;  /* LinkSpeedExtActive (1,2,4,8: FDR..NDR) */
+	uint8_t speed_ext2_active; /* LinkSpeedExtActive2 (1: XDR) */
+	uint8_t speed_caps; /* IB_SPEED_CAP_* of this port's CapabilityMask(2);
+			       a switch's external ports use port 0's */
+	bool fdr10;	    /* FDR10 (Mellanox ExtendedPortInfo, or a topology
+			       file's 4xFDR10) */
 	uint8_t mtu_cap;	/* PortInfo MTUCap (1..5 = 256..4096) */
 	uint8_t vl_cap;
 };
@@ -121,6 +129,26 @@ static inline struct ib_port *node_port(struct ib_node *n, uint8_t pn)
 static inline bool node_is_switch(const struct ib_node *n)
 {
 	return n->type == IB_NODE_SWITCH;
+}
+/* The lane speed of port p's link (lib/speed.h), from the extended
+ * fields its capabilities make valid (a switch's external ports have
+ * those of its port 0), and FDR10 from either end. */
+static inline uint8_t port_speed_caps(const struct ib_port *p)
+{
+	return p->node->type == IB_NODE_SWITCH ? p->node->ports[0].speed_caps
+					       : p->speed_caps;
+}
+static inline enum ib_speed port_speed(const struct ib_port *p)
+{
+	enum ib_speed s =
+	    ib_speed_decode(p->speed_active, p->speed_ext_active,
+			    p->speed_ext2_active, port_speed_caps(p));
+
+	/* FDR10 is a link's: one end that says so (the other may not be
+	 * asked, docs/design.md §3.9) is enough */
+	bool fdr10 = p->fdr10 || (p->remote && p->remote->fdr10);
+
+	return fdr10 && s == IB_SPEED_QDR ? IB_SPEED_FDR10 : s;
 }
 /* Peer node across port pn, or NULL. */
 static inline struct ib_node *port_peer_node(const struct ib_node *n,

@@ -38,6 +38,10 @@ static int copy_node(struct fabric *dst, const struct ib_node *s)
 		np->phys_state = sp->phys_state;
 		np->width_active = sp->width_active;
 		np->speed_active = sp->speed_active;
+		np->speed_ext_active = sp->speed_ext_active;
+		np->speed_ext2_active = sp->speed_ext2_active;
+		np->speed_caps = sp->speed_caps;
+		np->fdr10 = sp->fdr10;
 		np->mtu_cap = sp->mtu_cap;
 		np->vl_cap = sp->vl_cap;
 		if (!node_is_switch(n) && sp->guid &&

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/lines.h"
 #include "lib/log.h"
 
 struct port_order {
@@ -406,42 +407,21 @@ static int parse_line(char *s, uint64_t *g, unsigned long *lo,
 	return *s ? -1 : 0;
 }
 
-/* Warnings about damaged lines: this many, then one summary, so that a
- * file of garbage cannot flood the log. */
-#define G2L_WARN_MAX 10
-
-struct g2l_reader {
-	const char *path;
-	unsigned skipped;
-	char *err;
-	size_t errlen;
-};
-
 /* A damaged or contradicting line is skipped, not fatal: one bad line (a
  * hand edit, a disk error) must not cost every other port its LID. */
-static void g2l_skip(struct g2l_reader *r, unsigned ln, const char *why)
+static int g2l_line(void *ctx, struct lines_reader *r, char *s, unsigned ln)
 {
-	if (!r->skipped && r->errlen)
-		snprintf(r->err, r->errlen, "%s:%u: %s", r->path, ln, why);
-	if (++r->skipped <= G2L_WARN_MAX)
-		log_warn("%s:%u: %s; line skipped, the rest of the file is "
-			 "used",
-			 r->path, ln, why);
-}
-
-static int g2l_line(struct guid2lid *m, struct g2l_reader *r, char *s,
-		    unsigned ln)
-{
+	struct guid2lid *m = ctx;
 	uint64_t g;
 	unsigned long lo, hi;
 
 	if (parse_line(s, &g, &lo, &hi) < 0 || lo == 0 ||
 	    lo > IB_LID_UCAST_END || hi < lo || hi > IB_LID_UCAST_END) {
-		g2l_skip(r, ln, "expected '0x<guid> <lid> <lid>'");
+		lines_skip(r, ln, "expected '0x<guid> <lid> <lid>'");
 		return 0;
 	}
 	if (guid2lid_get(m, g)) {
-		g2l_skip(r, ln, "GUID appears twice (the first line wins)");
+		lines_skip(r, ln, "GUID appears twice (the first line wins)");
 		return 0;
 	}
 	return guid2lid_put(m, g, (uint16_t)lo, (uint16_t)hi);
@@ -450,29 +430,5 @@ static int g2l_line(struct guid2lid *m, struct g2l_reader *r, char *s,
 int guid2lid_read(const char *path, struct guid2lid *m, char *err,
 		  size_t errlen)
 {
-	struct g2l_reader r = {.path = path, .err = err, .errlen = errlen};
-	FILE *fp = fopen(path, "r");
-	char line[256];
-	unsigned ln = 0;
-	int rc = 0;
-
-	if (!fp) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
-	}
-	while (rc == 0 && fgets(line, sizeof(line), fp)) {
-		char *s = line;
-		ln++;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\n' || *s == '\r' || *s == '#' || !*s)
-			continue;
-		rc = g2l_line(m, &r, s, ln);
-	}
-	fclose(fp);
-	if (r.skipped > G2L_WARN_MAX)
-		log_warn("%s: %u damaged lines skipped in all", path,
-			 r.skipped);
-	return rc < 0 ? rc : (int)r.skipped;
+	return lines_read(path, g2l_line, m, err, errlen);
 }

@@ -38,8 +38,16 @@ struct tp_port {
 	const char *rname;
 	uint8_t port, rport;
 	uint8_t wena, sena; /* enabled masks (ibsim w=/s=, width=/speed=) */
+	uint8_t eena;	    /* extended speeds enabled (e=, extspeed=):
+			       1 FDR, 2 EDR, 4 HDR, 8 NDR */
 	uint8_t wact, sact; /* explicit active rate ("4xSDR"), 0 if none */
+	uint8_t eact;	    /* explicit extended speed: 1..8 as eena, or
+			       EACT_XDR / EACT_FDR10 */
 };
+
+/* Explicit speeds with no LinkSpeedExtActive code of their own. */
+#define EACT_XDR 0x10	/* LinkSpeedExtActive2 1 */
+#define EACT_FDR10 0x20 /* vendor speed: QDR's LinkSpeedActive */
 
 struct name_map {
 	uint32_t *slot; /* node index + 1, 0 = empty */
@@ -56,7 +64,7 @@ struct tp {
 	uint64_t sysguid;	      /* pending sysimgguid=, 0 = none */
 	uint32_t vendid;
 	uint16_t devid;
-	uint8_t netwidth, netspeed;
+	uint8_t netwidth, netspeed, netspeedext;
 	struct ib_node *cur; /* node whose port lines may follow */
 	const char **names;  /* per node index: the quoted id */
 	uint32_t *node_line;
@@ -342,15 +350,16 @@ static int parse_header(struct tp *t, char *s, size_t kwlen,
 	return add_node(t, type, (unsigned)np, id, desc, p);
 }
 
-static int parse_rate_token(const char *tok, uint8_t *w, uint8_t *s)
+static int parse_rate_token(const char *tok, uint8_t *w, uint8_t *s,
+			    uint8_t *ext)
 {
-	static const struct { const char *name; uint8_t v; } speeds[] = {
-		{ "SDR", 1 }, { "DDR", 2 }, { "QDR", 4 },
-		/* PortInfo LinkSpeedActive stops at QDR; faster links carry
-		 * their speed in LinkSpeedExtActive, which the model does not
-		 * hold: they count as QDR here. */
-		{ "FDR10", 4 }, { "FDR", 4 }, { "EDR", 4 }, { "HDR", 4 },
-		{ "NDR", 4 },
+	/* PortInfo LinkSpeedActive stops at QDR; faster links carry their
+	 * speed in LinkSpeedExtActive (FDR..NDR) or LinkSpeedExtActive2
+	 * (XDR), with QDR's LinkSpeedActive beside, as ibsim reports them. */
+	static const struct { const char *name; uint8_t v, ext; } speeds[] = {
+		{ "SDR", 1, 0 }, { "DDR", 2, 0 }, { "QDR", 4, 0 },
+		{ "FDR10", 4, EACT_FDR10 }, { "FDR", 4, 1 }, { "EDR", 4, 2 },
+		{ "HDR", 4, 4 }, { "NDR", 4, 8 }, { "XDR", 4, EACT_XDR },
 	};
 	char *e;
 	unsigned long x = strtoul(tok, &e, 10);
@@ -368,6 +377,7 @@ static int parse_rate_token(const char *tok, uint8_t *w, uint8_t *s)
 	for (size_t i = 0; i < sizeof(speeds) / sizeof(*speeds); i++)
 		if (strcmp(e + 1, speeds[i].name) == 0) {
 			*s = speeds[i].v;
+			*ext = speeds[i].ext;
 			return 0;
 		}
 	return -1;
@@ -386,9 +396,10 @@ static int parse_port_opts(struct tp *t, char *p, struct tp_port *pl)
 	     tok = strtok_r(NULL, " \t", &save)) {
 		char *e;
 		unsigned long v;
-		if ((tok[0] != 'w' && tok[0] != 's') || tok[1] != '=')
+		if ((tok[0] != 'w' && tok[0] != 's' && tok[0] != 'e') ||
+		    tok[1] != '=')
 			return perr(t, "unknown port option \"%s\" (ibsim "
-				    "knows w=N and s=N)", tok);
+				    "knows w=N, s=N and e=N)", tok);
 		v = strtoul(tok + 2, &e, 0);
 		if (*e || e == tok + 2)
 			return perr(t, "bad value in \"%s\"", tok);
@@ -398,10 +409,15 @@ static int parse_port_opts(struct tp *t, char *p, struct tp_port *pl)
 		if (tok[0] == 's' && (v < 1 || v > 7))
 			return perr(t, "link speed mask %lu out of range 1..7",
 				    v);
+		if (tok[0] == 'e' && v > 15)
+			return perr(t, "extended link speed mask %lu out of "
+				    "range 0..15", v);
 		if (tok[0] == 'w')
 			pl->wena = (uint8_t)v;
-		else
+		else if (tok[0] == 's')
 			pl->sena = (uint8_t)v;
+		else
+			pl->eena = (uint8_t)v;
 	}
 	if (hash)
 		*hash = '#';
@@ -422,8 +438,8 @@ static void parse_rate_suffix(char *line, struct tp_port *pl)
 		return;
 	char save = *end;
 	*end = '\0';
-	if (parse_rate_token(w, &pl->wact, &pl->sact) < 0)
-		pl->wact = pl->sact = 0;
+	if (parse_rate_token(w, &pl->wact, &pl->sact, &pl->eact) < 0)
+		pl->wact = pl->sact = pl->eact = 0;
 	*end = save;
 }
 
@@ -474,7 +490,8 @@ static int parse_port_line(struct tp *t, char *s)
 {
 	struct ib_node *n = t->cur;
 	struct tp_port pl = { .node = n->idx, .line = t->line,
-			      .wena = t->netwidth, .sena = t->netspeed };
+			      .wena = t->netwidth, .sena = t->netspeed,
+			      .eena = t->netspeedext };
 	char *p = s + 1, *e;
 	unsigned long pn, rp = 1;
 	uint64_t pguid, rguid;
@@ -576,6 +593,9 @@ static int parse_setting(struct tp *t, char *s)
 		if (!(r = parse_assign(t, s, 15, &v)) && !v)
 			r = perr(t, "link width mask must be 1..15");
 		t->netwidth = (uint8_t)v;
+	} else if (!strncmp(s, "extspeed", 8)) {
+		if (!(r = parse_assign(t, s, 15, &v)))
+			t->netspeedext = (uint8_t)v;
 	} else if (!strncmp(s, "speed", 5)) {
 		if (!(r = parse_assign(t, s, 7, &v)) && !v)
 			r = perr(t, "link speed mask must be 1..7");
@@ -623,10 +643,13 @@ static uint8_t best_common(uint8_t a, uint8_t b, uint8_t top)
 }
 
 static int link_rate(struct tp *t, const struct tp_port *a,
-		     const struct tp_port *b, uint8_t *w, uint8_t *s)
+		     const struct tp_port *b, uint8_t *w, uint8_t *s,
+		     uint8_t *ext)
 {
 	*w = a->wact ? a->wact : b->wact;
 	*s = a->sact ? a->sact : b->sact;
+	*ext = a->wact ? a->eact : b->wact ? b->eact
+					  : best_common(a->eena, b->eena, 8);
 	if (!*w && !(*w = best_common(a->wena, b->wena, 8)))
 		return perr_at(t, a->line, "no common link width between "
 			       "\"%s\" port %u and \"%s\" port %u",
@@ -638,12 +661,23 @@ static int link_rate(struct tp *t, const struct tp_port *a,
 	return 0;
 }
 
-static void set_linked(struct ib_port *p, uint8_t w, uint8_t s)
+static void set_linked(struct ib_port *p, uint8_t w, uint8_t s, uint8_t ext)
 {
+	uint8_t caps = ext == EACT_XDR		   ? IB_SPEED_CAP_EXT | IB_SPEED_CAP_EXT2
+		       : ext && ext != EACT_FDR10 ? IB_SPEED_CAP_EXT
+						  : 0;
+
 	p->state = IB_PORT_ACTIVE;
 	p->phys_state = 5; /* LinkUp */
 	p->width_active = w;
 	p->speed_active = s;
+	p->fdr10 = ext == EACT_FDR10;
+	p->speed_ext_active = ext < EACT_XDR ? ext : 0;
+	p->speed_ext2_active = ext == EACT_XDR;
+	/* A switch's external ports have the capabilities of its port 0. */
+	p->speed_caps |= caps;
+	if (p->node->type == IB_NODE_SWITCH)
+		p->node->ports[0].speed_caps |= caps;
 }
 
 static int link_one(struct tp *t, const int32_t *by_port,
@@ -653,7 +687,7 @@ static int link_one(struct tp *t, const int32_t *by_port,
 	int64_t bi = name_find(t, a->rname);
 	struct ib_node *A = t->f->nodes[a->node], *B;
 	const struct tp_port *b;
-	uint8_t w, s;
+	uint8_t w, s, ext;
 	int32_t m;
 	int r;
 
@@ -681,12 +715,12 @@ static int link_one(struct tp *t, const int32_t *by_port,
 			       a->rport, b->rname, b->rport, b->line);
 	if (B->idx < A->idx || (A == B && a->rport < a->port))
 		return 0; /* linked when its other end was visited */
-	if ((r = link_rate(t, a, b, &w, &s)) < 0)
+	if ((r = link_rate(t, a, b, &w, &s, &ext)) < 0)
 		return r;
 	if (fabric_link(t->f, A, a->port, B, a->rport) < 0)
 		return -EINVAL;
-	set_linked(&A->ports[a->port], w, s);
-	set_linked(&B->ports[a->rport], w, s);
+	set_linked(&A->ports[a->port], w, s, ext);
+	set_linked(&B->ports[a->rport], w, s, ext);
 	return 0;
 }
 

@@ -24,9 +24,11 @@ static const char *width_name(uint8_t w)
 	}
 }
 
-static const char *speed_name(uint8_t s)
+static const char *speed_name(const struct ib_port *p)
 {
-	return s == 1 ? "SDR" : s == 2 ? "DDR" : s == 4 ? "QDR" : "?DR";
+	enum ib_speed s = port_speed(p);
+
+	return s == IB_SPEED_NONE ? "?DR" : ib_speed_name(s);
 }
 
 static int by_guid(const void *a, const void *b)
@@ -47,7 +49,7 @@ static void dump_links(struct ib_node *n, FILE *out)
 		fprintf(out, "link 0x%016" PRIx64 "[%u] 0x%016" PRIx64
 			"[%u] %s%s\n", n->guid, p, r->node->guid, r->num,
 			width_name(n->ports[p].width_active),
-			speed_name(n->ports[p].speed_active));
+			speed_name(&n->ports[p]));
 	}
 }
 

@@ -57,8 +57,10 @@ enum sa_pi_bit {
 	SA_PI_OPVLS = 344,
 	SA_PI_PARTENFIN = 348,
 	SA_PI_GUIDCAP = 400,
+	SA_PI_LSEA2 = 449, /* LinkSpeedExtActive2 (XDR), 2 bits */
 	SA_PI_SUBNTO = 411,
 	SA_PI_RESPTIME = 419,
+	SA_PI_LSEA = 496, /* LinkSpeedExtActive, 4 bits */
 	SA_PI_CAPMASK2 = 480,
 };
 

@@ -197,6 +197,8 @@ const char *smp_attr_name(uint16_t attr_id)
 		return "PortGroupTable";
 	case SMP_ATTR_PGROUP_FT:
 		return "PortGroupForwardingTable";
+	case SMP_ATTR_MLNX_EXT_PORT_INFO:
+		return "MlnxExtPortInfo";
 	}
 	snprintf(buf, sizeof(buf), "0x%04x", attr_id);
 	return buf;

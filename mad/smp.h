@@ -65,6 +65,7 @@ enum smp_attr_id {
 	SMP_ATTR_PGROUP_INFO = 0xFF30, /* vendor range, docs/design.md §4.3 */
 	SMP_ATTR_PGROUP_TABLE = 0xFF31,
 	SMP_ATTR_PGROUP_FT = 0xFF32,
+	SMP_ATTR_MLNX_EXT_PORT_INFO = 0xFF90, /* vendor: FDR10 (smp_port.h) */
 };
 
 /* The 24-byte common MAD header.  For DR SMPs the raw status word also

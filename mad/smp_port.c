@@ -58,21 +58,57 @@ const struct wire_field smp_port_info_fields[] = {
     WF("LinkSpeedExtSupported", 500, 4, PI, link_speed_ext_supported),
     WF("LinkSpeedExtEnabled", 507, 5, PI, link_speed_ext_enabled),
 };
+const struct wire_field smp_port_info_ext2_fields[] = {
+    WF("LinkSpeedExtActive2", 449, 2, PI, link_speed_ext_active2),
+    WF("LinkSpeedExtSupported2", 451, 2, PI, link_speed_ext_supported2),
+    WF("LinkSpeedExtEnabled2", 453, 3, PI, link_speed_ext_enabled2),
+};
 #undef PI
 const size_t smp_port_info_nfields =
     sizeof(smp_port_info_fields) / sizeof(smp_port_info_fields[0]);
+const size_t smp_port_info_ext2_nfields =
+    sizeof(smp_port_info_ext2_fields) / sizeof(smp_port_info_ext2_fields[0]);
 
 int smp_port_info_decode(struct smp_port_info *pi, const uint8_t *data,
 			 size_t len)
 {
+	int rc;
+
 	memset(pi, 0, sizeof(*pi));
-	return wire_decode(smp_port_info_fields, smp_port_info_nfields, data,
-			   len, pi);
+	rc = wire_decode(smp_port_info_fields, smp_port_info_nfields, data, len,
+			 pi);
+	return rc < 0 ? rc
+		      : wire_decode(smp_port_info_ext2_fields,
+				    smp_port_info_ext2_nfields, data, len, pi);
 }
 
 int smp_port_info_encode(const struct smp_port_info *pi, uint8_t *data,
 			 size_t len)
 {
-	return wire_encode(smp_port_info_fields, smp_port_info_nfields, pi,
-			   data, len);
+	int rc = wire_encode(smp_port_info_fields, smp_port_info_nfields, pi,
+			     data, len);
+
+	return rc < 0 ? rc
+		      : wire_encode(smp_port_info_ext2_fields,
+				    smp_port_info_ext2_nfields, pi, data, len);
+}
+
+#define EPI struct smp_mlnx_ext_port_info
+const struct wire_field smp_mlnx_ext_port_info_fields[] = {
+    WF("StateChangeEnable", 24, 8, EPI, state_change_enable),
+    WF("LinkSpeedSupported", 56, 8, EPI, link_speed_supported),
+    WF("LinkSpeedEnabled", 88, 8, EPI, link_speed_enabled),
+    WF("LinkSpeedActive", 120, 8, EPI, link_speed_active),
+};
+#undef EPI
+const size_t smp_mlnx_ext_port_info_nfields =
+    sizeof(smp_mlnx_ext_port_info_fields) /
+    sizeof(smp_mlnx_ext_port_info_fields[0]);
+
+int smp_mlnx_ext_port_info_decode(struct smp_mlnx_ext_port_info *e,
+				  const uint8_t *data, size_t len)
+{
+	memset(e, 0, sizeof(*e));
+	return wire_decode(smp_mlnx_ext_port_info_fields,
+			   smp_mlnx_ext_port_info_nfields, data, len, e);
 }

@@ -4,6 +4,7 @@
 #ifndef IBSM_MAD_SMP_PORT_H
 #define IBSM_MAD_SMP_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,10 +80,46 @@ struct smp_port_info {
 	uint8_t link_speed_ext_active;	  /* 4 bits */
 	uint8_t link_speed_ext_supported; /* 4 bits */
 	uint8_t link_speed_ext_enabled;	  /* 5 bits */
+	/* IBA 1.7 (XDR), in what older layouts reserved; libibmad has them
+	 * from rdma-core 50 on: smp_port_info_ext2_fields. */
+	uint8_t link_speed_ext_active2;	   /* 2 bits */
+	uint8_t link_speed_ext_supported2; /* 2 bits */
+	uint8_t link_speed_ext_enabled2;   /* 3 bits */
 };
 
 extern const struct wire_field smp_port_info_fields[];
 extern const size_t smp_port_info_nfields;
+/* The XDR fields, apart because libibmad 44 (Debian 12) does not list
+ * them and the table above is checked entry by entry against it. */
+extern const struct wire_field smp_port_info_ext2_fields[];
+extern const size_t smp_port_info_ext2_nfields;
+
+/* Mellanox ExtendedPortInfo (vendor attribute 0xFF90, modifier = port
+ * number): where FDR10, a vendor speed with QDR's LinkSpeedActive, shows
+ * (LinkSpeed* bit 0).  Layout as libibmad's IB_MLNX_EXT_PORT_* fields and
+ * OpenSM's ib_mlnx_ext_port_info_t. */
+#define MLNX_SPEED_FDR10 0x01
+struct smp_mlnx_ext_port_info {
+	uint8_t state_change_enable;
+	uint8_t link_speed_supported;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_active;
+};
+extern const struct wire_field smp_mlnx_ext_port_info_fields[];
+extern const size_t smp_mlnx_ext_port_info_nfields;
+int smp_mlnx_ext_port_info_decode(struct smp_mlnx_ext_port_info *e,
+				  const uint8_t *data, size_t len);
+
+/* Attribute modifier bit 31 of PortInfo Get/Set, SMSupportExtendedSpeeds
+ * (IBA 1.3+): without it a port may hide LinkSpeedExt* (NDR ports report
+ * nothing useful), so ibsmd sets it on every PortInfo SMP; an SMA that
+ * refuses the modifier (pre-1.3, invalid-field status) is asked again
+ * without it. */
+#define PI_MOD_EXT_SPEEDS (1u << 31)
+static inline uint32_t smp_port_info_mod(uint8_t port, bool ext)
+{
+	return port | (ext ? PI_MOD_EXT_SPEEDS : 0);
+}
 
 int smp_port_info_decode(struct smp_port_info *pi, const uint8_t *data,
 			 size_t len);

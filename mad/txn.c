@@ -416,7 +416,9 @@ int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
 		if (!dest)
 			dest = txn_dest_lid(req->dlid);
 	}
-	s.mkey = req->mkey;
+	s.mkey = req->mkey    ? req->mkey
+		 : e->mkey_fn ? e->mkey_fn(e->mkey_ctx, req)
+			      : 0;
 	if (req->data)
 		memcpy(s.data, req->data, SMP_DATA_SIZE);
 	t->is_smp = true;
@@ -427,6 +429,12 @@ int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
 	if (rc)
 		free(t);
 	return rc;
+}
+
+void txn_set_mkey_hook(struct txn_engine *e, txn_mkey_fn fn, void *ctx)
+{
+	e->mkey_fn = fn;
+	e->mkey_ctx = ctx;
 }
 
 int txn_submit_dr(struct txn_engine *e, const uint8_t *path, uint8_t hops,

@@ -109,6 +109,13 @@ struct txn_smp_req {
 	unsigned timeout_ms; /* 0 = engine default */
 };
 
+/* The M_Key of an SMP submitted with mkey 0 (0 leaves it 0): the SM's
+ * key table knows which port a route or LID reaches and what key it
+ * holds (daemon/mkey.c), so every caller's SMPs carry their port's key.
+ * Called at submit; retries resend the same bytes. */
+typedef uint64_t (*txn_mkey_fn)(void *ctx, const struct txn_smp_req *req);
+void txn_set_mkey_hook(struct txn_engine *eng, txn_mkey_fn fn, void *ctx);
+
 /* Opens the SMI agents on port and creates the engine (it starts a
  * receiver thread: umad2sim's descriptor cannot be epolled, so the thread
  * reads umad and txn_fd() is an eventfd any loop can watch).  *out NULL

@@ -67,6 +67,8 @@ struct txn_engine {
 	unsigned stale_head, stale_cap; /* count is stats.stale */
 	txn_request_cb req_cb;
 	void *req_ctx;
+	txn_mkey_fn mkey_fn;
+	void *mkey_ctx;
 };
 
 /* txn.c */

@@ -1,6 +1,7 @@
 /* The umad transport: port selection (GUID, CA + port, or the first
  * ACTIVE port), agent registration with method masks so that unsolicited
  * requests reach the SM, and raw MAD send/receive with addresses. */
+#include <dlfcn.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <infiniband/umad.h>
 
 #include "lib/log.h"
+#include "mad/port_select.h"
 #include "mad/smp.h"
 #include "mad/umad_port.h"
 
@@ -44,91 +46,103 @@ static void info_from_umad(struct mad_port_info *i, const umad_port_t *up)
 	i->phys_state = (uint8_t)up->phys_state;
 }
 
-/* Candidate scoring: a matching ACTIVE port beats any other match; the
- * first match in umad's order wins ties. */
-struct pick {
-	bool found, active;
-	struct mad_port_info info;
+/* Every port of every CA, in umad's order, as port_choose() takes them.
+ * The strings point into ca_names[] and link_layers[]. */
+struct cand_list {
+	struct port_cand v[UMAD_MAX_DEVICES * UMAD_CA_MAX_PORTS];
+	struct mad_port_info info[UMAD_MAX_DEVICES * UMAD_CA_MAX_PORTS];
+	char ca_names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	char link_layers[UMAD_MAX_DEVICES * UMAD_CA_MAX_PORTS]
+			[UMAD_CA_NAME_LEN];
+	size_t n;
+	int present; /* CAs umad_get_ca() could read */
 };
 
-static void consider(struct pick *pk, const umad_port_t *up)
-{
-	bool active = up->state == 4;
-
-	if (pk->found && (pk->active || !active))
-		return;
-	pk->found = true;
-	pk->active = active;
-	info_from_umad(&pk->info, up);
-}
-
-static int scan_ca(const char *ca, const struct mad_port_sel *sel,
-		   struct pick *pk)
+static void add_ca(struct cand_list *l, const char *ca)
 {
 	umad_ca_t uca;
 
 	if (umad_get_ca(ca, &uca) < 0)
-		return -ENODEV;
+		return;
+	l->present++;
 	for (int i = 0; i <= uca.numports && i < UMAD_CA_MAX_PORTS; i++) {
 		umad_port_t *up = uca.ports[i];
+		struct port_cand *c = &l->v[l->n];
 
-		if (!up)
+		if (!up || l->n >= sizeof(l->v) / sizeof(l->v[0]))
 			continue;
-		if (sel->guid && be64toh(up->port_guid) != sel->guid)
-			continue;
-		if (!sel->guid && sel->ca && sel->num &&
-		    up->portnum != sel->num)
-			continue;
-		consider(pk, up);
+		info_from_umad(&l->info[l->n], up);
+		snprintf(l->link_layers[l->n], UMAD_CA_NAME_LEN, "%s",
+			 up->link_layer);
+		*c = (struct port_cand){.ca = ca,
+					.num = up->portnum,
+					.guid = be64toh(up->port_guid),
+					.state = (uint8_t)up->state,
+					.phys_state = (uint8_t)up->phys_state,
+					.link_layer = l->link_layers[l->n],
+					.capmask = be32toh(up->capmask)};
+		l->n++;
 	}
 	umad_release_ca(&uca);
-	return 0;
 }
 
-static int pick_port(const struct mad_port_sel *sel, struct pick *pk)
+static int pick_port(const struct mad_port_sel *sel, struct cand_list *l,
+		     struct mad_port_info *out, bool *active)
 {
-	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int n, present = 0;
+	struct port_want w = {.guid = sel->guid,
+			      .ca = sel->guid ? NULL : sel->ca,
+			      .num = sel->guid ? 0 : sel->num};
+	char why[256];
+	int n, i;
 
-	memset(pk, 0, sizeof(*pk));
+	memset(l, 0, sizeof(*l));
 	/* libibumad names a default "mthca0" when there is no device at all,
 	 * so a device counts only when umad_get_ca() can read it. */
-	n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
-	for (int i = 0; i < n; i++)
-		if (scan_ca(cas[i], sel, pk) == 0)
-			present++;
-	if (!present) {
+	n = umad_get_cas_names(l->ca_names, UMAD_MAX_DEVICES);
+	for (int k = 0; k < n; k++)
+		add_ca(l, l->ca_names[k]);
+	if (!l->present) {
 		log_err("umad: " NO_DEVICE_HINT);
 		return -ENODEV;
 	}
-	if (!sel->guid && sel->ca) {
-		memset(pk, 0, sizeof(*pk));
-		if (scan_ca(sel->ca, sel, pk) < 0) {
-			log_err("umad: no InfiniBand device named %s (%d "
-				"present, first %s)",
-				sel->ca, present, cas[0]);
-			return -ENODEV;
-		}
+	i = port_choose(l->v, l->n, &w, why, sizeof(why));
+	if (i < 0) {
+		log_err("umad: %s (%d InfiniBand device(s) present, first %s)",
+			why, l->present, l->ca_names[0]);
+		return -ENODEV;
 	}
-	if (pk->found)
-		return 0;
-	if (sel->guid)
-		log_err("umad: no port with GUID 0x%016llx on any of the %d "
-			"InfiniBand device(s)",
-			(unsigned long long)sel->guid, present);
-	else if (sel->ca)
-		log_err("umad: device %s has no port %d", sel->ca, sel->num);
-	else
-		log_err("umad: the %d InfiniBand device(s) have no port",
-			present);
-	return -ENODEV;
+	*out = l->info[i];
+	*active = l->v[i].state == 4;
+	return 0;
+}
+
+/* rdma-core 53 and later provide umad_open_smi_port(), which refuses a
+ * GSI-only plane port; the SMI devices it knows came with kernel 6.11.
+ * Older libraries (Debian 12 ships 44) lack the symbol: we then open the
+ * port with umad_open_port(), which on an older kernel is the same
+ * device.  Looked up at run time so one binary serves both stacks. */
+typedef int (*open_smi_fn)(const char *ca, int port);
+
+static int open_umad(const struct mad_port_info *i, bool *smi)
+{
+	open_smi_fn f = (open_smi_fn)dlsym(RTLD_DEFAULT, "umad_open_smi_port");
+	int id = f ? f(i->ca, i->num) : -1;
+
+	*smi = id >= 0;
+	if (f && id < 0)
+		log_notice("umad: umad_open_smi_port(%s, %d) failed (%s); "
+			   "opening it with umad_open_port",
+			   i->ca, i->num, strerror(-id));
+	return id >= 0 ? id : umad_open_port(i->ca, i->num);
 }
 
 int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 {
 	static const struct mad_port_sel any = {0};
+	struct mad_port_info info;
+	struct cand_list *l;
 	struct mad_port *p;
-	struct pick pk;
+	bool active = false;
 	int rc;
 
 	*out = NULL;
@@ -138,25 +152,29 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 		log_err("umad: " NO_DEVICE_HINT);
 		return -ENODEV;
 	}
-	rc = pick_port(sel, &pk);
+	if (!(l = calloc(1, sizeof(*l))))
+		return -ENOMEM;
+	rc = pick_port(sel, l, &info, &active);
+	free(l);
 	if (rc)
 		return rc;
-	if (!pk.active)
+	if (!active)
 		log_notice("umad: no ACTIVE port matches; using %s port %d "
 			   "(state %u), the SM will bring it up",
-			   pk.info.ca, pk.info.num, pk.info.state);
+			   info.ca, info.num, info.state);
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->sbuf = calloc(1, UMAD_BUF_SIZE))) {
 		free(p);
 		return -ENOMEM;
 	}
-	p->info = pk.info;
+	p->info = info;
 	p->issm_fd = -1;
-	p->portid = umad_open_port(pk.info.ca, pk.info.num);
+	p->portid = open_umad(&info, &p->info.smi);
 	if (p->portid < 0) {
 		rc = p->portid;
-		log_err("umad: cannot open %s port %d: %s%s", pk.info.ca,
-			pk.info.num, strerror(-rc),
+		log_err("umad: cannot open %s port %d%s: %s%s", info.ca,
+			info.num, p->info.smi ? " as an SMI port" : "",
+			strerror(-rc),
 			rc == -EACCES || rc == -EPERM
 			    ? " (needs root or access to /dev/infiniband/umad*)"
 			    : "");
@@ -164,9 +182,11 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 		free(p);
 		return rc;
 	}
-	log_info("umad: using %s port %d, GUID 0x%016llx, LID %u, state %u",
-		 pk.info.ca, pk.info.num, (unsigned long long)pk.info.port_guid,
-		 pk.info.lid, pk.info.state);
+	log_info("umad: using %s port %d (%s), GUID 0x%016llx, LID %u, state "
+		 "%u",
+		 info.ca, info.num,
+		 p->info.smi ? "umad_open_smi_port" : "umad_open_port",
+		 (unsigned long long)info.port_guid, info.lid, info.state);
 	*out = p;
 	return 0;
 }

@@ -10,10 +10,13 @@
 
 /* Which port to open.  Precedence: guid (when non-zero), else ca (+ num;
  * num 0 = the first port of that CA that qualifies), else every CA in
- * umad's order.  Without a guid, the first ACTIVE port wins; when none is
- * ACTIVE the first port that exists is used (under ibsim and on a fabric
- * without an SM the SM's own port is usually INIT or DOWN, and the SM is
- * what makes it ACTIVE), and a notice says so. */
+ * umad's order.  Only InfiniBand ports that may carry the SM qualify:
+ * Ethernet (RoCE) ports and SM-disabled plane ports are skipped, and
+ * naming one is an error (mad/port_select.h).  Among those, the first
+ * ACTIVE port wins, else the first LinkUp one, else the first (under
+ * ibsim and on a fabric without an SM the SM's own port is usually INIT,
+ * and the SM is what makes it ACTIVE), and a notice says so.  The port is
+ * opened with umad_open_smi_port() when the library has it. */
 struct mad_port_sel {
 	uint64_t guid;	/* port GUID (host order), 0 = not chosen by GUID */
 	const char *ca; /* CA name ("mlx5_0", "sim0"), NULL = any */
@@ -31,6 +34,7 @@ struct mad_port_info {
 	uint16_t sm_lid;
 	uint8_t state; /* PortInfo PortState 1..4 */
 	uint8_t phys_state;
+	bool smi; /* opened with umad_open_smi_port (rdma-core >= 53) */
 };
 
 struct mad_port;

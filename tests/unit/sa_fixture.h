@@ -18,6 +18,8 @@ struct fx {
 	struct sa_out out;
 	struct ib_node *sw[3], *h[5];
 	uint64_t now;
+	uint16_t from_lid; /* requester of fx_ask, 0: LID 2 (Hca1's port) */
+	uint64_t sm_key;   /* SM_Key fx_ask puts in the SA header */
 };
 
 static struct fx *fx_cur;
@@ -193,9 +195,10 @@ static int fx_ask(struct fx *x, uint8_t method, uint16_t attr, uint64_t mask,
 		  const struct sa_rec_desc *d, const void *rec)
 {
 	uint8_t mad[SA_MAD_SIZE];
-	struct sa_peer from = {.lid = 2};
+	struct sa_peer from = {.lid = x->from_lid ? x->from_lid : 2};
 
 	fx_req(mad, method, attr, mask, d, rec);
+	sa_put64(mad + 36, x->sm_key);
 	if (sa_handle(&x->sa, &from, mad, sizeof(mad), &x->out) < 0)
 		return -1;
 	return sa_get16(x->out.buf + 4);

@@ -147,9 +147,32 @@ static void test_pool(void **state)
 	pool_destroy(p);
 }
 
+/* A switch's external ports take their capabilities from port 0. */
+static void test_ext_speed_caps(void **state)
+{
+	struct fabric f;
+	struct ib_node *sw, *ca;
+
+	fabric_init(&f);
+	sw = fabric_add_node(&f, IB_NODE_SWITCH, 0x10, 4, "S");
+	ca = fabric_add_node(&f, IB_NODE_CA, 0x20, 1, "H");
+	sw->ports[1].width_active = ca->ports[1].width_active = 2;
+	sw->ports[1].speed_active = ca->ports[1].speed_active = 4;
+	sw->ports[1].speed_ext_active = ca->ports[1].speed_ext_active = 8;
+	assert_int_equal(port_speed(&sw->ports[1]), IB_SPEED_QDR);
+	sw->ports[0].speed_caps = IB_SPEED_CAP_EXT;
+	ca->ports[1].speed_caps = IB_SPEED_CAP_EXT;
+	assert_int_equal(port_speed(&sw->ports[1]), IB_SPEED_NDR);
+	assert_int_equal(port_speed(&ca->ports[1]), IB_SPEED_NDR);
+	assert_string_equal(ib_speed_spd(port_speed(&ca->ports[1])), "100");
+	assert_string_equal(ib_speed_spd(IB_SPEED_FDR10), "FDR10");
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ext_speed_caps),
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_copy_dr),
 		cmocka_unit_test(test_hops),

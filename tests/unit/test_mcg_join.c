@@ -256,6 +256,41 @@ static void test_collective(void **state)
 	assert_int_equal(a.mlid, 0);
 }
 
+/* A membership made by the port itself is changed or left only by it or
+ * a trusted requester; one made by proxy by any port (sa.proxy_join:
+ * partition, every port sharing the default partition); with
+ * sa.proxy_join: trusted a proxy join needs the SM_Key (0x1234). */
+static void test_own_records(void **state)
+{
+	struct fx *x = *state;
+	struct sa_mcm_rec r = rec(7, 0x100004, SA_JOIN_FULL), a;
+
+	x->from_lid = 4; /* Hca2 joins for itself */
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, &a), 0);
+	assert_int_equal(a.proxy_join, 0);
+	x->from_lid = 2; /* Hca1 may not leave it for Hca2 */
+	assert_int_equal(ask(x, SA_METHOD_DELETE, CREATE, &r, NULL),
+			 ST(SA_STATUS_REQ_INVALID));
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, NULL),
+			 ST(SA_STATUS_REQ_INVALID));
+	/* a proxy join, and its leave, from Hca1 for Hca4 */
+	r = rec(7, 0x10000a, SA_JOIN_FULL);
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, &a), 0);
+	assert_int_equal(a.proxy_join, 1);
+	assert_int_equal(ask(x, SA_METHOD_DELETE, CREATE, &r, NULL), 0);
+	/* only trusted proxies */
+	x->sa.sm.proxy_trusted_only = true;
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, NULL),
+			 ST(SA_STATUS_REQ_INVALID));
+	x->sm_key = 0x1234;
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, NULL), 0);
+	r = rec(7, 0x100004, SA_JOIN_FULL); /* and Hca2's own membership */
+	assert_int_equal(ask(x, SA_METHOD_DELETE, CREATE, &r, NULL), 0);
+	x->sm_key = 0;
+	r = rec(7, 0x100001, SA_JOIN_FULL); /* Hca1 for itself: always */
+	assert_int_equal(ask(x, SA_METHOD_SET, CREATE, &r, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +300,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_partial_leave, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_collective, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_own_records, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,9 +40,11 @@ static void test_register_query_delete(void **state)
 	fx_rec(x, &sa_service_rec_desc, 0, &r);
 	assert_int_equal(r.lease, 10);
 	assert_int_equal(r.pkey, 0xFFFF); /* default partition when absent */
+	x->from_lid = 4; /* b is Hca2's: registered from its port */
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
 				KEY | CM(SA_SR_NAME), &sa_service_rec_desc, &b),
 			 0);
+	x->from_lid = 0;
 	/* re-registering the same key updates, it does not duplicate */
 	snprintf((char *)a.name, 64, "alpha2");
 	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
@@ -78,6 +80,7 @@ static void test_register_query_delete(void **state)
 	    0);
 	assert_int_equal(x->out.records, 1); /* beta: infinite lease */
 	/* delete answers the deleted record; a second delete finds none */
+	x->from_lid = 4;
 	assert_int_equal(fx_ask(x, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, KEY,
 				&sa_service_rec_desc, &b),
 			 0);
@@ -137,8 +140,8 @@ static void test_lease_max(void **state)
 	struct fx *x = *state;
 	struct sa_service_rec a = svc(0x10, 0x100001, SA_SR_LEASE_INFINITE,
 				      "forever"),
-			      b = svc(0x20, 0x100004, 600, "long"),
-			      c = svc(0x30, 0x100004, 20, "short");
+			      b = svc(0x20, 0x100001, 600, "long"),
+			      c = svc(0x30, 0x100001, 20, "short");
 
 	x->sa.lease_max_s = 60;
 	assert_int_equal(granted(x, &a), 60);
@@ -152,10 +155,48 @@ static void test_lease_max(void **state)
 	assert_int_equal(x->out.records, 0);
 }
 
+/* Only the port itself, or a requester carrying the SM_Key (the
+ * fixture's SM has 0x1234), sets or deletes a port's ServiceRecord; an
+ * SM_Key that is neither 0 nor the SM's is dropped (C15-0.1.5). */
+static void test_own_records(void **state)
+{
+	struct fx *x = *state;
+	struct sa_service_rec b = svc(0x20, 0x100004, 100, "beta");
+
+	/* from LID 2 (Hca1) for Hca2's port */
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC, KEY,
+				&sa_service_rec_desc, &b),
+			 SA_MAD_STATUS(SA_STATUS_REQ_INVALID));
+	assert_int_equal(x->sa.stats.untrusted, 1);
+	x->sm_key = 0x9999;
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC, KEY,
+				&sa_service_rec_desc, &b),
+			 -1);
+	assert_int_equal(x->sa.stats.bad_sm_key, 1);
+	x->sm_key = 0x1234; /* trusted */
+	assert_int_equal(fx_ask(x, SA_METHOD_SET, SA_ATTR_SERVICE_REC, KEY,
+				&sa_service_rec_desc, &b),
+			 0);
+	x->sm_key = 0;
+	assert_int_equal(fx_ask(x, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, KEY,
+				&sa_service_rec_desc, &b),
+			 SA_MAD_STATUS(SA_STATUS_REQ_INVALID));
+	x->from_lid = 4; /* Hca2 itself */
+	assert_int_equal(fx_ask(x, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, KEY,
+				&sa_service_rec_desc, &b),
+			 0);
+	/* reading is for everyone */
+	x->from_lid = 2;
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, NULL, NULL),
+	    0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    T(test_own_records),
 	    T(test_register_query_delete),
 	    T(test_set_errors),
 	    T(test_lease_max),

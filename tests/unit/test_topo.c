@@ -227,8 +227,8 @@ static const struct bad bad_inputs[] = {
 	{ "Hca 2 A\n", "t.net:1: expected a quoted node id after the number "
 		       "of ports" },
 	{ "Switch 4 \"A\"\n[1] \"B\"[1] width=4\n",
-	  "t.net:2: unknown port option \"width=4\" (ibsim knows w=N and "
-	  "s=N)" },
+	  "t.net:2: unknown port option \"width=4\" (ibsim knows w=N, s=N and "
+	  "e=N)" },
 	{ "Switch 4 \"A\"\n[1] \"B\"[1] w=1\n\nSwitch 4 \"B\"\n"
 	  "[1] \"A\"[1] w=2\n",
 	  "t.net:2: no common link width between \"A\" port 1 and \"B\" "
@@ -242,6 +242,32 @@ static const struct bad bad_inputs[] = {
 	  "t.net:5: LID 5 already used by \"A\"" },
 	{ "# nothing\n", "t.net:1: no nodes in the topology" },
 };
+
+/* Extended speeds as ibsim takes them (extspeed=, e=N enable masks; the
+ * best common one is active) and as ibnetdiscover prints them (4xNDR). */
+static void test_ext_speeds(void **state)
+{
+	struct fabric f;
+	struct ib_node *s, *a, *b, *c;
+
+	load_ok(&f, "extspeed=7\n"
+		 "Switch 4 \"S\"\n[1] \"A\"[1]\n[2] \"B\"[1] e=3\n"
+		 "[3] \"C\"[1]\n\n"
+		 "Hca 1 \"A\"\n[1] \"S\"[1]\n\n"
+		 "Hca 1 \"B\"\n[1] \"S\"[2]\n\n"
+		 "Hca 1 \"C\"\n[1] \"S\"[3] # lid 4 4xNDR\n");
+	s = fabric_node_by_desc(&f, "S");
+	a = fabric_node_by_desc(&f, "A");
+	b = fabric_node_by_desc(&f, "B");
+	c = fabric_node_by_desc(&f, "C");
+	assert_non_null(s);
+	assert_int_equal(port_speed(&a->ports[1]), IB_SPEED_HDR);
+	assert_int_equal(port_speed(&s->ports[1]), IB_SPEED_HDR);
+	assert_int_equal(port_speed(&b->ports[1]), IB_SPEED_EDR);
+	assert_int_equal(port_speed(&c->ports[1]), IB_SPEED_NDR);
+	assert_int_equal(port_speed(&s->ports[3]), IB_SPEED_NDR);
+	fabric_free(&f);
+}
 
 static void test_errors(void **state)
 {
@@ -321,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_discover_form),
 		cmocka_unit_test(test_guid_bases),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_ext_speeds),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_mutations),

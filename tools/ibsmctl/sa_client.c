@@ -1,7 +1,9 @@
 /* ibsmctl sa: an SA client over MADs (libibumad), for any SA:
- *   sa [--sm-lid LID] join MGID [--port-guid G] [--member-count N]
+ *   sa [--sm-lid LID] [--sm-key KEY] join MGID [--port-guid G]
+ *      [--member-count N]
  *      [--join-state S] [--qkey Q] [--pkey P] [--sl SL] [--mask HEX]
- *   sa [--sm-lid LID] leave MGID [--port-guid G] [--join-state S]
+ *   sa [--sm-lid LID] [--sm-key KEY] leave MGID [--port-guid G]
+ *      [--join-state S]
  *   sa [--sm-lid LID] mcg-state [MGID]
  * MGID 0 (or ::) creates a group whose MGID the SA assigns.  A join sends
  * the components a create needs (Q_Key, P_Key, TClass, FlowLabel, SL),
@@ -26,6 +28,7 @@ int ibsmctl_sa_main(int argc, char **argv);
 struct sa_opts {
 	const char *cmd, *mgid;
 	uint16_t sm_lid;
+	uint64_t sm_key; /* SA header SM_Key: a trusted requester's */
 	uint64_t port_guid, mask;
 	bool mask_set;
 	uint16_t member_count;
@@ -51,10 +54,12 @@ static const char *status_name(unsigned s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ibsmctl sa [--sm-lid LID] join MGID [--port-guid G] "
+		"usage: ibsmctl sa [--sm-lid LID] [--sm-key KEY] join MGID "
+		"[--port-guid G] "
 		"[--member-count N] [--join-state S] [--qkey Q] [--pkey P] "
 		"[--sl SL] [--mask HEX]\n"
-		"       ibsmctl sa [--sm-lid LID] leave MGID [--port-guid G] "
+		"       ibsmctl sa [--sm-lid LID] [--sm-key KEY] leave MGID "
+		"[--port-guid G] "
 		"[--join-state S]\n"
 		"       ibsmctl sa [--sm-lid LID] mcg-state [MGID]\n");
 }
@@ -65,10 +70,13 @@ static int parse(int argc, char **argv, struct sa_opts *o)
 
 	o->join_state = SA_JOIN_FULL;
 	o->pkey = 0xFFFF;
-	if (i + 1 < argc && !strcmp(argv[i], "--sm-lid")) {
-		o->sm_lid = (uint16_t)strtoul(argv[i + 1], NULL, 0);
-		i += 2;
-	}
+	for (; i + 1 < argc && !strncmp(argv[i], "--sm-", 5); i += 2)
+		if (!strcmp(argv[i], "--sm-lid"))
+			o->sm_lid = (uint16_t)strtoul(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--sm-key"))
+			o->sm_key = strtoull(argv[i + 1], NULL, 16);
+		else
+			return -1;
 	if (i >= argc)
 		return -1;
 	o->cmd = argv[i++];
@@ -197,6 +205,7 @@ static int send_request(const struct sa_opts *o, struct sa_client *c,
 				SA_ATTR_MCMEMBER_REC, mask, &sa_mcm_rec_desc,
 				&r);
 	}
+	sa_put64(sa_client_mad(c) + 36, o->sm_key); /* SA header SM_Key */
 	if (sa_client_transact(c, o->sm_lid) < 0) {
 		fprintf(stderr, "ibsmctl sa: no answer from the SA at LID %u\n",
 			o->sm_lid ? o->sm_lid : c->port.sm_lid);
