@@ -337,6 +337,22 @@ static void load(struct mkey_state *k, bool nbrs)
 		log_notice("M_Key: %u port keys read from %s", k->held.n, path);
 }
 
+/* A standby took over with its master's copies of the files: the keys
+ * and the secret become theirs before the first SMP as master. */
+static int reload_files(struct sm *sm)
+{
+	struct mkey_state *k = sm->mkey;
+
+	if (!k)
+		return -ENODEV;
+	mkey_map_free(&k->held);
+	mkey_map_free(&k->nbrs);
+	load(k, false);
+	load(k, true);
+	k->have_secret = false;
+	return need_secret(sm);
+}
+
 int mkey_start(struct sm *sm)
 {
 	struct mkey_state *k = calloc(1, sizeof(*k));
@@ -355,6 +371,7 @@ int mkey_start(struct sm *sm)
 	if ((rc = need_secret(sm)) < 0)
 		return rc;
 	txn_set_mkey_hook(sm->txn, key_for_smp, sm);
+	sm->mkey_reload = reload_files;
 	rc = sm_subscribe(sm, SM_EV_FABRIC_REPLACED, on_fabric, NULL);
 	if (rc == 0)
 		rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_reload, NULL);
@@ -377,6 +394,7 @@ void mkey_stop(struct sm *sm)
 	mkey_map_free(&k->nbrs);
 	free(k);
 	sm->mkey = NULL;
+	sm->mkey_reload = NULL;
 }
 
 void mkey_print_status(const struct sm *sm, FILE *out)

@@ -104,6 +104,9 @@ struct sm {
 	 * (sa_daemon.c sets them). */
 	int (*svc_reload)(struct sm *sm);
 	int (*inform_reload)(struct sm *sm);
+	/* The M_Key files (guid2mkey, neighbors, mkey.secret) replaced by a
+	 * standby's copies (mkey.c sets it). */
+	int (*mkey_reload)(struct sm *sm);
 	/* Reports of events to the SA's subscribers (sa_report.c sets
 	 * both; NULL without an SA): a multicast group created or deleted. */
 	struct sa_reports *reports;

@@ -19,10 +19,12 @@
  * join again), every ServiceRecord with its lease and every
  * subscription.  With an SM_Key configured the request must carry it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
@@ -37,16 +39,36 @@
 #define REPL_FILE_SHIFT 24	   /* attribute modifier: file << 24 | index */
 #define REPL_INDEX_MASK ((1u << REPL_FILE_SHIFT) - 1)
 
-enum { REPL_MCAST, REPL_SERVICES, REPL_INFORMS, REPL_FILES };
+enum {
+	REPL_MCAST,
+	REPL_SERVICES,
+	REPL_INFORMS,
+	REPL_MKEYS,
+	REPL_MKEY_NBRS,
+	REPL_MKEY_SECRET,
+	REPL_FILES
+};
 
+/* Files marked secret (the M_Key files) are served only with an SM_Key
+ * configured, which the request must carry: without one any host could
+ * read every port's management key. */
 static const struct {
 	const char *state, *replica;
 	const char *what;   /* in log lines */
 	const char *status; /* ibsmctl status key prefix */
+	bool secret;
 } FILES[REPL_FILES] = {
-    {"mcgroups.state", "mcgroups.replica", "multicast state", "mcast_copy"},
-    {"services.state", "services.replica", "ServiceRecords", "services_copy"},
-    {"informs.state", "informs.replica", "event subscriptions", "informs_copy"},
+    {"mcgroups.state", "mcgroups.replica", "multicast state", "mcast_copy",
+     false},
+    {"services.state", "services.replica", "ServiceRecords", "services_copy",
+     false},
+    {"informs.state", "informs.replica", "event subscriptions", "informs_copy",
+     false},
+    {"guid2mkey", "guid2mkey.replica", "port M_Keys", "mkeys_copy", true},
+    {"neighbors", "neighbors.replica", "M_Key neighbors", "mkey_nbrs_copy",
+     true},
+    {"mkey.secret", "mkey.secret.replica", "M_Key secret", "mkey_secret_copy",
+     true},
 };
 
 /* One file's copy on the standby. */
@@ -129,7 +151,7 @@ static uint16_t serve(struct sm *sm, const struct sa_hdr *q, uint8_t *data)
 	struct sa_smstate_chunk c = {0};
 	uint16_t status = 0;
 
-	if (file >= REPL_FILES)
+	if (file >= REPL_FILES || (FILES[file].secret && !sm->cfg.sm_sm_key))
 		status = MAD_STATUS_INVALID_FIELD;
 	else if (sm->sm_state != SM_STATE_MASTER)
 		status = MAD_STATUS_BUSY;
@@ -241,14 +263,19 @@ static int write_replica(struct repl *r)
 {
 	char path[600], tmp[610];
 	FILE *fp;
-	int rc = 0;
+	int rc = 0, fd;
 
 	snprintf(path, sizeof(path), "%s/%s", r->sm->cfg.state_dir,
 		 FILES[r->file].replica);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
+	/* 0600: the M_Key files must not become readable on the way */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	if (fwrite(r->buf, 1, r->len, fp) != r->len)
 		rc = -EIO;
 	if (fclose(fp) != 0 && rc == 0)
@@ -349,7 +376,8 @@ void sm_repl_poll(struct sm *sm)
 	if (agent < 0 || !sm->elect->master_lid)
 		return;
 	for (unsigned f = 0; f < REPL_FILES; f++)
-		if (!R[f].busy && ask(&R[f], 0, head_cb) == 0)
+		if (!R[f].busy && (!FILES[f].secret || sm->cfg.sm_sm_key) &&
+		    ask(&R[f], 0, head_cb) == 0)
 			R[f].busy = true;
 }
 
@@ -398,7 +426,8 @@ static int adopt(struct sm *sm, unsigned f)
 {
 	int (*reload)(struct sm *) = f == REPL_MCAST	  ? sm->mcg_reload
 				     : f == REPL_SERVICES ? sm->svc_reload
-							  : sm->inform_reload;
+				     : f == REPL_INFORMS  ? sm->inform_reload
+							  : sm->mkey_reload;
 	int rc = adopt_file(sm, f);
 
 	if (rc == 0)
@@ -413,7 +442,13 @@ static int adopt(struct sm *sm, unsigned f)
 void sm_repl_take_state(struct sm *sm)
 {
 	int rc = adopt(sm, REPL_MCAST), rs = adopt(sm, REPL_SERVICES),
-	    ri = adopt(sm, REPL_INFORMS);
+	    ri = adopt(sm, REPL_INFORMS), rk = 0;
+
+	for (unsigned f = REPL_MKEYS; f <= REPL_MKEY_SECRET; f++) {
+		int r = adopt(sm, f);
+		if (r < 0 && r != -ENOENT)
+			rk = r;
+	}
 
 	/* Without the old master's multicast state (a foreign SM, or no
 	 * current copy) the hosts must join their groups again; they
@@ -431,4 +466,8 @@ void sm_repl_take_state(struct sm *sm)
 		log_warn("cannot take over the master's event subscriptions: "
 			 "%s; this SM keeps its own",
 			 strerror(-ri));
+	if (rk < 0)
+		log_warn("cannot take over the master's M_Keys: %s; ports it "
+			 "keyed per port may refuse this SM",
+			 strerror(-rk));
 }
