@@ -76,6 +76,25 @@ enum {
 	SA_SMP_PKEY_TABLE = 0x0016
 };
 
+/* sa_pkey.c: partitions (lib/pkeys.h; without sa->pkeys every port is a
+ * full member of the default partition and nothing is refused). */
+/* The port the request came from (its LID), or NULL. */
+const struct ib_port *sa_requester(const struct sa *sa,
+				   const struct sa_peer *from);
+/* p holds pkey (full or limited). */
+bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p,
+		   uint16_t pkey);
+/* a and b share a partition (one of them a full member). */
+bool sa_share_pkey(const struct sa *sa, const struct ib_port *a,
+		   const struct ib_port *b);
+/* The P_Key of a path src -> dst as the requester may learn it: the one
+ * asked for (given) if both share it, else their lowest shared one; 0
+ * when there is none or the requester shares nothing with an end. */
+uint16_t sa_path_pkey(const struct sa_ctx *c, const struct ib_port *src,
+		      const struct ib_port *dst, bool given, uint16_t want);
+/* The requester holds pkey (may see a group or ServiceRecord of it). */
+bool sa_may_see_pkey(const struct sa_ctx *c, uint16_t pkey);
+
 /* PortInfo of port p as the SA reports it (cache + the SM's fields). */
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64]);

@@ -26,6 +26,7 @@ struct sa_daemon;
 struct mcg_mgr;
 struct disc_observer;
 struct pgprog;
+struct pkeyprog;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -44,6 +45,8 @@ struct sm_smp_counts {
 	uint64_t portinfo_sets;
 	uint64_t switchinfo_sets;
 	uint64_t lft_blocks; /* LFT blocks submitted (not resends) */
+	uint64_t pkey_gets;  /* P_KeyTable blocks read (daemon/pkeyprog.c) */
+	uint64_t pkey_sets;  /* P_KeyTable blocks written */
 	uint64_t min_needed; /* minimum the last heavy sweep needed */
 };
 
@@ -81,6 +84,7 @@ struct sm {
 	struct hops next_hops; /* computed for the model being swept */
 	struct guid2lid g2l;   /* from the state dir at start */
 	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
+	struct pkeyprog *pkeys; /* P_Key tables, partition plan (pkeyprog.c) */
 	struct dump_job *dump_job; /* dumps.c's helper thread */
 
 	enum smp_sm_state sm_state;

@@ -727,6 +727,21 @@ bool config_equal(const struct config *a, const struct config *b)
 	return cfg_keys_equal(a, b, cfg_keys, N_KEYS);
 }
 
+bool config_differ_only_in(const struct config *a, const struct config *b,
+			   const char *key)
+{
+	bool differs = false;
+
+	for (size_t i = 0; i < N_KEYS; i++) {
+		bool eq = key_equal(a, b, &cfg_keys[i]);
+		if (!strcmp(cfg_keys[i].key, key))
+			differs = !eq;
+		else if (!eq)
+			return false;
+	}
+	return differs;
+}
+
 int config_set(struct config *c, const char *key, const char *value,
 	       const char *where, char *err, size_t errlen)
 {

@@ -149,6 +149,9 @@ void config_free(struct config *c);
 /* Deep copy; 0 or -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
+/* Whether the two differ in key only (and differ there). */
+bool config_differ_only_in(const struct config *a, const struct config *b,
+			   const char *key);
 
 /* Applies a YAML document on top of c.  Errors as "name:line: message";
  * c may be partly changed on error (use config_build for all-or-nothing).
