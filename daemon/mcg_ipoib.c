@@ -22,9 +22,9 @@
 
 static void ipoib_mgid(uint16_t pkey, uint8_t mgid[16])
 {
-	static const uint8_t tmpl[16] = {0xff, 0x12, 0x40, 0x1b, 0, 0, 0, 0,
-					 0,    0,    0,	   0,	 0xff, 0xff,
-					 0xff, 0xff};
+	static const uint8_t tmpl[16] = {0xff, 0x12, 0x40, 0x1b, 0, 0,
+					 0,    0,    0,	   0,	 0, 0,
+					 0xff, 0xff, 0xff, 0xff};
 
 	memcpy(mgid, tmpl, 16);
 	sa_put16(mgid + 4, pkey | PKEY_FULL_BIT);

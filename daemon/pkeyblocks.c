@@ -68,9 +68,9 @@ uint32_t pkey_changed_blocks(const uint16_t *cur, const uint16_t *next,
 	for (uint32_t b = 0; b * PKEY_BLOCK_SIZE < cap; b++) {
 		uint32_t first = b * PKEY_BLOCK_SIZE;
 		uint32_t len = cap - first < PKEY_BLOCK_SIZE ? cap - first
-							      : PKEY_BLOCK_SIZE;
-		if (!cur || memcmp(cur + first, next + first,
-				   len * sizeof(*next)))
+							     : PKEY_BLOCK_SIZE;
+		if (!cur ||
+		    memcmp(cur + first, next + first, len * sizeof(*next)))
 			out[k++] = b;
 	}
 	return k;

@@ -63,7 +63,7 @@ struct pkeyprog {
 	struct sweep *queued; /* a sweep waiting for the running pass */
 	/* the last sweep's plan: port activation decides enforcement by it */
 	struct pkey_plan sweep_plan;
-	bool reload_pending;  /* a reload's pass waits for the sweep */
+	bool reload_pending; /* a reload's pass waits for the sweep */
 };
 
 /* One SMP of a job. */
@@ -193,10 +193,9 @@ static int job_submit(struct pk_job *j, uint8_t method, uint16_t block,
 	if (tbl)
 		smp_pkey_encode(tbl + block * PKEY_BLOCK_SIZE, data,
 				sizeof(data));
-	rc = txn_submit_dr(j->pass->pp->sm->txn, j->path, j->hops, method,
-			   SMP_ATTR_PKEY_TABLE,
-			   smp_pkey_mod(j->sw ? j->port : 0, block),
-			   tbl ? data : NULL, cb, q);
+	rc = txn_submit_dr(
+	    j->pass->pp->sm->txn, j->path, j->hops, method, SMP_ATTR_PKEY_TABLE,
+	    smp_pkey_mod(j->sw ? j->port : 0, block), tbl ? data : NULL, cb, q);
 	if (rc < 0) {
 		free(q);
 		return rc;
@@ -207,8 +206,7 @@ static int job_submit(struct pk_job *j, uint8_t method, uint16_t block,
 
 /* The answer's block into the shadow (a Set's answer is the table as
  * the port now holds it). */
-static void sh_store(struct pk_shadow *sh, uint16_t block,
-		     const uint8_t *data)
+static void sh_store(struct pk_shadow *sh, uint16_t block, const uint8_t *data)
 {
 	uint16_t b[PKEY_BLOCK_SIZE];
 	uint32_t first = (uint32_t)block * PKEY_BLOCK_SIZE;
@@ -403,8 +401,10 @@ static struct pk_pass *pass_make(struct pkeyprog *pp, const struct fabric *f,
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		ports += f->nodes[i]->nports + 1u;
 	ps->jobs = calloc(ports ? ports : 1, sizeof(*ps->jobs));
-	rc = ps->jobs ? pkey_plan_build(&ps->plan, f, &pp->sm->cfg.partitions)
-		      : -ENOMEM;
+	/* the passes log names that match nothing, the SA's plan does not */
+	rc = ps->jobs
+		 ? pkey_plan_build(&ps->plan, f, &pp->sm->cfg.partitions, true)
+		 : -ENOMEM;
 	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++)
 		for (unsigned pn = 0; pn <= f->nodes[i]->nports && rc == 0;
 		     pn++)
@@ -547,8 +547,9 @@ static void publish_plan(struct pkeyprog *pp)
 
 	if (pp->have_plan)
 		pkey_plan_free(&pp->plan);
-	pp->have_plan = sm->fab && pkey_plan_build(&pp->plan, sm->fab,
-						   &sm->cfg.partitions) == 0;
+	pp->have_plan =
+	    sm->fab && pkey_plan_build(&pp->plan, sm->fab, &sm->cfg.partitions,
+				       false) == 0;
 	if (sa) {
 		sa->pkeys = pp->have_plan ? &pp->plan : NULL;
 		sa->pkey_table = sa_table;
@@ -563,7 +564,9 @@ static void reload_pass(struct pkeyprog *pp)
 	pp->reload_pending = false;
 	if (!pp->sm->fab || pp->sm->stopping)
 		return;
-	if (pp->running || sweep_state(pp->sm) != SWEEP_IDLE) {
+	/* the sweep's state read, not asked: sweep.c calls this file */
+	if (pp->running ||
+	    (pp->sm->sweep && pp->sm->sweep->state != SWEEP_IDLE)) {
 		pp->reload_pending = true;
 		return;
 	}

@@ -114,8 +114,8 @@ static int on_reload_timer(sd_event_source *s, uint64_t usec, void *ud)
 	R.signals = 0;
 	rc = config_copy(&old, &sm->cfg);
 	if (sm_reload(sm) == 0 && rc == 0)
-		only_parts = config_differ_only_in(&old, &sm->cfg,
-						   "partitions");
+		only_parts =
+		    config_differ_only_in(&old, &sm->cfg, "partitions");
 	if (rc == 0)
 		config_free(&old);
 	if (only_parts) {

@@ -238,9 +238,8 @@ static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 	    sa_cache_get(c->sa, p->node->guid, p->num, SA_SMP_PKEY_TABLE);
 	unsigned blocks = pkey_blocks(c->sa, p);
 	const uint16_t *tbl = NULL;
-	int n = c->sa->pkey_table
-		    ? c->sa->pkey_table(c->sa->pkey_ctx, p, &tbl)
-		    : 0;
+	int n =
+	    c->sa->pkey_table ? c->sa->pkey_table(c->sa->pkey_ctx, p, &tbl) : 0;
 
 	if (n > 0)
 		return pkr_programmed(c, p, tbl, n);

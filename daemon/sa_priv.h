@@ -82,8 +82,7 @@ enum {
 const struct ib_port *sa_requester(const struct sa *sa,
 				   const struct sa_peer *from);
 /* p holds pkey (full or limited). */
-bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p,
-		   uint16_t pkey);
+bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p, uint16_t pkey);
 /* a and b share a partition (one of them a full member). */
 bool sa_share_pkey(const struct sa *sa, const struct ib_port *a,
 		   const struct ib_port *b);

@@ -198,10 +198,11 @@ static void print_tree(const struct config *c, FILE *o, bool docs)
 			print_item_docs(o, 2 * level, keys[i].item);
 		fprintf(o, "%*s%s:", 2 * level, "", p);
 		if (keys[i].type == CFG_TABLE) {
-			print_table_block(o, &keys[i],
-					  (const struct cfg_table *)((
-					      const char *)c + keys[i].off),
-					  2 * level + 2);
+			print_table_block(
+			    o, &keys[i],
+			    (const struct cfg_table *)((const char *)c +
+						       keys[i].off),
+			    2 * level + 2);
 		} else {
 			fputc(' ', o);
 			print_value(o, c, &keys[i]);
@@ -256,8 +257,9 @@ static void man_type(FILE *o, const struct cfg_key *k)
 {
 	switch (k->type) {
 	case CFG_U32:
-		fprintf(o, k->flags & CFG_F_HEX ? "integer 0x%04x..0x%04x"
-						: "integer %u..%u",
+		fprintf(o,
+			k->flags & CFG_F_HEX ? "integer 0x%04x..0x%04x"
+					     : "integer %u..%u",
 			k->min, k->max);
 		break;
 	case CFG_GUID:

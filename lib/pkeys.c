@@ -47,6 +47,7 @@ struct resolve {
 	struct ib_node **by_desc; /* nodes sorted by NodeDescription */
 	uint8_t *code;		  /* per slot, this partition */
 	const char *part;	  /* partition name, for logs */
+	bool log;		  /* log names that match nothing */
 };
 
 static void mark(struct resolve *r, const struct ib_port *p, uint8_t code)
@@ -57,8 +58,7 @@ static void mark(struct resolve *r, const struct ib_port *p, uint8_t code)
 		r->code[s] = code;
 }
 
-static void mark_node(struct resolve *r, const struct ib_node *n,
-		      uint8_t code)
+static void mark_node(struct resolve *r, const struct ib_node *n, uint8_t code)
 {
 	for (unsigned pn = 0; pn <= n->nports; pn++)
 		if (is_end_port(n, (uint8_t)pn))
@@ -114,8 +114,7 @@ static bool mark_guid(struct resolve *r, const char *s, uint8_t code)
 	return n != NULL;
 }
 
-static void mark_list(struct resolve *r, const struct cfg_strlist *l,
-		      bool full)
+static void mark_list(struct resolve *r, const struct cfg_strlist *l, bool full)
 {
 	for (uint32_t i = 0; i < l->n; i++) {
 		const char *m = l->v[i];
@@ -130,7 +129,7 @@ static void mark_list(struct resolve *r, const struct cfg_strlist *l,
 		found = (m[0] == '0' && (m[1] == 'x' || m[1] == 'X'))
 			    ? mark_guid(r, m + 2, code)
 			    : mark_desc(r, m, code);
-		if (!found && r->pl->unknown++ < UNKNOWN_LOGGED)
+		if (!found && r->pl->unknown++ < UNKNOWN_LOGGED && r->log)
 			log_warn("partition %s: member \"%s\" names no port "
 				 "of the fabric; ignored until it appears",
 				 r->part, m);
@@ -145,9 +144,9 @@ static void mark_default(struct resolve *r)
 
 	mark_kind(r, "all", false);
 	if (f->sm_node)
-		mark(r, &f->sm_node->ports[node_is_switch(f->sm_node)
-						   ? 0
-						   : f->sm_port],
+		mark(r,
+		     &f->sm_node
+			  ->ports[node_is_switch(f->sm_node) ? 0 : f->sm_port],
 		     4);
 }
 
@@ -171,7 +170,8 @@ static const struct cfg_partition **sorted_parts(const struct cfg_table *t,
 		uint32_t key = p ? p->pkey : PKEY_DEFAULT, j = k;
 		if (!p && have_default)
 			continue;
-		while (j > 0 && (o[j - 1] ? o[j - 1]->pkey : PKEY_DEFAULT) > key) {
+		while (j > 0 &&
+		       (o[j - 1] ? o[j - 1]->pkey : PKEY_DEFAULT) > key) {
 			o[j] = o[j - 1];
 			j--;
 		}
@@ -261,18 +261,18 @@ static int resolve_all(struct resolve *r, const struct cfg_table *parts,
 		}
 		if (!p || p->pkey == PKEY_DEFAULT)
 			mark_default(r);
-		rc = append_keys(r->pl, cnt, p ? (uint16_t)p->pkey
-						: PKEY_DEFAULT,
-				 r->code, lists, cap);
+		rc = append_keys(r->pl, cnt,
+				 p ? (uint16_t)p->pkey : PKEY_DEFAULT, r->code,
+				 lists, cap);
 	}
 	free(ps);
 	return rc;
 }
 
 int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
-		    const struct cfg_table *parts)
+		    const struct cfg_table *parts, bool log_unknown)
 {
-	struct resolve r = {.f = f, .pl = pl};
+	struct resolve r = {.f = f, .pl = pl, .log = log_unknown};
 	uint16_t **lists = NULL;
 	uint32_t *cnt = NULL, *cap = NULL;
 	int rc;
@@ -285,8 +285,8 @@ int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
 		cnt = calloc(ns, sizeof(*cnt));
 		cap = calloc(ns, sizeof(*cap));
 		r.code = calloc(ns, 1);
-		r.by_desc = malloc((f->n_nodes ? f->n_nodes : 1) *
-				   sizeof(*r.by_desc));
+		r.by_desc =
+		    malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*r.by_desc));
 		if (!lists || !cnt || !cap || !r.code || !r.by_desc)
 			rc = -ENOMEM;
 	}
@@ -297,9 +297,10 @@ int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
 	}
 	if (!rc)
 		rc = flatten(pl, lists, cnt);
-	if (pl->unknown > UNKNOWN_LOGGED)
+	if (pl->unknown > UNKNOWN_LOGGED && log_unknown)
 		log_warn("partitions: %u more members name no port of the "
-			 "fabric", pl->unknown - UNKNOWN_LOGGED);
+			 "fabric",
+			 pl->unknown - UNKNOWN_LOGGED);
 	for (uint32_t s = 0; lists && s < pl->n_slots; s++)
 		free(lists[s]);
 	free(lists);

@@ -15,9 +15,9 @@
 #include "lib/config.h"
 #include "lib/fabric.h"
 
-#define PKEY_FULL_BIT 0x8000
+#define PKEY_FULL_BIT  0x8000
 #define PKEY_BASE_MASK 0x7FFF
-#define PKEY_DEFAULT 0x7FFF /* the default partition's base */
+#define PKEY_DEFAULT   0x7FFF /* the default partition's base */
 
 static inline uint16_t pkey_base(uint16_t pkey)
 {
@@ -30,10 +30,10 @@ struct pkey_plan {
 	 * its model by a moment is harmless) */
 	const struct ib_node **nodes;
 	uint32_t n_nodes;
-	uint32_t *node_slot;	/* per node index: its port 0's slot */
-	uint32_t *off;		/* per slot + 1: keys of slot s are
-				 * keys[off[s] .. off[s + 1]) */
-	uint16_t *keys;		/* per slot ascending by base */
+	uint32_t *node_slot; /* per node index: its port 0's slot */
+	uint32_t *off;	     /* per slot + 1: keys of slot s are
+			      * keys[off[s] .. off[s + 1]) */
+	uint16_t *keys;	     /* per slot ascending by base */
 	uint32_t n_slots;
 	uint32_t unknown; /* member names or GUIDs that named no port */
 };
@@ -41,10 +41,10 @@ struct pkey_plan {
 /* Builds the plan of f (every port's partitions) from parts (items of
  * struct cfg_partition).  Every end port is at least a limited member of
  * the default partition and the SM's port (f->sm_node/sm_port) a full
- * one.  Names that match no node are counted in pl->unknown and logged
- * (the first few).  0 or -ENOMEM. */
+ * one.  Names that match no node are counted in pl->unknown and, with
+ * log_unknown, logged (the first few).  0 or -ENOMEM. */
 int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
-		    const struct cfg_table *parts);
+		    const struct cfg_table *parts, bool log_unknown);
 void pkey_plan_free(struct pkey_plan *pl);
 
 /* The entries of end port p (switch: port 0), ascending by base; *n = 0

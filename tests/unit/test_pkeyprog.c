@@ -90,8 +90,11 @@ static void test_default_first_and_full(void **state)
 static void test_enforced(void **state)
 {
 	struct ib_port sp[3] = {{0}}, hp[2] = {{0}}, tp[2] = {{0}};
-	struct ib_node sw = {.type = IB_NODE_SWITCH, .nports = 2, .ports = sp,
-			     .pkey_enf_cap = 32, .pkey_enf_in = 1,
+	struct ib_node sw = {.type = IB_NODE_SWITCH,
+			     .nports = 2,
+			     .ports = sp,
+			     .pkey_enf_cap = 32,
+			     .pkey_enf_in = 1,
 			     .pkey_enf_out = 1};
 	struct ib_node h = {.type = IB_NODE_CA, .nports = 1, .ports = hp};
 	struct ib_node t = {.type = IB_NODE_SWITCH, .nports = 1, .ports = tp};
@@ -151,11 +154,11 @@ static void test_codec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fresh_port),
-		cmocka_unit_test(test_indexes_kept),
-		cmocka_unit_test(test_default_first_and_full),
-		cmocka_unit_test(test_enforced),
-		cmocka_unit_test(test_codec),
+	    cmocka_unit_test(test_fresh_port),
+	    cmocka_unit_test(test_indexes_kept),
+	    cmocka_unit_test(test_default_first_and_full),
+	    cmocka_unit_test(test_enforced),
+	    cmocka_unit_test(test_codec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

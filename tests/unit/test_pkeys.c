@@ -61,7 +61,8 @@ static struct fx *setup(const char *parts)
 		if (config_override(&x->c, kv, err, sizeof(err)))
 			fail_msg("%s", err);
 	}
-	assert_int_equal(pkey_plan_build(&x->pl, &x->f, &x->c.partitions), 0);
+	assert_int_equal(pkey_plan_build(&x->pl, &x->f, &x->c.partitions, true),
+			 0);
 	return x;
 }
 
@@ -98,9 +99,9 @@ static void test_default(void **state)
 	assert_string_equal(keys_of(x, host(x, "H4", 2)), "ffff");
 	assert_string_equal(keys_of(x, sw(x, "S3")), "ffff");
 	assert_string_equal(keys_of(x, &sw(x, "S1")->node->ports[1]), "");
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H3", 1)),
-			 0xffff);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H3", 1)),
+	    0xffff);
 	assert_int_equal(x->pl.unknown, 0);
 	teardown(x);
 }
@@ -115,12 +116,11 @@ static void test_empty(void **state)
 	assert_string_equal(keys_of(x, host(x, "H1", 1)), "ffff");
 	assert_string_equal(keys_of(x, host(x, "H2", 1)), "7fff");
 	assert_string_equal(keys_of(x, sw(x, "S1")), "7fff");
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H3", 1)),
-			 0);
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H1", 1)),
-			 0x7fff);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H3", 1)), 0);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H1", 1)),
+	    0x7fff);
 	teardown(x);
 }
 
@@ -148,16 +148,16 @@ static void test_two_partitions(void **state)
 	assert_string_equal(keys_of(x, host(x, "H4", 2)), "0002 ffff");
 	assert_string_equal(keys_of(x, sw(x, "S2")), "8002 ffff");
 	/* the lowest shared partition, with the source's membership */
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H1", 1)),
-			 0x0002);
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H1", 1),
-					  host(x, "H2", 1)),
-			 0x8002);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H1", 1)),
+	    0x0002);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H1", 1), host(x, "H2", 1)),
+	    0x8002);
 	/* two limited members of storage share only the default one */
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H4", 1)),
-			 0xffff);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H4", 1)),
+	    0xffff);
 	assert_false(pkey_plan_share_this(&x->pl, host(x, "H2", 1),
 					  host(x, "H4", 1), 0x8002));
 	assert_true(pkey_plan_share_this(&x->pl, host(x, "H2", 1),
@@ -178,20 +178,19 @@ static void test_disjoint(void **state)
 	(void)state;
 	assert_string_equal(keys_of(x, host(x, "H2", 1)), "8010 7fff");
 	assert_string_equal(keys_of(x, host(x, "H3", 1)), "8011 7fff");
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H2", 1),
-					  host(x, "H3", 1)),
-			 0);
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H3", 1),
-					  host(x, "H4", 2)),
-			 0x8011);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H2", 1), host(x, "H3", 1)), 0);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H3", 1), host(x, "H4", 2)),
+	    0x8011);
 	/* the SM (H1) is full in the default partition: it shares that
 	 * one with H3, and partition a with H2 */
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H1", 1),
-					  host(x, "H3", 1)),
-			 0xffff);
-	assert_int_equal(pkey_plan_common(&x->pl, host(x, "H1", 1),
-					  host(x, "H2", 1)),
-			 0x8010);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H1", 1), host(x, "H3", 1)),
+	    0xffff);
+	assert_int_equal(
+	    pkey_plan_common(&x->pl, host(x, "H1", 1), host(x, "H2", 1)),
+	    0x8010);
 	teardown(x);
 }
 
@@ -217,11 +216,11 @@ static void test_precedence(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_two_partitions),
-		cmocka_unit_test(test_disjoint),
-		cmocka_unit_test(test_precedence),
+	    cmocka_unit_test(test_default),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_two_partitions),
+	    cmocka_unit_test(test_disjoint),
+	    cmocka_unit_test(test_precedence),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,7 +67,7 @@ static int setup(void **state)
 			    err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(pkey_plan_build(&plan, &((struct fx *)*state)->f,
-					 &cfg.partitions),
+					 &cfg.partitions, false),
 			 0);
 	((struct fx *)*state)->sa.pkeys = &plan;
 	return 0;
@@ -188,9 +188,8 @@ static void test_mcmember_filtered(void **state)
 	g.mgid[15] = 0x42;
 	assert_non_null(sa_mcg_add(&x->sa, &g));
 	sa_put64(gid + 8, 0x100007);
-	assert_int_equal(sa_mcg_member_set(sa_mcg_find(&x->sa, g.mgid), gid,
-					   1, 0),
-			 0);
+	assert_int_equal(
+	    sa_mcg_member_set(sa_mcg_find(&x->sa, g.mgid), gid, 1, 0), 0);
 	/* Hca1: the broadcast group (default partition) only */
 	assert_int_equal(ask_from(x, 2, SA_METHOD_GET_TABLE,
 				  SA_ATTR_MCMEMBER_REC, 0, NULL, NULL),
@@ -240,15 +239,13 @@ static void test_service(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_every_pair, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_world_filtered, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_given_pkey, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_mcmember_filtered, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_service, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_every_pair, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_world_filtered, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_given_pkey, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mcmember_filtered, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_service, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
