@@ -71,12 +71,12 @@ static const struct cfg_partition *part(const void *items, uint32_t i)
 /* A member written 0x... must be a whole port GUID. */
 static int check_member(const char *list, const char *m, char *msg, size_t len)
 {
-	const char *h = m + 2;
-	size_t n = strspn(h, "0123456789abcdefABCDEF");
+	size_t n;
 
 	if (m[0] != '0' || (m[1] != 'x' && m[1] != 'X'))
 		return 0;
-	if (n && n <= 16 && !h[n])
+	n = strspn(m + 2, "0123456789abcdefABCDEF");
+	if (n && n <= 16 && !m[2 + n])
 		return 0;
 	snprintf(msg, len,
 		 "%s: \"%s\" is not a port GUID (0x and up to 16 "

@@ -10,7 +10,8 @@ usage:
       those of switch ports facing a host (smpquery pkeys SWLID PORT)
   partitions_check.py expect TABLES.json STAGE
       the tables hold exactly the stage's entries (as sets), the default
-      partition at index 0; switch-to-switch ports untouched (0xffff)
+      partition at index 0; switch-to-switch ports untouched (0xffff);
+      STAGE 1 or 2 (partitions_ibsim.sh) or rules (any fabric of H1..Hn)
   partitions_check.py pairs NETDISCOVER_P STAGE
       every host asks saquery for a PathRecord from itself to every end
       port: a record iff they share a partition (one of them full), with
@@ -46,6 +47,21 @@ STAGES = {
     },
 }
 STAGES["2"] = dict(STAGES["1"], H4={0x7FFF}, H8={0x7FFF, 0x8011})
+
+
+def rules(name):
+    """Stage "rules" (partitions_fabrics.sh, any fabric of H1..Hn): every
+    port full in the default partition; storage 0x2: switches, H1 and H2
+    full, every other host limited; gpu 0x3: H3, H4 and H5 full."""
+    if name == "switch" or name in ("H1", "H2"):
+        return {0xFFFF, 0x8002}
+    if name in ("H3", "H4", "H5"):
+        return {0xFFFF, 0x0002, 0x8003}
+    return {0xFFFF, 0x0002}
+
+
+def members(stage, name):
+    return rules(name) if stage == "rules" else STAGES[stage][name]
 
 LINE = re.compile(
     r"^(SW|CA|RT)\s+(\d+)\s+(\d+)\s+(0x[0-9a-f]+)\s+\S+\s+\S+\s+-\s+"
@@ -118,11 +134,11 @@ def cmd_read(netp, out):
 def want_of(stage, entry):
     kind = entry["kind"]
     if kind == "host":
-        return STAGES[stage][entry["name"]]
+        return members(stage, entry["name"])
     if kind == "switch":
-        return STAGES[stage]["switch"]
+        return members(stage, "switch")
     if kind.startswith("facing "):
-        return STAGES[stage][kind[7:]]
+        return members(stage, kind[7:])
     return {0xFFFF}  # inter-switch: never written, ibsim's default
 
 
@@ -156,9 +172,9 @@ def cmd_pairs(netp, stage):
     ends = {}  # lid -> (name, entries)
     for (g, p), d in ports.items():
         if d["type"] == "CA":
-            ends[d["lid"]] = (d["name"], STAGES[stage][d["name"]])
+            ends[d["lid"]] = (d["name"], members(stage, d["name"]))
         elif d["type"] == "SW":
-            ends[d["lid"]] = (d["name"], STAGES[stage]["switch"])
+            ends[d["lid"]] = (d["name"], members(stage, "switch"))
     answered = refused = 0
     hosts = sorted((l, n) for l, (n, _) in ends.items() if n.startswith("H"))
     for slid, sname in hosts:
