@@ -50,6 +50,7 @@ struct pk_pass {
 	uint32_t n_jobs;
 	uint32_t pending; /* jobs not finished */
 	uint32_t gets, sets, errors, ports, dropped;
+	int64_t start_us;
 	struct pkey_plan plan; /* of the model it was made from */
 };
 
@@ -398,8 +399,16 @@ static struct pk_pass *pass_make(struct pkeyprog *pp, const struct fabric *f,
 		return NULL;
 	ps->pp = pp;
 	ps->s = s;
+	/* jobs only for the ports that hold a table (a third of a fat
+	 * tree's ports) */
 	for (uint32_t i = 0; i < f->n_nodes; i++)
-		ports += f->nodes[i]->nports + 1u;
+		for (unsigned pn = 0; pn <= f->nodes[i]->nports; pn++) {
+			const uint16_t *w;
+			uint32_t nw;
+			uint16_t cap;
+			ports += port_table(f, NULL, f->nodes[i], (uint8_t)pn,
+					    &cap, &w, &nw);
+		}
 	ps->jobs = calloc(ports ? ports : 1, sizeof(*ps->jobs));
 	/* the passes log names that match nothing, the SA's plan does not */
 	rc = ps->jobs
@@ -431,6 +440,7 @@ static void pass_free(struct pk_pass *ps)
 static void pass_run(struct pkeyprog *pp, struct pk_pass *ps)
 {
 	pp->running = ps;
+	ps->start_us = txn_now_us();
 	ps->pending = ps->n_jobs + 1; /* held while starting the jobs */
 	for (uint32_t i = 0; i < ps->n_jobs; i++)
 		job_start(&ps->jobs[i]);
@@ -444,9 +454,10 @@ static void pass_log(const struct pk_pass *ps)
 	if (!ps->sets && !ps->gets && !ps->errors)
 		return;
 	log_notice("partitions: %u P_KeyTable blocks written to %u ports, "
-		   "%u read, %u failed ports (%s)",
+		   "%u read, %u failed ports (%s, %.1f ms)",
 		   ps->sets, ps->ports, ps->gets, ps->errors,
-		   ps->s ? "sweep" : "reload");
+		   ps->s ? "sweep" : "reload",
+		   (txn_now_us() - ps->start_us) / 1000.0);
 }
 
 /* The running pass ended: its sweep goes on; a waiting pass starts. */

@@ -10,7 +10,8 @@
 #     answered only when both ends hold it;
 #  3. a multicast join with a P_Key the port is not in is refused, one in
 #     its partition accepted; saquery -g shows a host only the groups of
-#     its partitions;
+#     its partitions; P_KeyTableRecord is refused without the SM_Key and
+#     shows the table with it;
 #  4. a SIGHUP that changes two hosts' partitions starts no sweep and
 #     sends exactly the P_KeyTable blocks that differ between the tables
 #     read before and after (no read, no other SMP);
@@ -31,6 +32,7 @@ conf() { # $1: H4's line in green, $2: blue's members
 	cat >"$T/ibsmd.yaml" <<EOF
 sm:
   sweep_interval_ms: 0
+  sm_key: 0x1234
 partitions:
   - name: default
     pkey: 0x7fff
@@ -83,6 +85,10 @@ sim_at H8 saquery -g 2>/dev/null | grep MGID >"$T/h8groups"
 sim_at H2 saquery -g 2>/dev/null | grep -q "ff12:401b:8010::ffff:ffff" ||
 	fail "H2 does not see green's IPoIB group"
 echo "joins: refused outside the port's partitions, accepted inside"
+sim_at H2 saquery PKTR "$(lid H2)" 2>&1 | grep -q ERR_REQ_INVALID ||
+	fail "P_KeyTableRecord answered to an untrusted requester"
+sim_at H2 saquery --smkey 0x1234 PKTR "$(lid H2)" 2>/dev/null | grep -A2 "PKey Table" |
+	grep -q "0x7fff 0x8010 0x0000" || fail "P_KeyTableRecord of H2 with the SM_Key: $(sim_at H2 saquery --smkey 0x1234 PKTR "$(lid H2)" 2>&1)"
 
 # 4. SIGHUP: H4 leaves green, H8 joins blue
 st() { ctl status | field "$1"; }
