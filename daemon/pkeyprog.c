@@ -573,7 +573,9 @@ static void reload_pass(struct pkeyprog *pp)
 	struct pk_pass *ps;
 
 	pp->reload_pending = false;
-	if (!pp->sm->fab || pp->sm->stopping)
+	/* a standby sends no Set: its first sweep as master programs them */
+	if (!pp->sm->fab || pp->sm->stopping ||
+	    pp->sm->sm_state != SM_STATE_MASTER)
 		return;
 	/* the sweep's state read, not asked: sweep.c calls this file */
 	if (pp->running ||

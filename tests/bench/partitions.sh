@@ -13,9 +13,10 @@
 #            ibsmd wrote;
 # medians of N runs and their ratios.  Once, after ibsmd's first bring-up,
 # every port's table is read back with smpquery and checked against the
-# membership tests/integration/partitions_check.py derives by hand.
+# membership tests/integration/partitions_check.py derives by hand (4,000
+# smpquery runs at 968 hosts, minutes; CHECK=0 skips it).
 #
-# usage: O=build tests/bench/partitions.sh [-n RUNS] [NETFILE]
+# usage: O=build [CHECK=0] tests/bench/partitions.sh [-n RUNS] [NETFILE]
 set -u
 O=${O:-build}
 O=$(cd "$O" && pwd)
@@ -149,8 +150,13 @@ sighup_osm() {
 		"$W/partitions.conf" -d2 -f "$W/osmd.log" >/dev/null 2>&1 &
 	pid=$!; PIDS="$PIDS $pid"
 	until_true 120 0.05 more_than "SUBNET UP" "$W/osmd.log" 0 || { echo fail; stop_sms; stop_sim; return; }
-	sleep 1
-	n0=$(count "SUBNET UP" "$W/osmd.log")
+	# OpenSM may sweep again after its first SUBNET UP: wait until no
+	# new one came for 2 s
+	n0=0
+	while [ "$(count "SUBNET UP" "$W/osmd.log")" != "$n0" ]; do
+		n0=$(count "SUBNET UP" "$W/osmd.log")
+		sleep 2
+	done
 	configs 13
 	t0=$(now)
 	kill -HUP "$pid"
@@ -162,7 +168,8 @@ sighup_osm() {
 }
 
 bi=""; bo=""; gets=""; sets=""; hi=""; ho=""; blocks=""; hp=""
-CHECK_TABLES=1
+CHECK_TABLES=${CHECK:-1}
+[ "$CHECK_TABLES" = 0 ] && CHECK_TABLES=
 for r in $(seq "$RUNS"); do
 	configs 5
 	read -r t g s < <(bringup_ibsmd); bi="$bi $t"; gets=$g; sets=$s

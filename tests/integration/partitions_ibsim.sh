@@ -14,7 +14,8 @@
 #     shows the table with it;
 #  4. a SIGHUP that changes two hosts' partitions starts no sweep and
 #     sends exactly the P_KeyTable blocks that differ between the tables
-#     read before and after (no read, no other SMP);
+#     read before and after (no read, no other SMP); a heavy sweep of the
+#     unchanged fabric then sends no P_KeyTable SMP;
 #  5. OpenSM 3.3.23 given the equivalent partitions.conf on a second ibsim
 #     of the same fabric leaves the same P_Keys on every port.
 # What ibsim cannot show: it forwards every packet whatever its P_Key (no
@@ -113,6 +114,17 @@ echo "SIGHUP: $sent P_KeyTable blocks sent, $changed blocks differ in the tables
 [ "$(st smps_discovery)" = "$d0" ] && [ "$(st smps_pkey_gets)" = "$g0" ] &&
 	[ "$(st smps_portinfo_sets)" = "$p0" ] || fail "the SIGHUP sent other SMPs than P_KeyTable Sets"
 $CHECK pairs "$T/netp" 2 || fail "PathRecords after the SIGHUP"
+# a heavy sweep of the unchanged fabric reads and writes no P_Key block
+g1=$(st smps_pkey_gets) s1=$(st smps_pkey_sets) h1=$(st heavy_sweeps)
+ctl sweep >/dev/null || fail "ibsmctl sweep"
+for _ in $(seq 100); do
+	[ "$(st heavy_sweeps)" -gt "$h1" ] && [ "$(st sweep_state)" = IDLE ] && break
+	sleep 0.1
+done
+[ "$(st heavy_sweeps)" -gt "$h1" ] || fail "no heavy sweep after ibsmctl sweep"
+[ "$(st smps_pkey_gets)" = "$g1" ] && [ "$(st smps_pkey_sets)" = "$s1" ] ||
+	fail "a heavy sweep of an unchanged fabric sent P_KeyTable SMPs"
+echo "heavy sweep of the unchanged fabric: no P_KeyTable SMP"
 
 # 5. OpenSM with the equivalent partitions.conf
 guid() { awk -v n="'$1'" '$1 == "CA" && $13 == n { print $4; exit }' "$T/netp"; }
