@@ -348,3 +348,27 @@ int sa_path_handle(struct sa_ctx *c)
 	template_from(c, &q, &t);
 	return pairs(c, &q, &t, &se, &de);
 }
+
+/* MultiPathRecord (sa_multipath.c): the paths of every (source,
+ * destination) pair given, q and c->mask in PathRecord terms, at most
+ * limit records (0: no limit). */
+int sa_path_pairs_of(struct sa_ctx *c, const struct sa_path_rec *q,
+		     const struct ib_port *const *src, uint32_t ns,
+		     const struct ib_port *const *dst, uint32_t nd,
+		     uint32_t limit)
+{
+	struct sa_path_rec t;
+	int e = 0;
+
+	if (sa_has(c, SA_PR_SERVICEID_MSB) != sa_has(c, SA_PR_SERVICEID_LSB))
+		return SA_STATUS_INSUF_COMPS;
+	if (unsatisfiable(c, q))
+		return 0;
+	template_from(c, q, &t);
+	for (uint32_t i = 0; i < ns && !e; i++)
+		for (uint32_t j = 0; j < nd && !e && (!limit || c->n < limit);
+		     j++)
+			e = pair(c, q, &t, src[i], src[i]->lid, dst[j],
+				 dst[j]->lid);
+	return e;
+}

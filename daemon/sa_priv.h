@@ -15,6 +15,7 @@ struct sa_ctx {
 	const struct sa_hdr *hdr;
 	const struct sa_rec_desc *desc;
 	const uint8_t *req; /* request record, desc->size bytes */
+	size_t req_len;	    /* bytes from req to the request's end */
 	uint64_t mask;	    /* component mask */
 	const struct sa_peer *from;
 	struct sa_out *out;
@@ -115,6 +116,15 @@ int sa_lft_handle(struct sa_ctx *c);
 int sa_mft_handle(struct sa_ctx *c);
 int sa_sminfo_handle(struct sa_ctx *c);
 int sa_path_handle(struct sa_ctx *c);
+int sa_multipath_handle(struct sa_ctx *c);
+/* sa_path.c, for sa_multipath.c: PathRecords (c->desc the PathRecord's,
+ * c->mask in its component bits) of every src x dst pair, at most limit
+ * (0: all).  An SA status or -ENOMEM. */
+struct sa_path_rec;
+int sa_path_pairs_of(struct sa_ctx *c, const struct sa_path_rec *q,
+		     const struct ib_port *const *src, uint32_t ns,
+		     const struct ib_port *const *dst, uint32_t nd,
+		     uint32_t limit);
 int sa_service_handle(struct sa_ctx *c);
 int sa_mcm_handle(struct sa_ctx *c);
 int sa_mcgstate_handle(struct sa_ctx *c);

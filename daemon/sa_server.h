@@ -13,6 +13,8 @@
  *    other than 0 or the record's, are ERR_REQ_INVALID;
  *  - P_KeyTableRecords only for trusted requesters (SM_Key), and the
  *    SM_Key in SMInfoRecord only for them;
+ *  - MultiPathRecord is answered only to SubnAdmGetMulti, with
+ *    PathRecords (o15-0.2.7);
  *  - answers over max_response (4 MiB) are ERR_NO_RESOURCES, as is a full
  *    ServiceRecord database (4096 records);
  *  - CapabilityMask and CapabilityMask2 of PortInfoRecord match bitwise;

@@ -16,13 +16,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t methods[] = {SA_METHOD_GET, SA_METHOD_GET_TABLE,
-				  SA_METHOD_SET, SA_METHOD_DELETE};
+				  SA_METHOD_SET, SA_METHOD_DELETE,
+				  SA_METHOD_GET_MULTI};
 static const uint16_t attrs[] = {
     SA_ATTR_CLASS_PORT_INFO, SA_ATTR_NODE_REC,	     SA_ATTR_PORTINFO_REC,
     SA_ATTR_SWITCHINFO_REC,  SA_ATTR_LFT_REC,	     SA_ATTR_MFT_REC,
     SA_ATTR_SMINFO_REC,	     SA_ATTR_LINK_REC,	     SA_ATTR_GUIDINFO_REC,
     SA_ATTR_SERVICE_REC,     SA_ATTR_PKEY_TABLE_REC, SA_ATTR_PATH_REC,
-    SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,
+    SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,   SA_ATTR_MULTIPATH_REC,
 };
 
 /* An MFT source so MulticastForwardingTableRecord code runs too. */

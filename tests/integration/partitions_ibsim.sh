@@ -7,7 +7,8 @@
 #  2. every host asks saquery for a PathRecord to every end port: a record
 #     with the lowest shared P_Key when they share a partition, none
 #     otherwise (no answer leaks across partitions); a P_Key asked for is
-#     answered only when both ends hold it;
+#     answered only when both ends hold it; a MultiPathRecord GetMulti
+#     (tests/sim/sa_raw) answers only the pairs sharing a partition;
 #  3. a multicast join with a P_Key the port is not in is refused, one in
 #     its partition accepted; saquery -g shows a host only the groups of
 #     its partitions; P_KeyTableRecord is refused without the SM_Key and
@@ -17,7 +18,8 @@
 #     read before and after (no read, no other SMP); a heavy sweep of the
 #     unchanged fabric then sends no P_KeyTable SMP;
 #  5. OpenSM 3.3.23 given the equivalent partitions.conf on a second ibsim
-#     of the same fabric leaves the same P_Keys on every port.
+#     of the same fabric leaves the same P_Keys on every port and answers
+#     the same MultiPathRecords.
 # What ibsim cannot show: it forwards every packet whatever its P_Key (no
 # enforcement, no P_Key check on SA requests: the SA's own rules are what
 # keeps answers inside partitions), and its PortInfo Set ignores the
@@ -69,6 +71,21 @@ pk() { sim_at "$1" saquery PR --slid "$2" --dlid "$3" ${4:+--pkey $4} 2>/dev/nul
 [ -z "$(pk H2 "$(lid H5)" "$(lid H6)")" ] || fail "H2 (green) learnt a path inside blue"
 [ "$(pk H5 "$(lid H5)" "$(lid H6)")" = 0x8011 ] || fail "H5 cannot learn its own blue path"
 echo "PathRecords: P_Keys asked for checked, third parties kept out"
+pg() { awk -v n="'$1'" '$1 == "CA" && $13 == n { print $4; exit }' "$T/netp"; }
+mpr() { sim_at "$1" "$O/tests/sim/sa_raw" "mpr:$2:$3" 2>/dev/null; }
+# H2 (green) to a green host, a blue one and one in no partition: one path
+mpr H2 "$(pg H2)" "$(pg H3),$(pg H5),$(pg H8)" >"$T/mpr1"
+grep -q "^mpr status 0x0000 records 1$" "$T/mpr1" &&
+	grep -q "^path slid $(lid H2) dlid $(lid H3) pkey 0x8010$" "$T/mpr1" ||
+	fail "MultiPathRecord from H2: $(cat "$T/mpr1")"
+# H5 (blue): to H6 and H7 (limited) in blue, not to H2
+mpr H5 "$(pg H5)" "$(pg H6),$(pg H7),$(pg H2)" >"$T/mpr2"
+grep -q "^mpr status 0x0000 records 2$" "$T/mpr2" && [ "$(grep -c "pkey 0x8011$" "$T/mpr2")" = 2 ] ||
+	fail "MultiPathRecord from H5: $(cat "$T/mpr2")"
+# H2 may not learn of blue's pairs
+mpr H2 "$(pg H5)" "$(pg H6)" | grep -q "^mpr status 0x0000 records 0$" ||
+	fail "MultiPathRecord: H2 learnt a path inside blue"
+echo "MultiPathRecords: only pairs sharing a partition"
 
 # 3. joins and the groups a host sees
 join() { sa_at "$1" join "$2" --pkey "$3" --qkey 0x0b1b; }
@@ -146,4 +163,14 @@ SIM_HOST=H1 at osm ibnetdiscover -p >"$T/netp-osm" 2>/dev/null || fail "ibnetdis
 IBSIM_SOCKNAME=${IBSIM_SOCKNAME}osm $CHECK read "$T/netp-osm" "$T/osm.json" ||
 	fail "reading OpenSM's P_Key tables"
 $CHECK same "$T/t1.json" "$T/osm.json" || fail "ibsmd and OpenSM differ"
+# the same MultiPathRecords (GUIDs are the same on both ibsims; OpenSM's
+# LIDs differ, so only the record counts and P_Keys are compared)
+osm_mpr() { SIM_HOST=$1 at osm "$O/tests/sim/sa_raw" "mpr:$2:$3" 2>/dev/null |
+	sed 's/slid [0-9]* dlid [0-9]* //'; }
+for q in "H2 $(pg H2) $(pg H3),$(pg H5),$(pg H8) mpr1" "H5 $(pg H5) $(pg H6),$(pg H7),$(pg H2) mpr2"; do
+	set -- $q
+	osm_mpr "$1" "$2" "$3" >"$T/$4.osm"
+	sed 's/slid [0-9]* dlid [0-9]* //' "$T/$4" | diff - "$T/$4.osm" ||
+		fail "MultiPathRecord from $1: ibsmd and OpenSM differ"
+done
 echo "PASS: partitions programmed, answered and reloaded as configured"

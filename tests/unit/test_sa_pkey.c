@@ -18,6 +18,7 @@
 #include "lib/config.h"
 #include "lib/pkeys.h"
 #include "mad/sa_mcm.h"
+#include "mad/sa_multipath.h"
 #include "mad/sa_path.h"
 #include "mad/sa_service.h"
 
@@ -236,6 +237,79 @@ static void test_service(void **state)
 	assert_int_equal(x->out.records, 0);
 }
 
+/* A MultiPathRecord GetMulti from LID from: sources then destinations by
+ * port GUID; the answer's MAD status. */
+static int ask_multi(struct fx *x, uint16_t from, uint64_t mask,
+		     const uint64_t *src, unsigned ns, const uint64_t *dst,
+		     unsigned nd, uint8_t numb_path)
+{
+	struct sa_multipath_rec m = {.sgid_count = (uint8_t)ns,
+				     .dgid_count = (uint8_t)nd,
+				     .numb_path = numb_path};
+	uint8_t mad[SA_MAD_SIZE], *g = mad + SA_HDR_SIZE + SA_MPR_HEAD;
+	struct sa_peer p = {.lid = from};
+
+	fx_req(mad, SA_METHOD_GET_MULTI, SA_ATTR_MULTIPATH_REC, mask,
+	       &sa_multipath_rec_desc, &m);
+	for (unsigned i = 0; i < ns + nd; i++, g += 16) {
+		sa_put64(g, 0xfe80000000000000ull);
+		sa_put64(g + 8, i < ns ? src[i] : dst[i - ns]);
+	}
+	if (sa_handle(&x->sa, &p, mad, sizeof(mad), &x->out) < 0)
+		return -1;
+	return sa_get16(x->out.buf + 4);
+}
+
+/* MultiPathRecord: PathRecords of the pairs that share a partition, in
+ * a GetMultiResp; the same checks as OpenSM's. */
+static void test_multipath(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t counts = CM(SA_MPR_SGID_COUNT) | CM(SA_MPR_DGID_COUNT);
+	/* port GUIDs: Hca1 .. Hca5 (LIDs 2, 4, 5, 6, 8) */
+	const uint64_t h1 = 0x100001, h2 = 0x100004, h3 = 0x100007,
+		       h4 = 0x10000a, h5 = 0x10000d;
+	struct sa_path_rec r = {0};
+
+	/* Hca1 to three hosts: only Hca2 shares a partition with it */
+	assert_int_equal(ask_multi(x, 2, counts, &h1, 1,
+				   (const uint64_t[]){h2, h3, h5}, 3, 0),
+			 0);
+	assert_int_equal(x->out.records, 1);
+	assert_int_equal(sa_get16(x->out.buf + 16), SA_ATTR_PATH_REC);
+	assert_int_equal(x->out.buf[3], SA_METHOD_GET_MULTI_RESP);
+	fx_rec(x, &sa_path_rec_desc, 0, &r);
+	assert_int_equal(r.dlid, 4);
+	assert_int_equal(r.pkey, 0x8010);
+	/* the SM asks for blue's pairs: Hca3 -> Hca4, Hca5; not -> Hca1 */
+	assert_int_equal(ask_multi(x, 1, counts, &h3, 1,
+				   (const uint64_t[]){h4, h5, h1}, 3, 0),
+			 0);
+	assert_int_equal(x->out.records, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		fx_rec(x, &sa_path_rec_desc, i, &r);
+		assert_int_equal(r.slid, 5);
+		assert_int_equal(r.pkey, 0x8011);
+	}
+	/* Hca1 may not learn of them */
+	assert_int_equal(
+	    ask_multi(x, 2, counts, &h3, 1, (const uint64_t[]){h4, h5}, 2, 0),
+	    0);
+	assert_int_equal(x->out.records, 0);
+	/* NumbPath caps the answer */
+	assert_int_equal(ask_multi(x, 1, counts | CM(SA_MPR_NUMBPATH), &h3, 1,
+				   (const uint64_t[]){h4, h5}, 2, 1),
+			 0);
+	assert_int_equal(x->out.records, 1);
+	/* the counts are required; a GID of no port is refused */
+	assert_int_equal(
+	    ask_multi(x, 2, CM(SA_MPR_SGID_COUNT), &h1, 1, &h2, 1, 0),
+	    SA_MAD_STATUS(SA_STATUS_INSUF_COMPS));
+	assert_int_equal(
+	    ask_multi(x, 2, counts, &h1, 1, (const uint64_t[]){0x999999}, 1, 0),
+	    SA_MAD_STATUS(SA_STATUS_INVALID_GID));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +320,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_mcmember_filtered, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_service, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_multipath, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
