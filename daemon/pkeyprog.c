@@ -287,16 +287,19 @@ static void get_cb(void *ctx, int status, const struct txn_result *r)
 	job_release(j);
 }
 
-static int job_start(struct pk_job *j)
+static void job_start(struct pk_job *j)
 {
 	struct pk_pass *ps = j->pass;
 	struct pk_shadow *sh = sh_get(ps->pp, j->guid, j->port, true);
 	uint32_t nb = (j->cap + PKEY_BLOCK_SIZE - 1) / PKEY_BLOCK_SIZE;
 	int rc;
 
-	if (!sh || sh_size(sh, j->cap) < 0)
-		return -ENOMEM;
 	j->pending = 1; /* held while submitting */
+	if (!sh || sh_size(sh, j->cap) < 0) {
+		job_error(j, "shadow", 0, -ENOMEM, 0);
+		job_release(j); /* the pass still ends */
+		return;
+	}
 	if (sh->known) {
 		rc = job_send(j);
 	} else {
@@ -312,7 +315,6 @@ static int job_start(struct pk_job *j)
 	if (rc < 0)
 		job_error(j, "submit", 0, rc, 0);
 	job_release(j);
-	return 0;
 }
 
 /* ---- passes ---- */
