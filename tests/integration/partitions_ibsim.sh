@@ -12,7 +12,8 @@
 #  3. a multicast join with a P_Key the port is not in is refused, one in
 #     its partition accepted; saquery -g shows a host only the groups of
 #     its partitions; P_KeyTableRecord is refused without the SM_Key and
-#     shows the table with it;
+#     shows the table with it; a ServiceRecord is registered only in a
+#     partition of its port and shown only to that partition's ports;
 #  4. a SIGHUP that changes two hosts' partitions starts no sweep and
 #     sends exactly the P_KeyTable blocks that differ between the tables
 #     read before and after (no read, no other SMP); a heavy sweep of the
@@ -103,6 +104,12 @@ sim_at H8 saquery -g 2>/dev/null | grep MGID >"$T/h8groups"
 sim_at H2 saquery -g 2>/dev/null | grep -q "ff12:401b:8010::ffff:ffff" ||
 	fail "H2 does not see green's IPoIB group"
 echo "joins: refused outside the port's partitions, accepted inside"
+svc() { SA_SVC_PKEY=$2 sim_at "$1" "$O/tests/sim/sa_svc" set "$3" "$4" 2>/dev/null; }
+svc H2 0x8010 0x1001 green-svc | grep -q "status 0x0000" || fail "H2 cannot register a service in green"
+svc H5 0x8010 0x1002 blue-in-green | grep -q "status 0x0200" || fail "H5 registered a service in green"
+sim_at H3 saquery -S 2>/dev/null | grep -q "green-svc" || fail "H3 does not see green's service"
+sim_at H5 saquery -S 2>/dev/null | grep -q "green-svc" && fail "H5 (blue) sees green's service"
+echo "ServiceRecords: registered and seen inside their partition only"
 sim_at H2 saquery PKTR "$(lid H2)" 2>&1 | grep -q ERR_REQ_INVALID ||
 	fail "P_KeyTableRecord answered to an untrusted requester"
 sim_at H2 saquery --smkey 0x1234 PKTR "$(lid H2)" 2>/dev/null | grep -A2 "PKey Table" |
