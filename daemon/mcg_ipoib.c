@@ -7,7 +7,8 @@
  * the state file was read) and on each reload: a new partition's group is
  * made, a removed one's group goes when it has no member left, and a
  * changed MTU, rate or SL applies at once to a group without members, or
- * else when its members have left (members joined with the old ones). */
+ * else at the first reload after they have left (members joined with the
+ * old ones). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -81,8 +82,8 @@ static void apply_one(struct mcg_mgr *mgr, const struct cfg_partition *p)
 	} else if (!same_params(&g->sa->rec, &r)) {
 		if (g->sa->n_members)
 			log_warn("partition %s: IPoIB group %s has members; "
-				 "its new MTU, rate or SL apply once they "
-				 "have left",
+				 "its new MTU, rate or SL apply at the first "
+				 "reload after they have left",
 				 p->name, s);
 		else {
 			r.mlid = g->sa->rec.mlid;
