@@ -348,14 +348,16 @@ static bool port_table(const struct fabric *f, const struct pkey_plan *pl,
 static int add_job(struct pk_pass *ps, const struct fabric *f,
 		   const struct ib_node *n, uint8_t pn)
 {
-	struct pk_job *j = &ps->jobs[ps->n_jobs];
+	struct pk_job *j = &ps->jobs[ps->n_jobs], tmp = {0};
 	const uint16_t *want;
 	uint16_t cap;
 
-	memset(j, 0, sizeof(*j));
-	if (!port_table(f, &ps->plan, n, pn, &cap, &want, &j->n_want) ||
-	    disc_port_path(f, n, pn, j->path, &j->hops) < 0)
+	/* jobs[] holds the ports with a table only: judged before a slot
+	 * is touched */
+	if (!port_table(f, &ps->plan, n, pn, &cap, &want, &tmp.n_want) ||
+	    disc_port_path(f, n, pn, tmp.path, &tmp.hops) < 0)
 		return 0;
+	*j = tmp;
 	j->want = malloc((j->n_want ? j->n_want : 1) * sizeof(*want));
 	if (!j->want)
 		return -ENOMEM;
