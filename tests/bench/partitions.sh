@@ -26,23 +26,13 @@ if [ "${1:-}" = -n ]; then RUNS=$2; shift 2; fi
 export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 W=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-partitions.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdpk$$"
-PIDS=
 . "$(dirname "$0")/sim.bash"
-stop_sms() {
-	local p
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	PIDS=
-}
 cleanup() { stop_sms; stop_sim; [ -n "${KEEP_W:-}" ] || rm -rf "$W"; }
 . "$(dirname "$0")/../procs.bash"
 procs_guard cleanup
 trap 'exit 143' TERM INT
 
-NET=$W/fabric.net
-if [ -n "${1:-}" ]; then cp "$1" "$NET"; else
-	"$O/ibsmgen" fattree2 --hosts 968 -o "$NET" 2>/dev/null || exit 1
-fi
+bench_net "${1:-}"
 HOSTS=$(grep -c '^Hca' "$NET")
 # ibsim's GUIDs: hosts 0x100000 up by 2 in file order, port = node + 1
 grep '^Hca' "$NET" | awk '{ gsub(/"/, "", $3); printf "%s 0x%016x\n", $3, 1048577 + 2 * (NR - 1) }' \
@@ -77,7 +67,9 @@ EOF
 	} >"$W/partitions.conf"
 }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "n/a") }'; }
+# of the runs that did not fail (a failed run prints "fail")
+median() { tr ' ' '\n' | grep -E '^[0-9]*\.?[0-9]+$' | sort -g | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "n/a") }'; }
+ratio() { [ "$1" = n/a ] || [ "$2" = n/a ] && { echo n/a; return; }; echo "scale=3; $1 / $2" | bc; }
 secs() { echo "$2 - $1" | bc; }
 
 # ibsmd --once: "seconds gets sets"
@@ -182,7 +174,5 @@ done
 mbi=$(echo "$bi" | median); mbo=$(echo "$bo" | median)
 mhi=$(echo "$hi" | median); mho=$(echo "$ho" | median); mhp=$(echo "$hp" | median)
 printf "fabric: %s hosts, %s switches; %s runs\n" "$HOSTS" "$(grep -c '^Switch' "$NET")" "$RUNS"
-printf "bring-up with partitions: ibsmd %.3f s, OpenSM %.3f s, ratio %.2f; ibsmd P_KeyTable blocks read %s, written %s\n" \
-	"$mbi" "$mbo" "$(echo "scale=3; $mbi / $mbo" | bc)" "${gets:-?}" "${sets:-?}"
-printf "SIGHUP adding 8 hosts to a partition: ibsmd %.3f s (0.3 s of it the SIGHUP coalescing wait; the pass %s ms, no sweep, %s blocks written), OpenSM %.3f s (heavy sweep), ratio %.3f\n" \
-	"$mhi" "$mhp" "${blocks:-?}" "$mho" "$(echo "scale=4; $mhi / $mho" | bc)"
+echo "bring-up with partitions: ibsmd $mbi s, OpenSM $mbo s, ratio $(ratio "$mbi" "$mbo"); ibsmd P_KeyTable blocks read ${gets:-?}, written ${sets:-?}"
+echo "SIGHUP adding 8 hosts to a partition: ibsmd $mhi s (0.3 s of it the SIGHUP coalescing wait; the pass $mhp ms, no sweep, ${blocks:-?} blocks written), OpenSM $mho s (heavy sweep), ratio $(ratio "$mhi" "$mho")"
