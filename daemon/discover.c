@@ -187,6 +187,7 @@ static int new_node(struct discovery *d, struct dreq *q,
 	n->sysguid = ni->sys_image_guid;
 	n->device_id = ni->device_id;
 	n->vendor_id = ni->vendor_id;
+	n->pkey_cap = ni->partition_cap;
 	memcpy(n->dr_path, q->path, (size_t)q->hops + 1);
 	n->dr_hops = q->hops;
 	rc = dnode_add(d, n);
@@ -384,6 +385,9 @@ static int on_switchinfo(struct discovery *d, struct dreq *q,
 	q->node->lft_cap = si.lft_cap;
 	q->node->mft_cap = si.mft_cap;
 	q->node->lft_top = si.lft_top;
+	q->node->pkey_enf_cap = si.partition_enf_cap;
+	q->node->pkey_enf_in = si.inbound_enf_cap;
+	q->node->pkey_enf_out = si.outbound_enf_cap;
 	return 0;
 }
 

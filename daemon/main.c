@@ -16,6 +16,7 @@
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
 #include "daemon/mkey.h"
+#include "daemon/pkeyprog.h"
 #include "daemon/route.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
@@ -267,6 +268,8 @@ static int setup(struct sm *sm)
 	if (rc == 0)
 		rc = route_load_guid2lid(sm);
 	if (rc == 0)
+		rc = pkeyprog_init(sm);
+	if (rc == 0)
 		rc = sweep_create(sm);
 	if (rc == 0) /* the election hears of a sweep's end first */
 		rc = elect_init(sm);
@@ -289,6 +292,7 @@ static void teardown(struct sm *sm)
 	}
 	sweep_destroy(sm);
 	mkey_stop(sm);
+	pkeyprog_fini(sm);
 	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
 	sa_daemon_fini(sm);

@@ -88,7 +88,7 @@ struct mcg *mcg_create(struct mcg_mgr *mgr, const struct sa_mcm_rec *params)
 	s->joined = s->left = 0;
 	mcg_change_state(
 	    g, params->member_count ? MCG_RECEIVING_JOIN_REQ : MCG_READY,
-	    "created by a join");
+	    "created");
 	return g;
 }
 
@@ -115,9 +115,9 @@ void mcg_destroy(struct mcg *g, const char *why)
 
 	mcg_change_state(g, MCG_DESTROYING, why);
 	mcg_disarm_timer(g);
-	if (g->announced && mgr->sm->report_mcg &&
-	    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16))
-		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, false);
+	if (g->announced && mgr->sm->report_mcg && !g->sa->permanent)
+		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, g->sa->rec.pkey,
+				    false);
 	if (mgr->gone)
 		mgr->gone(g);
 	if (g->queued)
@@ -131,8 +131,9 @@ void mcg_destroy(struct mcg *g, const char *why)
 			mgr->v[i] = mgr->v[--mgr->n];
 			break;
 		}
-	/* The IPoIB broadcast group exists for the daemon's life. */
-	if (!memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16)) {
+	/* An IPoIB broadcast group lives while its partition is configured
+	 * (mcg_ipoib.c). */
+	if (g->sa->permanent) {
 		g->sa->state = MCG_READY;
 		g->sa->rec.mlid = IB_LID_MCAST_START;
 		g->eid = MC_NONE;

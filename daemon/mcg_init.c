@@ -20,6 +20,12 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	mcg_after_sweep(ctx, a ? a->old : NULL);
 }
 
+static void on_reload(struct sm *sm, enum sm_event ev,
+		      const struct sm_event_arg *a, void *ctx)
+{
+	mcg_ipoib_apply(ctx);
+}
+
 int mcg_init(struct sm *sm)
 {
 	return mcg_init_sa(sm, sa_daemon_get(sm));
@@ -32,6 +38,10 @@ static int start(struct mcg_mgr *mgr)
 
 	if (rc == 0)
 		rc = mcg_persist_load(mgr);
+	if (rc == 0)
+		mcg_ipoib_apply(mgr);
+	if (rc == 0)
+		rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_reload, mgr);
 	if (rc == 0 && sm->ctl)
 		rc = mcg_ctl_register(sm);
 	if (rc == 0)
@@ -81,6 +91,7 @@ void mcg_fini(struct sm *sm)
 	if (!mgr)
 		return;
 	sm_unsubscribe(sm, on_fabric, mgr);
+	sm_unsubscribe(sm, on_reload, mgr);
 	sm->mcg_reload = NULL;
 	mcg_core_fini(mgr);
 	mftprog_free(mgr);

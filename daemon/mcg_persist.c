@@ -713,8 +713,7 @@ int mcg_reload(struct sm *sm)
 		return -ENODEV;
 	for (uint32_t i = mgr->n; i-- > 0;) {
 		struct mcg *g = mgr->v[i];
-		if (i < mgr->n &&
-		    memcmp(g->sa->rec.mgid, sa_ipoib_bcast_mgid, 16)) {
+		if (i < mgr->n && !g->sa->permanent) {
 			g->announced = false; /* not an end: the copy rules */
 			mcg_destroy(g, "replaced by the master's copy");
 		}

@@ -4,7 +4,8 @@
  * (control socket, dumps).  One manager per daemon, hung off struct sm
  * (sm->mcg) and passed to every function.  The files call each other in
  * one direction only: mftprog.c < mcg_core.c < mcg_ctl.c < mcg_persist.c
- * < sa_mcmember_join.c < mcg_init.c; a lower file reaches a higher one
+ * < sa_mcmember_join.c < mcg_ipoib.c < mcg_init.c; a lower file reaches a
+ * higher one
  * only through the hooks that mcg_init.c sets. */
 #ifndef IBSMD_MCG_PRIV_H
 #define IBSMD_MCG_PRIV_H
@@ -130,5 +131,9 @@ extern const struct sa_mcm_ops mcg_sa_ops;
 
 /* mcg_ctl.c */
 int mcg_ctl_register(struct sm *sm);
+
+/* mcg_ipoib.c: the IPoIB broadcast groups of sm->cfg.partitions made,
+ * updated or let go (at start and on each reload). */
+void mcg_ipoib_apply(struct mcg_mgr *m);
 
 #endif

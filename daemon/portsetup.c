@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/mkey.h"
+#include "daemon/pkeyprog.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -175,7 +176,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
-	bool set_lid, arm, rereg, keys;
+	bool set_lid, arm, rereg, keys, enforce;
 	int rc;
 
 	if (!dn->ports[pn].have_pi ||
@@ -190,7 +191,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		   pi.gid_prefix != SUBNET_PREFIX || rereg);
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
 	keys = mkey_pi_fill(s->sm, n, pn, &pi);
-	if (!set_lid && !arm && !keys)
+	enforce = pkeyprog_port_enforce(s->sm, n, pn, &pi);
+	if (!set_lid && !arm && !keys && !enforce)
 		return 0;
 	if (set_lid) {
 		pi.lid = lid;
@@ -269,6 +271,7 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		pi.gid_prefix = SUBNET_PREFIX;
 	}
 	mkey_pi_fill(s->sm, n, pn, &pi); /* keep what the arm Set wrote */
+	pkeyprog_port_enforce(s->sm, n, pn, &pi);
 	pi.port_state = IB_PORT_ACTIVE;
 	pi.port_phys_state = 0;
 	pi.client_reregister = 0;

@@ -3,7 +3,9 @@
  * it is good (bgpd's way).  Keys that name resources opened at start
  * (port.*, state_dir, control_socket) keep their running values until a
  * restart; everything else (routing, SM priority, sweep interval, MAD
- * windows/timeouts/retries, log level) applies from the next sweep. */
+ * windows/timeouts/retries, log level) applies from the next sweep.  A
+ * reload that changes only the partitions needs no sweep: the P_Key tables
+ * that differ are written over the current model (pkeyprog.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +105,24 @@ static struct {
 static int on_reload_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct sm *sm = ud;
+	struct config old;
+	bool only_parts = false;
+	int rc;
 
-	log_notice("SIGHUP: reloading the configuration, then a heavy "
-		   "sweep (%u SIGHUP%s)",
+	log_notice("SIGHUP: reloading the configuration (%u SIGHUP%s)",
 		   R.signals, R.signals == 1 ? "" : "s coalesced");
 	R.signals = 0;
-	sm_reload(sm);
+	rc = config_copy(&old, &sm->cfg);
+	if (sm_reload(sm) == 0 && rc == 0)
+		only_parts =
+		    config_differ_only_in(&old, &sm->cfg, "partitions");
+	if (rc == 0)
+		config_free(&old);
+	if (only_parts) {
+		log_notice("reload: only the partitions changed: P_Key "
+			   "tables reprogrammed, no sweep");
+		return 0;
+	}
 	sm_publish(sm, SM_EV_SWEEP_DUE,
 		   &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
 	return 0;

@@ -129,8 +129,13 @@ int sa_mcm_init(struct sa *sa)
 	    .scope = 2, /* link-local */
 	};
 
+	struct sa_mcg *g;
+
 	memcpy(b.mgid, sa_ipoib_bcast_mgid, 16);
-	return sa_mcg_add(sa, &b) ? 0 : -ENOMEM;
+	g = sa_mcg_add(sa, &b);
+	if (g)
+		g->permanent = true;
+	return g ? 0 : -ENOMEM;
 }
 
 void sa_mcm_free(struct sa *sa)
@@ -174,6 +179,9 @@ static int mcm_group(struct sa_ctx *c, const struct sa_mcg *g)
 {
 	struct sa_mcm_rec r = g->rec;
 
+	/* a group of a partition the requester is not in is not seen */
+	if (!sa_may_see_pkey(c, g->rec.pkey))
+		return 0;
 	if (!r.mtu || !r.rate) {
 		uint8_t m, rt;
 
@@ -263,6 +271,8 @@ int sa_mcgstate_handle(struct sa_ctx *c)
 {
 	for (uint32_t i = 0; i < c->sa->mcgs.n && !sa_ctx_done(c); i++) {
 		const struct sa_mcg *g = c->sa->mcgs.v[i];
+		if (!sa_may_see_pkey(c, g->rec.pkey))
+			continue;
 		struct sa_mcgstate_rec r = {
 		    .mlid = g->rec.mlid,
 		    .state = g->state,

@@ -23,6 +23,9 @@ struct sa_mcg {
 	uint8_t state; /* enum sa_mcg_state */
 	uint16_t joined, left, tree_groups;
 	uint8_t tree_height;
+	/* An IPoIB broadcast group of a configured partition: it stays
+	 * (MLID 0xC000, no members) when its last member leaves. */
+	bool permanent;
 	struct sa_mcg_member *members;
 	uint32_t n_members, cap_members;
 };

@@ -9,7 +9,9 @@
  *  - a join of an existing group must agree with every parameter it gives
  *    (Q_Key, P_Key, SL, FlowLabel, TClass exactly; MTU and rate with their
  *    selectors), else ERR_REQ_INVALID; its JoinState bits are added;
- *  - a proxy join (requester port != PortGID's port) is allowed as
+ *  - the member port must hold the group's P_Key, and a proxy join
+ *    (requester port != PortGID's port) needs the two ports to share a
+ *    partition (join_pkey_ok), else ERR_REQ_INVALID; it is allowed as
  *    sa.proxy_join says, checked before it gets here (sa_mcm.c,
  *    docs/design.md §3.11);
  *  - every member, send-only ones too, is on the group's tree (a sender's
@@ -262,7 +264,26 @@ static int join_new(struct mcg_mgr *mgr, struct ib_port *p,
 	answer(g, &prm, prm.join_state & 0xF, proxy, resp);
 	g->announced = true;
 	if (mgr->sm->report_mcg)
-		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, true);
+		mgr->sm->report_mcg(mgr->sm, g->sa->rec.mgid, g->sa->rec.pkey,
+				    true);
+	return 0;
+}
+
+/* Partitions: the member holds the group's P_Key (the group's, or the
+ * request's for a new group), a proxy shares a partition with it. */
+static int join_pkey_ok(struct sa *sa, const struct sa_peer *from,
+			const struct ib_port *p, const struct mcg *g,
+			const struct sa_mcm_rec *req, uint64_t mask)
+{
+	uint16_t pkey = g ? g->sa->rec.pkey : req->pkey;
+	const struct ib_port *rq = sa_requester(sa, from);
+
+	if (!g && !(mask & C(SA_MCMR_PKEY)))
+		return 0; /* refused later: a create needs the P_Key */
+	if (!sa_holds_pkey(sa, p, pkey))
+		return SA_STATUS_REQ_INVALID;
+	if (rq != p && !sa_share_pkey(sa, rq, p))
+		return SA_STATUS_REQ_INVALID;
 	return 0;
 }
 
@@ -276,7 +297,7 @@ static int member_port(struct sa *sa, const struct sa_peer *from,
 
 	if (!p || node_is_switch(p->node) || mc_member_sw(p) == MC_NONE)
 		return SA_STATUS_REQ_INVALID;
-	/* Every port holds the default partition (see the top comment). */
+	/* Partitions are checked apart (join_pkey_ok). */
 	*proxy = rq != p;
 	*pp = p;
 	return 0;
@@ -307,8 +328,10 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	g = mask & C(SA_MCMR_MGID) && !mgid_zero(req->mgid)
 		? mcg_find(mgr, req->mgid)
 		: NULL;
-	st = g ? join_existing(g, p, req, mask, proxy, resp, &dirty)
-	       : join_new(mgr, p, req, mask, proxy, resp);
+	st = join_pkey_ok(sa, from, p, g, req, mask);
+	if (!st)
+		st = g ? join_existing(g, p, req, mask, proxy, resp, &dirty)
+		       : join_new(mgr, p, req, mask, proxy, resp);
 	if (st) {
 		mgr->refused++;
 		return st;

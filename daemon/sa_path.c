@@ -1,8 +1,9 @@
 /* PathRecord: end points from SGID/SLID and DGID/DLID (all end ports when
  * absent), the path walked through the switches' LFTs as programmed, MTU
  * and rate the minimum over its links, selectors (greater, less, exactly,
- * best) applied as OpenSM applies them, P_Key the default partition, SL 0,
- * packet lifetime the subnet timeout (0 for a port to itself). */
+ * best) applied as OpenSM applies them, P_Key a partition both ends share
+ * (sa_pkey.c; no record when there is none), SL 0, packet lifetime the
+ * subnet timeout (0 for a port to itself). */
 #include "daemon/sa_priv.h"
 
 #include <errno.h>
@@ -223,13 +224,12 @@ static int resolve_end(struct sa_ctx *c, const uint8_t gid[16], unsigned gcomp,
 }
 
 /* Requests we can never satisfy: raw paths, SLs other than 0, QoS
- * classes, P_Keys outside the default partition (the only one). */
+ * classes. */
 static bool unsatisfiable(const struct sa_ctx *c, const struct sa_path_rec *q)
 {
 	return (sa_has(c, SA_PR_RAW) && q->raw_traffic) ||
 	       (sa_has(c, SA_PR_SL) && q->sl) ||
-	       (sa_has(c, SA_PR_QOS_CLASS) && q->qos_class) ||
-	       (sa_has(c, SA_PR_PKEY) && (q->pkey & 0x7FFF) != 0x7FFF);
+	       (sa_has(c, SA_PR_QOS_CLASS) && q->qos_class);
 }
 
 /* The answer template: what the request asked for and the answer keeps. */
@@ -246,7 +246,6 @@ static void template_from(const struct sa_ctx *c, const struct sa_path_rec *q,
 	if (sa_has(c, SA_PR_TCLASS))
 		t->tclass = q->tclass;
 	t->reversible = 1; /* LFT routes exist both ways in one subnet */
-	t->pkey = 0xFFFF;
 	t->mtu_sel = t->rate_sel = t->life_sel = SA_SEL_EQ;
 }
 
@@ -256,7 +255,9 @@ static int pair(struct sa_ctx *c, const struct sa_path_rec *q,
 {
 	struct sa_path_rec r = *t;
 
-	if (!build_pr(c, q, s, slid, d, dlid, &r))
+	/* no shared partition, no path (and no word of one) */
+	r.pkey = sa_path_pkey(c, s, d, sa_has(c, SA_PR_PKEY), q->pkey);
+	if (!r.pkey || !build_pr(c, q, s, slid, d, dlid, &r))
 		return 0;
 	return sa_append(c, &r) < 0 ? -ENOMEM : 0;
 }
@@ -309,4 +310,28 @@ int sa_path_handle(struct sa_ctx *c)
 		return 0;
 	template_from(c, &q, &t);
 	return pairs(c, &q, &t, &se, &de);
+}
+
+/* MultiPathRecord (sa_multipath.c): the paths of every (source,
+ * destination) pair given, q and c->mask in PathRecord terms, at most
+ * limit records (0: no limit). */
+int sa_path_pairs_of(struct sa_ctx *c, const struct sa_path_rec *q,
+		     const struct ib_port *const *src, uint32_t ns,
+		     const struct ib_port *const *dst, uint32_t nd,
+		     uint32_t limit)
+{
+	struct sa_path_rec t;
+	int e = 0;
+
+	if (sa_has(c, SA_PR_SERVICEID_MSB) != sa_has(c, SA_PR_SERVICEID_LSB))
+		return SA_STATUS_INSUF_COMPS;
+	if (unsatisfiable(c, q))
+		return 0;
+	template_from(c, q, &t);
+	for (uint32_t i = 0; i < ns && !e; i++)
+		for (uint32_t j = 0; j < nd && !e && (!limit || c->n < limit);
+		     j++)
+			e = pair(c, q, &t, src[i], src[i]->lid, dst[j],
+				 dst[j]->lid);
+	return e;
 }

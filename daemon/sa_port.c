@@ -218,11 +218,35 @@ static unsigned pkey_blocks(const struct sa *sa, const struct ib_port *p)
 	return (cap + 31) / 32;
 }
 
+/* The table the SM programmed or read (pkeyprog.c), all its blocks. */
+static int pkr_programmed(struct sa_ctx *c, const struct ib_port *p,
+			  const uint16_t *tbl, int n)
+{
+	for (int b = 0; b * 32 < n && !sa_ctx_done(c); b++) {
+		struct sa_pkey_rec r = {.lid = sa_port_lid(p),
+					.block = (uint16_t)b,
+					.port = node_is_switch(p->node) ? p->num
+									: 0};
+
+		for (int i = 0; i < 32 && b * 32 + i < n; i++)
+			r.pkey[i] = tbl[b * 32 + i];
+		if (sa_emit(c, &r) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int pkr_port(struct sa_ctx *c, const struct ib_port *p)
 {
 	const uint8_t *raw =
 	    sa_cache_get(c->sa, p->node->guid, p->num, SA_SMP_PKEY_TABLE);
 	unsigned blocks = pkey_blocks(c->sa, p);
+	const uint16_t *tbl = NULL;
+	int n =
+	    c->sa->pkey_table ? c->sa->pkey_table(c->sa->pkey_ctx, p, &tbl) : 0;
+
+	if (n > 0)
+		return pkr_programmed(c, p, tbl, n);
 
 	for (unsigned b = 0; b < blocks && !sa_ctx_done(c); b++) {
 		struct sa_pkey_rec r = {.lid = sa_port_lid(p),

@@ -15,6 +15,7 @@ struct sa_ctx {
 	const struct sa_hdr *hdr;
 	const struct sa_rec_desc *desc;
 	const uint8_t *req; /* request record, desc->size bytes */
+	size_t req_len;	    /* bytes from req to the request's end */
 	uint64_t mask;	    /* component mask */
 	const struct sa_peer *from;
 	struct sa_out *out;
@@ -76,6 +77,24 @@ enum {
 	SA_SMP_PKEY_TABLE = 0x0016
 };
 
+/* sa_pkey.c: partitions (lib/pkeys.h; without sa->pkeys every port is a
+ * full member of the default partition and nothing is refused). */
+/* The port the request came from (its LID), or NULL. */
+const struct ib_port *sa_requester(const struct sa *sa,
+				   const struct sa_peer *from);
+/* p holds pkey (full or limited). */
+bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p, uint16_t pkey);
+/* a and b share a partition (one of them a full member). */
+bool sa_share_pkey(const struct sa *sa, const struct ib_port *a,
+		   const struct ib_port *b);
+/* The P_Key of a path src -> dst as the requester may learn it: the one
+ * asked for (given) if both share it, else their lowest shared one; 0
+ * when there is none or the requester shares nothing with an end. */
+uint16_t sa_path_pkey(const struct sa_ctx *c, const struct ib_port *src,
+		      const struct ib_port *dst, bool given, uint16_t want);
+/* The requester holds pkey (may see a group or ServiceRecord of it). */
+bool sa_may_see_pkey(const struct sa_ctx *c, uint16_t pkey);
+
 /* PortInfo of port p as the SA reports it (cache + the SM's fields). */
 void sa_portinfo_build(const struct sa *sa, const struct ib_port *p,
 		       uint8_t pi[64]);
@@ -101,6 +120,15 @@ int sa_lft_handle(struct sa_ctx *c);
 int sa_mft_handle(struct sa_ctx *c);
 int sa_sminfo_handle(struct sa_ctx *c);
 int sa_path_handle(struct sa_ctx *c);
+int sa_multipath_handle(struct sa_ctx *c);
+/* sa_path.c, for sa_multipath.c: PathRecords (c->desc the PathRecord's,
+ * c->mask in its component bits) of every src x dst pair, at most limit
+ * (0: all).  An SA status or -ENOMEM. */
+struct sa_path_rec;
+int sa_path_pairs_of(struct sa_ctx *c, const struct sa_path_rec *q,
+		     const struct ib_port *const *src, uint32_t ns,
+		     const struct ib_port *const *dst, uint32_t nd,
+		     uint32_t limit);
 int sa_service_handle(struct sa_ctx *c);
 int sa_mcm_handle(struct sa_ctx *c);
 int sa_mcgstate_handle(struct sa_ctx *c);

@@ -11,7 +11,10 @@
  * in spirit): a subscriber that answers no report after the retries loses
  * its subscriptions, logged, since every later event would cost it
  * timeouts; a port out of service loses its own after the reports of its
- * leaving. */
+ * leaving.  With partitions a subscriber hears only of ports it shares a
+ * partition with and of groups whose P_Key it holds (IBA 13.4.8.3 note,
+ * OpenSM alike): for a port gone, by the partitions of the model it was
+ * in. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
+#include "lib/pkeys.h"
 #include "mad/sa_inform.h"
 #include "mad/umad_port.h"
 
@@ -91,10 +95,33 @@ static void send_report(struct sa_reports *r, const struct sa_inform_rec *s,
 	r->sent++;
 }
 
+/* Who may hear of a notice: with a plan pl (partitions) over model f, a
+ * subscriber that shares a partition with port about, or holds the
+ * group's P_Key grp_pkey; without one, everyone. */
+struct audience {
+	const struct pkey_plan *pl;
+	const struct fabric *f;
+	const struct ib_port *about;
+	uint16_t grp_pkey;
+};
+
+static bool may_hear(const struct audience *au, const uint8_t sub_gid[16])
+{
+	const struct ib_port *s;
+
+	if (!au || !au->pl)
+		return true;
+	s = fabric_port_by_guid(au->f, sa_get64(sub_gid + 8));
+	if (!s)
+		return false;
+	return au->about ? pkey_plan_common(au->pl, s, au->about) != 0
+			 : pkey_plan_entry(au->pl, s, au->grp_pkey) != 0;
+}
+
 /* Sends notice trap about gid (a port's, with its LID, or a group's) to
- * every subscription that wants it. */
+ * every subscription that wants it and may hear of it. */
 static void report(struct sa_reports *r, uint16_t trap, const uint8_t gid[16],
-		   uint16_t lid)
+		   uint16_t lid, const struct audience *au)
 {
 	const struct sa_informs *t = &r->sa->informs;
 	struct sa_notice n = {.is_generic = 1,
@@ -109,7 +136,8 @@ static void report(struct sa_reports *r, uint16_t trap, const uint8_t gid[16],
 	sa_put64(n.issuer_gid, r->sa->sm.subnet_prefix);
 	sa_put64(n.issuer_gid + 8, r->sm->sm_guid);
 	for (uint32_t i = 0; i < t->n; i++)
-		if (sa_inform_matches(&t->v[i].info, &n, gid, lid))
+		if (sa_inform_matches(&t->v[i].info, &n, gid, lid) &&
+		    may_hear(au, t->v[i].subscriber_gid))
 			send_report(r, &t->v[i], &n);
 	loop_txn_kick(r->sm);
 }
@@ -163,13 +191,15 @@ static struct end_port *end_ports(const struct fabric *f, uint32_t *n)
 }
 
 static void port_event(struct sa_reports *r, uint16_t trap,
-		       const struct end_port *e)
+		       const struct end_port *e, struct audience *au)
 {
 	uint8_t gid[16];
 
 	sa_put64(gid, r->sa->sm.subnet_prefix);
 	sa_put64(gid + 8, e->guid);
-	report(r, trap, gid, e->lid);
+	if (au->pl)
+		au->about = fabric_port_by_guid(au->f, e->guid);
+	report(r, trap, gid, e->lid, au);
 	if (trap == SA_TRAP_GID_OUT)
 		sa_inform_drop_subscriber(r->sa, gid);
 }
@@ -180,32 +210,57 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	struct sa_reports *r = ctx;
 	struct end_port *o, *nw;
 	uint32_t no, nn, i = 0, j = 0;
+	/* partitions of each model, built only when there is news to tell */
+	struct pkey_plan po, pn;
+	struct audience ao = {.f = a ? a->old : NULL}, an = {.f = sm->fab};
+	bool parts = sm->cfg.partitions.n > 0;
 
 	if (!a || !a->old || !sm->fab || !r->sa->informs.n)
 		return;
 	o = end_ports(a->old, &no);
 	nw = end_ports(sm->fab, &nn);
 	while (o && nw && (i < no || j < nn)) {
-		if (j == nn || (i < no && o[i].guid < nw[j].guid))
-			port_event(r, SA_TRAP_GID_OUT, &o[i++]);
-		else if (i == no || nw[j].guid < o[i].guid)
-			port_event(r, SA_TRAP_GID_IN, &nw[j++]);
-		else
+		bool out = j == nn || (i < no && o[i].guid < nw[j].guid);
+		bool in = !out && (i == no || nw[j].guid < o[i].guid);
+		struct audience *au = out ? &ao : &an;
+
+		if (!out && !in) {
 			i++, j++;
+			continue;
+		}
+		if (parts && !au->pl &&
+		    pkey_plan_build(out ? &po : &pn, au->f, &sm->cfg.partitions,
+				    false) == 0)
+			au->pl = out ? &po : &pn;
+		if (parts && !au->pl) /* no memory: tell nobody, not all */
+			out ? i++ : j++;
+		else if (out)
+			port_event(r, SA_TRAP_GID_OUT, &o[i++], au);
+		else
+			port_event(r, SA_TRAP_GID_IN, &nw[j++], au);
 	}
+	if (ao.pl)
+		pkey_plan_free(&po);
+	if (an.pl)
+		pkey_plan_free(&pn);
 	free(o);
 	free(nw);
 }
 
 /* ---- traps 66 and 67 ---- */
 
-static void on_mcg(struct sm *sm, const uint8_t mgid[16], bool created)
+static void on_mcg(struct sm *sm, const uint8_t mgid[16], uint16_t pkey,
+		   bool created)
 {
 	struct sa_reports *r = sm->reports;
+	struct audience au;
 
-	if (r)
-		report(r, created ? SA_TRAP_MCG_CREATED : SA_TRAP_MCG_DELETED,
-		       mgid, 0);
+	if (!r)
+		return;
+	au = (struct audience){
+	    .pl = r->sa->pkeys, .f = r->sa->fabric, .grp_pkey = pkey};
+	report(r, created ? SA_TRAP_MCG_CREATED : SA_TRAP_MCG_DELETED, mgid, 0,
+	       &au);
 }
 
 struct sa_reports *sa_reports_start(struct sm *sm, struct sa *sa, int agent)

@@ -12,6 +12,7 @@
 #include "mad/sa_cpi.h"
 #include "mad/sa_link.h"
 #include "mad/sa_mcm.h"
+#include "mad/sa_multipath.h"
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
@@ -20,7 +21,7 @@
 #include "mad/sa_switch.h"
 #include "mad/sa_tables.h"
 
-enum { M_GET = 1, M_SET = 2, M_GETTABLE = 4, M_DELETE = 8 };
+enum { M_GET = 1, M_SET = 2, M_GETTABLE = 4, M_DELETE = 8, M_GETMULTI = 16 };
 
 struct sa_attr_entry {
 	uint16_t attr;
@@ -55,6 +56,8 @@ static const struct sa_attr_entry attr_table[] = {
     {SA_ATTR_INFORM_INFO, M_SET, &sa_inform_info_desc, sa_inform_handle},
     {SA_ATTR_INFORM_INFO_REC, M_GET | M_GETTABLE, &sa_inform_rec_desc,
      sa_inform_rec_handle},
+    {SA_ATTR_MULTIPATH_REC, M_GETMULTI, &sa_multipath_rec_desc,
+     sa_multipath_handle},
 };
 #define N_ATTRS (sizeof(attr_table) / sizeof(attr_table[0]))
 
@@ -119,8 +122,29 @@ static uint8_t method_bit(uint8_t method)
 		return M_GETTABLE;
 	case SA_METHOD_DELETE:
 		return M_DELETE;
+	case SA_METHOD_GET_MULTI:
+		return M_GETMULTI;
 	}
 	return 0;
+}
+
+/* Answers that are tables sent with RMPP (GetTable, GetMulti). */
+static bool table_resp(uint8_t method)
+{
+	return method == SA_METHOD_GET_TABLE_RESP ||
+	       method == SA_METHOD_GET_MULTI_RESP;
+}
+
+/* MultiPathRecord is answered with PathRecords; its request is a head
+ * and a variable tail of GIDs, so its AttributeOffset is not checked. */
+static bool multipath(const struct sa_attr_entry *ae)
+{
+	return ae->attr == SA_ATTR_MULTIPATH_REC;
+}
+
+static const struct sa_rec_desc *resp_desc(const struct sa_attr_entry *ae)
+{
+	return multipath(ae) ? &sa_path_rec_desc : ae->desc;
 }
 
 static uint8_t resp_method(uint8_t method)
@@ -130,6 +154,8 @@ static uint8_t resp_method(uint8_t method)
 		return SA_METHOD_GET_TABLE_RESP;
 	case SA_METHOD_DELETE:
 		return SA_METHOD_DELETE_RESP;
+	case SA_METHOD_GET_MULTI:
+		return SA_METHOD_GET_MULTI_RESP;
 	}
 	return SA_METHOD_GET_RESP;
 }
@@ -162,13 +188,15 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 		       len - SA_HDR_SIZE - n * stride);
 	}
 	h.method = resp_method(req->method);
+	if (desc && !status)
+		h.attr_id = desc->attr_id; /* GetMulti: PathRecords */
 	h.status = status;
 	h.sm_key = 0;
 	h.attr_offset = (uint16_t)(stride / 8);
 	h.rmpp_version = 0;
 	h.rmpp_type = h.rmpp_flags = h.rmpp_status = 0;
 	h.rmpp_data1 = h.rmpp_data2 = 0;
-	if (h.method == SA_METHOD_GET_TABLE_RESP) {
+	if (table_resp(h.method)) {
 		/* One segment as far as we know; the kernel's RMPP agent
 		 * rewrites these when it segments. */
 		h.rmpp_version = 1;
@@ -184,7 +212,7 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 	/* A table answer is as long as its records (the RMPP payload), like
 	 * OpenSM's: clients that see only one MAD (ibsim) count records by
 	 * the length they received. */
-	if (h.method == SA_METHOD_GET_TABLE_RESP)
+	if (table_resp(h.method))
 		out->len = SA_HDR_SIZE + (status ? 0 : n * stride);
 	out->records = status ? 0 : n;
 	sa->stats.responses++;
@@ -233,7 +261,8 @@ static int validate(struct sa *sa, const struct sa_hdr *h, size_t len,
 		return MAD_STATUS_METHOD_ATTR_UNSUPP;
 	if (len < (size_t)SA_HDR_SIZE + (*ae)->desc->size)
 		return SA_MAD_STATUS(SA_STATUS_REQ_INVALID);
-	if (h->attr_offset && h->attr_offset != sa_rec_stride((*ae)->desc) / 8)
+	if (h->attr_offset && !multipath(*ae) &&
+	    h->attr_offset != sa_rec_stride((*ae)->desc) / 8)
 		return SA_MAD_STATUS(SA_STATUS_REQ_INVALID);
 	if (h->comp_mask & ~sa_rec_comp_all((*ae)->desc))
 		return SA_MAD_STATUS(SA_STATUS_REQ_INVALID);
@@ -300,14 +329,16 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 			    .hdr = &h,
 			    .desc = ae->desc,
 			    .req = req + SA_HDR_SIZE,
+			    .req_len = len - SA_HDR_SIZE,
 			    .mask = h.comp_mask,
 			    .from = from,
 			    .out = out,
 			    .trusted =
 				sa->sm.sm_key && h.sm_key == sa->sm.sm_key};
 	st = dispatch(&c, ae);
-	if (h.method != SA_METHOD_GET_TABLE && !st)
+	if (h.method != SA_METHOD_GET_TABLE &&
+	    h.method != SA_METHOD_GET_MULTI && !st)
 		c.n = 1;
-	return finish(sa, &h, req + SA_HDR_SIZE, len - SA_HDR_SIZE, ae->desc,
-		      c.n, (uint16_t)st, out);
+	return finish(sa, &h, req + SA_HDR_SIZE, len - SA_HDR_SIZE,
+		      st ? ae->desc : resp_desc(ae), c.n, (uint16_t)st, out);
 }

@@ -15,6 +15,8 @@
  *    SM_Key in SMInfoRecord only for them; a request whose SM_Key is
  *    neither 0 nor ours is dropped (C15-0.1.5); Sets and Deletes of
  *    another port's records need trust or a proxy join (sa_trust.c);
+ *  - MultiPathRecord is answered only to SubnAdmGetMulti, with
+ *    PathRecords (o15-0.2.7);
  *  - answers over max_response (4 MiB) are ERR_NO_RESOURCES, as is a full
  *    ServiceRecord database (4096 records);
  *  - CapabilityMask and CapabilityMask2 of PortInfoRecord match bitwise;
@@ -34,6 +36,7 @@
 
 struct sa_mcg;
 struct sa_mcm_ops;
+struct pkey_plan;
 
 /* What the SM tells the SA about itself (SMInfo, defaults of records). */
 struct sa_sm_info {
@@ -134,6 +137,15 @@ struct sa {
 	int (*mft_block)(void *ctx, const struct ib_node *sw, uint16_t block,
 			 uint8_t position, uint16_t masks[32]);
 	void *mft_ctx;
+	/* Partitions (lib/pkeys.h): who shares a P_Key with whom, for
+	 * PathRecord, MCMemberRecord and ServiceRecord.  NULL: every port a
+	 * full member of the default partition. */
+	const struct pkey_plan *pkeys;
+	/* The P_Key table a port holds (entries, 0 unknown), for
+	 * P_KeyTableRecord; NULL: the raw block 0 read by discovery. */
+	int (*pkey_table)(void *ctx, const struct ib_port *p,
+			  const uint16_t **tbl);
+	void *pkey_ctx;
 	/* MCMemberRecord Set/Delete (daemon/sa_mcm.h); NULL: unsupported. */
 	const struct sa_mcm_ops *mcm_ops;
 	void *mcm_ctx;

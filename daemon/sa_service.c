@@ -1,13 +1,17 @@
 /* ServiceRecord database: register (Set), query (Get/GetTable), remove
  * (Delete), with leases.  A record is identified by ServiceID, ServiceGID
  * and ServiceP_Key (IBA 15.2.5.14); the lease counts down in seconds and
- * an expired record is removed on the next look at the database. */
+ * an expired record is removed on the next look at the database.  The
+ * P_Key is honoured as OpenSM does: a request naming a ServiceP_Key must
+ * come from a port holding it (and name a ServiceGID holding it), and a
+ * record is seen only by ports holding its P_Key. */
 #include "daemon/sa_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pkeys.h"
 #include "mad/sa_service.h"
 
 /* Bounds the database so a misbehaving client cannot exhaust memory. */
@@ -155,6 +159,23 @@ static int do_delete(struct sa_ctx *c, struct sa_service_rec *q)
 	return SA_STATUS_NO_RECORDS;
 }
 
+/* A ServiceP_Key in the request: the requester and the ServiceGID's
+ * port hold it. */
+static bool pkey_request_ok(const struct sa_ctx *c,
+			    const struct sa_service_rec *q)
+{
+	const struct ib_port *gp;
+
+	if (!sa_has(c, SA_SR_PKEY))
+		return true;
+	if (!sa_may_see_pkey(c, q->pkey))
+		return false;
+	if (!sa_has(c, SA_SR_GID) || q->gid[0] == 0xff)
+		return true;
+	gp = sa_port_by_gid(c->sa, q->gid);
+	return !gp || sa_holds_pkey(c->sa, gp, q->pkey);
+}
+
 int sa_service_handle(struct sa_ctx *c)
 {
 	struct sa_services *db = &c->sa->services;
@@ -162,6 +183,8 @@ int sa_service_handle(struct sa_ctx *c)
 
 	sa_service_expire(c->sa);
 	sa_rec_decode(c->desc, c->req, c->desc->size, &q);
+	if (!pkey_request_ok(c, &q))
+		return SA_STATUS_REQ_INVALID;
 	if (c->hdr->method == SA_METHOD_SET)
 		return do_set(c, &q);
 	if (c->hdr->method == SA_METHOD_DELETE)
@@ -169,6 +192,8 @@ int sa_service_handle(struct sa_ctx *c)
 	for (uint32_t i = 0; i < db->n && !sa_ctx_done(c); i++) {
 		struct sa_service_rec r = current(c->sa, &db->v[i]);
 
+		if (pkey_base(r.pkey) && !sa_may_see_pkey(c, r.pkey))
+			continue;
 		if (sa_emit(c, &r) < 0)
 			return -ENOMEM;
 	}

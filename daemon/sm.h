@@ -27,6 +27,7 @@ struct mcg_mgr;
 struct disc_observer;
 struct pgprog;
 struct mkey_state;
+struct pkeyprog;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -45,6 +46,8 @@ struct sm_smp_counts {
 	uint64_t portinfo_sets;
 	uint64_t switchinfo_sets;
 	uint64_t lft_blocks; /* LFT blocks submitted (not resends) */
+	uint64_t pkey_gets;  /* P_KeyTable blocks read (daemon/pkeyprog.c) */
+	uint64_t pkey_sets;  /* P_KeyTable blocks written */
 	uint64_t min_needed; /* minimum the last heavy sweep needed */
 };
 
@@ -83,6 +86,7 @@ struct sm {
 	struct guid2lid g2l;   /* from the state dir at start */
 	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey;   /* M_Keys (mkey.c) */
+	struct pkeyprog *pkeys; /* P_Key tables, partition plan (pkeyprog.c) */
 	struct dump_job *dump_job; /* dumps.c's helper thread */
 
 	enum smp_sm_state sm_state;
@@ -110,7 +114,8 @@ struct sm {
 	/* Reports of events to the SA's subscribers (sa_report.c sets
 	 * both; NULL without an SA): a multicast group created or deleted. */
 	struct sa_reports *reports;
-	void (*report_mcg)(struct sm *sm, const uint8_t mgid[16], bool created);
+	void (*report_mcg)(struct sm *sm, const uint8_t mgid[16], uint16_t pkey,
+			   bool created);
 	uint32_t act_count; /* SMInfo ActCount, bumped per sweep */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */

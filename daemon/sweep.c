@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "daemon/pgprog.h"
+#include "daemon/pkeyprog.h"
 #include "daemon/route.h"
 #include "lib/log.h"
 
@@ -156,7 +157,11 @@ static void on_elected(void *ctx, bool master)
 
 static int start_lft(struct sweep *s)
 {
-	int rc = portsetup_arm(s);
+	/* P_Keys first: port setup decides partition enforcement by them */
+	int rc = pkeyprog_start(s);
+
+	if (rc == 0)
+		rc = portsetup_arm(s);
 
 	if (rc == 0)
 		rc = lftprog_start(s, s->sm->fab);

@@ -20,7 +20,7 @@ static const struct cfg_enum unicast_names[] = {
 static const struct cfg_enum direction_names[] = {
 	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
 };
-static const struct cfg_enum bool_names[] = {
+const struct cfg_enum cfg_bool_names[] = {
 	{ "true", 1 }, { "false", 0 }, { "on", 1 }, { "off", 0 },
 	{ "yes", 1 }, { "no", 0 }, { 0 }
 };
@@ -62,6 +62,9 @@ static const struct cfg_enum log_names[] = {
  * 1,008-host fat tree): DR Gets/s peak at a window of 64 and ibsim stalls
  * between 256 and 384 outstanding; LFT programming is fastest with 16 per
  * switch; timeouts of 20 ms and more cause no retries, 200 ms is OpenSM's. */
+/* Entries give the fields they need: item and flags only where used. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct cfg_key cfg_keys[] = {
 	{ "port.guid", CFG_GUID, OFF(port_guid), "0", 0, 0, NULL,
 	  "GUID of the local port ibsmd runs on (hexadecimal). 0 chooses the "
@@ -87,7 +90,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
 	{ "routing.port_groups.enable", CFG_ENUM,
-	  OFF(routing_port_groups_enable), "true", 0, 0, bool_names,
+	  OFF(routing_port_groups_enable), "true", 0, 0, cfg_bool_names,
 	  "Program port groups for adaptive routing on the switches that "
 	  "implement them (PortGroupInfo answered): per destination LID the "
 	  "equally good legal ports, the LFT port among them. Turned off by "
@@ -180,7 +183,7 @@ static const struct cfg_key cfg_keys[] = {
 	  "Traps of one port acted on per sm.trap_interval_ms; every trap is "
 	  "answered with TrapRepress all the same." },
 	{ "sm.incremental", CFG_ENUM, OFF(sm_incremental), "true", 0, 0,
-	  bool_names,
+	  cfg_bool_names,
 	  "When a light sweep sees switches report a port state change, "
 	  "probe only their ports: if links of the model went down, route "
 	  "a copy of the model without them and send what differs, with no "
@@ -260,7 +263,21 @@ static const struct cfg_key cfg_keys[] = {
 	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
 	  "Least important messages logged: error, warn, notice, info or "
 	  "debug." },
+	/* The item keys and checks: config_partitions.c. */
+	{ "partitions", CFG_TABLE, OFF(partitions),
+	  "[{name: default, pkey: 0x7fff, ipoib: true, members: all}]", 0, 128,
+	  NULL,
+	  "Partitions (P_Keys): which ports may talk to which. Each is a "
+	  "mapping of the keys below; a port is a full member of the "
+	  "partitions listing it under members, a limited member of those "
+	  "listing it under limited (limited members talk only to full "
+	  "members). Every port is at least a limited member of the default "
+	  "partition 0x7fff, so that it can reach the SA, and the SM's port "
+	  "a full member. A name or GUID given beside all, hosts or switches "
+	  "in the other list wins; else full membership wins.",
+	  &cfg_partition_item, 0 },
 };
+#pragma GCC diagnostic pop
 
 #define N_KEYS (sizeof(cfg_keys) / sizeof(*cfg_keys))
 
@@ -326,7 +343,7 @@ static bool parse_uint(const char *s, int base, uint64_t *v)
 	return !*e && !errno;
 }
 
-static int set_u32(struct config *c, const struct cfg_key *k, const char *s,
+static int set_u32(void *c, const struct cfg_key *k, const char *s,
 		   const char *where, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -334,6 +351,9 @@ static int set_u32(struct config *c, const struct cfg_key *k, const char *s,
 	if (!parse_uint(s, 0, &v) || (s[0] == '0' && isdigit((unsigned char)s[1])))
 		return cfg_err(err, errlen, where, "%s: expected a number, got "
 			       "\"%s\"", k->key, s);
+	if ((v < k->min || v > k->max) && (k->flags & CFG_F_HEX))
+		return cfg_err(err, errlen, where, "%s: %s is out of range "
+			       "0x%04x..0x%04x", k->key, s, k->min, k->max);
 	if (v < k->min || v > k->max)
 		return cfg_err(err, errlen, where, "%s: %s is out of range "
 			       "%u..%u", k->key, s, k->min, k->max);
@@ -342,7 +362,7 @@ static int set_u32(struct config *c, const struct cfg_key *k, const char *s,
 }
 
 /* GUIDs are hexadecimal with or without 0x, as the IB tools print them. */
-static int set_guid(struct config *c, const struct cfg_key *k, const char *s,
+static int set_guid(void *c, const struct cfg_key *k, const char *s,
 		    const char *where, char *err, size_t errlen)
 {
 	const char *h = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? s + 2
@@ -357,7 +377,7 @@ static int set_guid(struct config *c, const struct cfg_key *k, const char *s,
 	return 0;
 }
 
-static int set_string(struct config *c, const struct cfg_key *k,
+static int set_string(void *c, const struct cfg_key *k,
 		      const char *s, const char *where, char *err,
 		      size_t errlen)
 {
@@ -399,7 +419,7 @@ static int enum_err(const struct cfg_key *k, const char *s, const char *where,
 		       k->key, s, names);
 }
 
-static int set_enum(struct config *c, const struct cfg_key *k, const char *s,
+static int set_enum(void *c, const struct cfg_key *k, const char *s,
 		    const char *where, char *err, size_t errlen)
 {
 	int i = enum_find(k->enums, s);
@@ -450,7 +470,7 @@ int cfg_list_push(struct cfg_strlist *l, const char *s)
 }
 
 /* -o form of a list: comma-separated, "" = empty. */
-static int set_list_text(struct config *c, const struct cfg_key *k,
+static int set_list_text(void *c, const struct cfg_key *k,
 			 const char *s, const char *where, char *err,
 			 size_t errlen)
 {
@@ -480,7 +500,7 @@ static int set_list_text(struct config *c, const struct cfg_key *k,
 	return 0;
 }
 
-int cfg_set_value(struct config *c, const struct cfg_key *k, const char *s,
+int cfg_set_value(void *c, const struct cfg_key *k, const char *s,
 		  const char *where, char *err, size_t errlen)
 {
 	switch (k->type) {
@@ -495,79 +515,207 @@ int cfg_set_value(struct config *c, const struct cfg_key *k, const char *s,
 		return set_enum(c, k, s, where, err, errlen);
 	case CFG_LIST:
 		return set_list_text(c, k, s, where, err, errlen);
+	case CFG_TABLE:
+		return cfg_table_from_text(c, k, s, where, err, errlen);
 	}
 	return -EINVAL;
 }
 
-void config_free(struct config *c)
+void cfg_table_free(struct cfg_table *t, const struct cfg_item *it)
 {
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
+	for (uint32_t i = 0; i < t->n; i++)
+		cfg_keys_free(cfg_table_at(t, it, i), it->keys, it->n_keys);
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
+void *cfg_table_at(const struct cfg_table *t, const struct cfg_item *it,
+		   uint32_t i)
+{
+	return (char *)t->v + (size_t)i * it->size;
+}
+
+void *cfg_table_push(struct cfg_table *t, const struct cfg_item *it)
+{
+	void *nv = realloc(t->v, (t->n + 1) * it->size), *item;
+
+	if (!nv)
+		return NULL;
+	t->v = nv;
+	item = cfg_table_at(t, it, t->n++);
+	memset(item, 0, it->size);
+	return item;
+}
+
+void cfg_item_name(const struct cfg_key *k, const void *item, uint32_t i,
+		   char *out, size_t len)
+{
+	/* The first string key of an item is its name. */
+	for (size_t j = 0; j < k->item->n_keys; j++) {
+		const struct cfg_key *f = &k->item->keys[j];
+		const char *nm = f->type == CFG_STRING ? *CFIELD(item, f, char *)
+						       : NULL;
+		if (f->type != CFG_STRING)
+			continue;
+		if (nm && *nm) {
+			snprintf(out, len, "%s[%u] (%s)", k->key, i, nm);
+			return;
+		}
+		break;
+	}
+	snprintf(out, len, "%s[%u]", k->key, i);
+}
+
+int cfg_table_check(const struct cfg_key *k, const struct cfg_table *t,
+		    uint32_t *bad, char *msg, size_t len)
+{
+	char why[400] = "", item[160];
+	int r;
+
+	if (!k->item->check)
+		return 0;
+	r = k->item->check(t->v, t->n, bad, why, sizeof(why));
+	if (r == 0)
+		return 0;
+	cfg_item_name(k, cfg_table_at(t, k->item, *bad), *bad, item,
+		      sizeof(item));
+	snprintf(msg, len, "%s: %s", item, why);
+	return r;
+}
+
+void cfg_keys_free(void *base, const struct cfg_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_key *k = &keys[i];
 		if (k->type == CFG_STRING || k->type == CFG_PATH) {
-			free(*FIELD(c, k, char *));
-			*FIELD(c, k, char *) = NULL;
+			free(*FIELD(base, k, char *));
+			*FIELD(base, k, char *) = NULL;
 		} else if (k->type == CFG_LIST) {
-			cfg_list_free(FIELD(c, k, struct cfg_strlist));
+			cfg_list_free(FIELD(base, k, struct cfg_strlist));
+		} else if (k->type == CFG_TABLE) {
+			cfg_table_free(FIELD(base, k, struct cfg_table),
+				       k->item);
 		}
 	}
+}
+
+void config_free(struct config *c)
+{
+	cfg_keys_free(c, cfg_keys, N_KEYS);
+}
+
+int cfg_keys_defaults(void *base, const struct cfg_key *keys, size_t n,
+		      char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = keys[i].def ? cfg_set_value(base, &keys[i], keys[i].def,
+						    NULL, err, errlen)
+				    : 0;
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 int config_defaults(struct config *c)
 {
 	char err[256];
+	int r;
 
 	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < N_KEYS; i++) {
-		int r = cfg_set_value(c, &cfg_keys[i], cfg_keys[i].def, NULL,
-				      err, sizeof(err));
-		if (r) {
-			/* A bad default is a bug in the table above. */
-			if (r != -ENOMEM)
-				log_err("config: bad built-in default: %s", err);
-			config_free(c);
-			return r == -ENOMEM ? r : -EINVAL;
-		}
+	r = cfg_keys_defaults(c, cfg_keys, N_KEYS, err, sizeof(err));
+	if (r) {
+		/* A bad default is a bug in the table above. */
+		if (r != -ENOMEM)
+			log_err("config: bad built-in default: %s", err);
+		config_free(c);
+		return r == -ENOMEM ? r : -EINVAL;
 	}
 	return 0;
+}
+
+static int table_copy(struct cfg_table *dst, const struct cfg_table *src,
+		      const struct cfg_item *it)
+{
+	int r = 0;
+
+	dst->v = NULL;
+	dst->n = 0;
+	for (uint32_t i = 0; i < src->n && !r; i++) {
+		void *d = cfg_table_push(dst, it);
+		if (!d)
+			return -ENOMEM;
+		r = cfg_keys_copy(d, cfg_table_at(src, it, i), it->keys,
+				  it->n_keys);
+	}
+	return r;
+}
+
+static int key_copy(void *dst, const void *src, const struct cfg_key *k)
+{
+	int r = 0;
+
+	switch (k->type) {
+	case CFG_STRING:
+	case CFG_PATH: {
+		const char *v = *CFIELD(src, k, char *);
+		char *s = v ? strdup(v) : NULL;
+		*FIELD(dst, k, char *) = s;
+		return s || !v ? 0 : -ENOMEM;
+	}
+	case CFG_LIST: {
+		const struct cfg_strlist *l = CFIELD(src, k, struct cfg_strlist);
+		struct cfg_strlist *d = FIELD(dst, k, struct cfg_strlist);
+		d->v = NULL;
+		d->n = 0;
+		for (uint32_t j = 0; j < l->n && !r; j++)
+			r = cfg_list_push(d, l->v[j]);
+		return r;
+	}
+	case CFG_TABLE:
+		return table_copy(FIELD(dst, k, struct cfg_table),
+				  CFIELD(src, k, struct cfg_table), k->item);
+	default:
+		memcpy(FIELD(dst, k, char), CFIELD(src, k, char),
+		       k->type == CFG_GUID ? sizeof(uint64_t)
+		       : k->type == CFG_ENUM ? sizeof(int)
+					     : sizeof(uint32_t));
+		return 0;
+	}
+}
+
+int cfg_keys_copy(void *dst, const void *src, const struct cfg_key *keys,
+		  size_t n)
+{
+	int r = 0;
+
+	/* Pointers first cleared, so a failure frees only what was made. */
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_key *k = &keys[i];
+		if (k->type == CFG_STRING || k->type == CFG_PATH)
+			*FIELD(dst, k, char *) = NULL;
+		else if (k->type == CFG_LIST)
+			*FIELD(dst, k, struct cfg_strlist) =
+			    (struct cfg_strlist){0};
+		else if (k->type == CFG_TABLE)
+			*FIELD(dst, k, struct cfg_table) =
+			    (struct cfg_table){0};
+	}
+	for (size_t i = 0; i < n && !r; i++)
+		r = key_copy(dst, src, &keys[i]);
+	if (r)
+		cfg_keys_free(dst, keys, n);
+	return r;
 }
 
 int config_copy(struct config *dst, const struct config *src)
 {
 	*dst = *src;
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
-		if (k->type == CFG_STRING || k->type == CFG_PATH) {
-			*FIELD(dst, k, char *) = NULL;
-		} else if (k->type == CFG_LIST) {
-			FIELD(dst, k, struct cfg_strlist)->v = NULL;
-			FIELD(dst, k, struct cfg_strlist)->n = 0;
-		}
-	}
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
-		int r = 0;
-		if (k->type == CFG_STRING || k->type == CFG_PATH) {
-			char *s = strdup(*CFIELD(src, k, char *));
-			*FIELD(dst, k, char *) = s;
-			r = s ? 0 : -ENOMEM;
-		} else if (k->type == CFG_LIST) {
-			const struct cfg_strlist *l =
-				CFIELD(src, k, struct cfg_strlist);
-			for (uint32_t j = 0; j < l->n && !r; j++)
-				r = cfg_list_push(
-					FIELD(dst, k, struct cfg_strlist),
-					l->v[j]);
-		}
-		if (r) {
-			config_free(dst);
-			return r;
-		}
-	}
-	return 0;
+	return cfg_keys_copy(dst, src, cfg_keys, N_KEYS);
 }
 
-static bool key_equal(const struct config *a, const struct config *b,
-		      const struct cfg_key *k)
+static bool key_equal(const void *a, const void *b, const struct cfg_key *k)
 {
 	switch (k->type) {
 	case CFG_U32:
@@ -590,16 +738,49 @@ static bool key_equal(const struct config *a, const struct config *b,
 				return false;
 		return true;
 	}
+	case CFG_TABLE: {
+		const struct cfg_table *x = CFIELD(a, k, struct cfg_table);
+		const struct cfg_table *y = CFIELD(b, k, struct cfg_table);
+		if (x->n != y->n)
+			return false;
+		for (uint32_t i = 0; i < x->n; i++)
+			if (!cfg_keys_equal(cfg_table_at(x, k->item, i),
+					    cfg_table_at(y, k->item, i),
+					    k->item->keys, k->item->n_keys))
+				return false;
+		return true;
+	}
 	}
 	return false;
 }
 
-bool config_equal(const struct config *a, const struct config *b)
+bool cfg_keys_equal(const void *a, const void *b, const struct cfg_key *keys,
+		    size_t n)
 {
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (!key_equal(a, b, &cfg_keys[i]))
+	for (size_t i = 0; i < n; i++)
+		if (!key_equal(a, b, &keys[i]))
 			return false;
 	return true;
+}
+
+bool config_equal(const struct config *a, const struct config *b)
+{
+	return cfg_keys_equal(a, b, cfg_keys, N_KEYS);
+}
+
+bool config_differ_only_in(const struct config *a, const struct config *b,
+			   const char *key)
+{
+	bool differs = false;
+
+	for (size_t i = 0; i < N_KEYS; i++) {
+		bool eq = key_equal(a, b, &cfg_keys[i]);
+		if (!strcmp(cfg_keys[i].key, key))
+			differs = !eq;
+		else if (!eq)
+			return false;
+	}
+	return differs;
 }
 
 int config_set(struct config *c, const char *key, const char *value,

@@ -30,6 +30,29 @@ struct cfg_strlist {
 	uint32_t n;
 };
 
+/* A CFG_TABLE value: a list of mappings, each item a struct laid out by
+ * the key's item schema (struct cfg_item). */
+struct cfg_table {
+	void *v; /* n items of cfg_item.size bytes */
+	uint32_t n;
+};
+
+/* PathRecord/MCMemberRecord MTU and rate codes a partition may give; 0 is
+ * "auto": the smallest of the fabric's linked CA ports. */
+#define CFG_AUTO 0
+
+/* One item of the partitions key (docs/design.md §1.2). */
+struct cfg_partition {
+	char *name;
+	uint32_t pkey;	/* 0x0001..0x7fff, without the membership bit */
+	int ipoib;	/* 0 or 1: the partition's IPoIB broadcast group */
+	int mtu;	/* CFG_AUTO or IBA MTU code 1..5 */
+	int rate;	/* CFG_AUTO or IBA rate code */
+	uint32_t sl;	/* SL of the IPoIB broadcast group */
+	struct cfg_strlist members; /* full members */
+	struct cfg_strlist limited; /* limited members */
+};
+
 /* Field names follow the keys (dots become underscores). */
 struct config {
 	uint64_t port_guid;	/* 0 = unset */
@@ -85,10 +108,16 @@ struct config {
 	uint32_t control_idle_timeout_ms;
 	uint32_t control_max_output;
 	int log_level;		/* enum log_level (LOG_LVL_*) */
+
+	struct cfg_table partitions; /* of struct cfg_partition */
 };
 
 enum cfg_type { CFG_U32, CFG_GUID, CFG_STRING, CFG_PATH, CFG_ENUM,
-		CFG_LIST };
+		CFG_LIST, CFG_TABLE };
+
+/* cfg_key.flags */
+#define CFG_F_HEX 1u /* CFG_U32: printed in hexadecimal */
+#define CFG_F_ONE 2u /* CFG_LIST: a single value is a one-item list */
 
 struct cfg_enum {
 	const char *name;
@@ -104,6 +133,21 @@ struct cfg_key {
 	const struct cfg_enum *enums; /* CFG_ENUM, ended by a NULL name */
 	const char *doc;	/* one or two sentences for the example
 				   config and the man page */
+	const struct cfg_item *item; /* CFG_TABLE: the schema of its items */
+	unsigned flags;		     /* CFG_F_* */
+};
+
+/* The schema of a CFG_TABLE's items: keys whose off is into the item
+ * struct, a def of NULL making the key required.  check (may be NULL)
+ * judges the items together after each was read (duplicates, say): 0,
+ * or -EINVAL with the index of the item at fault in *bad and the reason
+ * in msg. */
+struct cfg_item {
+	size_t size;
+	const struct cfg_key *keys;
+	size_t n_keys;
+	int (*check)(const void *items, uint32_t n, uint32_t *bad, char *msg,
+		     size_t len);
 };
 
 /* The schema, in printing order (keys of one section are adjacent). */
@@ -115,6 +159,9 @@ void config_free(struct config *c);
 /* Deep copy; 0 or -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
+/* Whether the two differ in key only (and differ there). */
+bool config_differ_only_in(const struct config *a, const struct config *b,
+			   const char *key);
 
 /* Applies a YAML document on top of c.  Errors as "name:line: message";
  * c may be partly changed on error (use config_build for all-or-nothing).
@@ -124,7 +171,8 @@ int config_load_string(struct config *c, const char *yaml, const char *name,
 		       char *err, size_t errlen);
 int config_load_file(struct config *c, const char *path, char *err,
 		     size_t errlen);
-/* One key from text, as -o gives it (lists: comma-separated, "" empty).
+/* One key from text, as -o gives it (lists: comma-separated, "" empty;
+ * tables: a YAML flow list, e.g. [{name: a, pkey: 0x2, members: all}]).
  * where prefixes error messages. */
 int config_set(struct config *c, const char *key, const char *value,
 	       const char *where, char *err, size_t errlen);

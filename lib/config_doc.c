@@ -25,14 +25,26 @@ static void print_quoted(FILE *o, const char *s)
 	fputc('"', o);
 }
 
-static void print_value(FILE *o, const struct config *c,
-			const struct cfg_key *k)
+static const char *enum_name(const struct cfg_key *k, int v)
 {
-	const void *f = (const char *)c + k->off;
+	for (const struct cfg_enum *e = k->enums; e->name; e++)
+		if (e->value == v)
+			return e->name;
+	return "?";
+}
+
+static void print_table_flow(FILE *o, const struct cfg_key *k,
+			     const struct cfg_table *t);
+
+/* A value in YAML flow form (one line) from base + k->off. */
+static void print_value(FILE *o, const void *base, const struct cfg_key *k)
+{
+	const void *f = (const char *)base + k->off;
 
 	switch (k->type) {
 	case CFG_U32:
-		fprintf(o, "%u", *(const uint32_t *)f);
+		fprintf(o, k->flags & CFG_F_HEX ? "0x%04x" : "%u",
+			*(const uint32_t *)f);
 		break;
 	case CFG_GUID:
 		fprintf(o, "0x%016" PRIx64, *(const uint64_t *)f);
@@ -42,7 +54,7 @@ static void print_value(FILE *o, const struct config *c,
 		print_quoted(o, *(char *const *)f);
 		break;
 	case CFG_ENUM:
-		fputs(config_enum_name(k->key, *(const int *)f), o);
+		fputs(enum_name(k, *(const int *)f), o);
 		break;
 	case CFG_LIST: {
 		const struct cfg_strlist *l = f;
@@ -55,16 +67,60 @@ static void print_value(FILE *o, const struct config *c,
 		fputc(']', o);
 		break;
 	}
+	case CFG_TABLE:
+		print_table_flow(o, k, f);
+		break;
 	}
 }
 
-/* Word-wrapped comment lines at the given indentation. */
-static void print_comment(FILE *o, unsigned indent, const char *text)
+static void print_table_flow(FILE *o, const struct cfg_key *k,
+			     const struct cfg_table *t)
+{
+	const struct cfg_item *it = k->item;
+
+	fputc('[', o);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const void *item = cfg_table_at(t, it, i);
+		fputs(i ? ", {" : "{", o);
+		for (size_t j = 0; j < it->n_keys; j++) {
+			fprintf(o, "%s%s: ", j ? ", " : "", it->keys[j].key);
+			print_value(o, item, &it->keys[j]);
+		}
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
+/* A table in block form: "- key: value" items under the key's line. */
+static void print_table_block(FILE *o, const struct cfg_key *k,
+			      const struct cfg_table *t, unsigned indent)
+{
+	const struct cfg_item *it = k->item;
+
+	if (!t->n) {
+		fputs(" []\n", o);
+		return;
+	}
+	fputc('\n', o);
+	for (uint32_t i = 0; i < t->n; i++)
+		for (size_t j = 0; j < it->n_keys; j++) {
+			fprintf(o, "%*s%s%s: ", (int)indent, "",
+				j ? "  " : "- ", it->keys[j].key);
+			print_value(o, cfg_table_at(t, it, i), &it->keys[j]);
+			fputc('\n', o);
+		}
+}
+
+/* Word-wrapped comment lines at the given indentation, the lines after
+ * the first indented by hang more after the "# ". */
+static void print_comment_hang(FILE *o, unsigned indent, unsigned hang,
+			       const char *text)
 {
 	const char *s = text;
+	unsigned h = 0;
 
 	while (*s) {
-		size_t room = DOC_WIDTH - indent - 2, n = strlen(s);
+		size_t room = DOC_WIDTH - indent - 2 - h, n = strlen(s);
 		if (n > room) {
 			n = room;
 			while (n > 0 && s[n] != ' ')
@@ -72,11 +128,18 @@ static void print_comment(FILE *o, unsigned indent, const char *text)
 			if (n == 0)
 				n = strcspn(s, " ");
 		}
-		fprintf(o, "%*s# %.*s\n", (int)indent, "", (int)n, s);
+		fprintf(o, "%*s# %*s%.*s\n", (int)indent, "", (int)h, "",
+			(int)n, s);
 		s += n;
+		h = hang;
 		while (*s == ' ')
 			s++;
 	}
+}
+
+static void print_comment(FILE *o, unsigned indent, const char *text)
+{
+	print_comment_hang(o, indent, 0, text);
 }
 
 /* Number of leading dotted components shared by the sections of a and b. */
@@ -92,6 +155,25 @@ static unsigned common_sections(const char *a, const char *b)
 		n++;
 		a = da + 1;
 		b = db + 1;
+	}
+}
+
+/* The keys of a table's items, as comments above it. */
+static void print_item_docs(FILE *o, unsigned indent, const struct cfg_item *it)
+{
+	fprintf(o, "%*s#\n%*s# Keys of each item:\n", (int)indent, "",
+		(int)indent, "");
+	for (size_t j = 0; j < it->n_keys; j++) {
+		char *t = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&t, &len);
+		if (!m)
+			return;
+		fprintf(m, "  %s: %s%s", it->keys[j].key,
+			it->keys[j].def ? "" : "(required) ", it->keys[j].doc);
+		fclose(m);
+		print_comment_hang(o, indent, 4, t);
+		free(t);
 	}
 }
 
@@ -112,9 +194,20 @@ static void print_tree(const struct config *c, FILE *o, bool docs)
 					(int)(d - p), p);
 		if (docs)
 			print_comment(o, 2 * level, keys[i].doc);
-		fprintf(o, "%*s%s: ", 2 * level, "", p);
-		print_value(o, c, &keys[i]);
-		fputc('\n', o);
+		if (docs && keys[i].type == CFG_TABLE)
+			print_item_docs(o, 2 * level, keys[i].item);
+		fprintf(o, "%*s%s:", 2 * level, "", p);
+		if (keys[i].type == CFG_TABLE) {
+			print_table_block(
+			    o, &keys[i],
+			    (const struct cfg_table *)((const char *)c +
+						       keys[i].off),
+			    2 * level + 2);
+		} else {
+			fputc(' ', o);
+			print_value(o, c, &keys[i]);
+			fputc('\n', o);
+		}
 		prev = key;
 	}
 }
@@ -164,7 +257,10 @@ static void man_type(FILE *o, const struct cfg_key *k)
 {
 	switch (k->type) {
 	case CFG_U32:
-		fprintf(o, "integer %u..%u", k->min, k->max);
+		fprintf(o,
+			k->flags & CFG_F_HEX ? "integer 0x%04x..0x%04x"
+					     : "integer %u..%u",
+			k->min, k->max);
 		break;
 	case CFG_GUID:
 		fputs("GUID", o);
@@ -181,12 +277,59 @@ static void man_type(FILE *o, const struct cfg_key *k)
 				e->name);
 		break;
 	case CFG_LIST:
-		fputs("list", o);
+		fputs(k->flags & CFG_F_ONE ? "list or one value" : "list", o);
 		for (const struct cfg_enum *e = k->enums; e && e->name; e++)
 			fprintf(o, "%s%s", e == k->enums ? " of " : " | ",
 				e->name);
 		break;
+	case CFG_TABLE:
+		fprintf(o, "list of at most %u mappings", k->max);
+		break;
 	}
+}
+
+/* One .TP entry: key, (type; default), doc. */
+static void man_key(FILE *out, const char *name, const void *base,
+		    const struct cfg_key *k)
+{
+	char *v = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&v, &len);
+
+	if (!m)
+		return;
+	if (k->def)
+		print_value(m, base, k);
+	fclose(m);
+	fprintf(out, ".TP\n.B %s\n(", name);
+	man_type(out, k);
+	fputs(k->def ? "; default " : "; required", out);
+	man_text(out, v);
+	fputs(")\n.br\n", out);
+	man_text(out, k->doc);
+	fputc('\n', out);
+	free(v);
+}
+
+/* The item keys of a table, "partitions[].pkey", with the items' own
+ * defaults. */
+static void man_item_keys(FILE *out, const struct cfg_key *k)
+{
+	const struct cfg_item *it = k->item;
+	char err[256], name[160];
+	void *item = calloc(1, it->size);
+
+	if (!item)
+		return;
+	if (cfg_keys_defaults(item, it->keys, it->n_keys, err, sizeof(err)) ==
+	    0)
+		for (size_t j = 0; j < it->n_keys; j++) {
+			snprintf(name, sizeof(name), "%s[].%s", k->key,
+				 it->keys[j].key);
+			man_key(out, name, item, &it->keys[j]);
+		}
+	cfg_keys_free(item, it->keys, it->n_keys);
+	free(item);
 }
 
 void config_write_man_keys(FILE *out)
@@ -198,21 +341,9 @@ void config_write_man_keys(FILE *out)
 	if (config_defaults(&c) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		char *v = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&v, &len);
-		if (!m)
-			break;
-		print_value(m, &c, &keys[i]);
-		fclose(m);
-		fprintf(out, ".TP\n.B %s\n(", keys[i].key);
-		man_type(out, &keys[i]);
-		fputs("; default ", out);
-		man_text(out, v);
-		fputs(")\n.br\n", out);
-		man_text(out, keys[i].doc);
-		fputc('\n', out);
-		free(v);
+		man_key(out, keys[i].key, &c, &keys[i]);
+		if (keys[i].type == CFG_TABLE)
+			man_item_keys(out, &keys[i]);
 	}
 	config_free(&c);
 }

@@ -57,6 +57,12 @@ struct ib_node {
 	uint32_t vendor_id;
 	char desc[IB_DESC_LEN + 1];
 	struct ib_port *ports; /* [0..nports]; ports[0] only meaningful on switches */
+	/* P_Key table sizes: NodeInfo PartitionCap (end ports); switches:
+	 * SwitchInfo PartitionEnforcementCap (external ports) and its
+	 * Inbound/OutboundEnforcementCap bits.  0 = unknown/none. */
+	uint16_t pkey_cap;
+	uint16_t pkey_enf_cap;
+	uint8_t pkey_enf_in, pkey_enf_out;
 
 	/* Switches only (SwitchInfo) */
 	uint16_t lft_cap;   /* LinearFDBCap */

@@ -21,6 +21,10 @@ static int copy_node(struct fabric *dst, const struct ib_node *s)
 	n->lft_cap = s->lft_cap;
 	n->mft_cap = s->mft_cap;
 	n->lft_top = s->lft_top;
+	n->pkey_cap = s->pkey_cap;
+	n->pkey_enf_cap = s->pkey_enf_cap;
+	n->pkey_enf_in = s->pkey_enf_in;
+	n->pkey_enf_out = s->pkey_enf_out;
 	memcpy(n->dr_path, s->dr_path, sizeof(n->dr_path));
 	n->dr_hops = s->dr_hops;
 	if (s->lft_size) {

@@ -112,6 +112,8 @@ const char *sa_method_name(uint8_t m)
 		return "GetTraceTable";
 	case SA_METHOD_GET_MULTI:
 		return "GetMulti";
+	case SA_METHOD_GET_MULTI_RESP:
+		return "GetMultiResp";
 	case SA_METHOD_DELETE:
 		return "Delete";
 	case SA_METHOD_DELETE_RESP:

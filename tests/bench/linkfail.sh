@@ -22,23 +22,13 @@ if [ "${1:-}" = -n ]; then RUNS=$2; shift 2; fi
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 W=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-linkfail.XXXXXX")
 export IBSIM_SOCKNAME="ibsmdlf$$"
-PIDS=
 . "$(dirname "$0")/sim.bash"
-stop_sms() {
-	local p
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	PIDS=
-}
 cleanup() { stop_sms; stop_sim; rm -rf "$W"; }
 . "$(dirname "$0")/../procs.bash"
 procs_guard cleanup
 trap 'exit 143' TERM INT
 
-NET=$W/fabric.net
-if [ -n "${1:-}" ]; then cp "$1" "$NET"; else
-	"$O/ibsmgen" fattree2 --hosts 968 -o "$NET" 2>/dev/null || exit 1
-fi
+bench_net "${1:-}"
 # S1's uplinks: its switch-facing ports, from the net file.
 read -r P1 P2 PEER2 < <(sed -n '/^Switch.*"S1"$/,/^$/p' "$NET" |
 	sed -n 's/^\[\([0-9]*\)\]\t"\(S[0-9]*\)".*/\1 \2/p' | head -2 | paste -sd' ' |

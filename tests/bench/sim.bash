@@ -1,8 +1,11 @@
 # Shared by the benchmarks that run SMs under a fresh ibsim per run
-# (bringup.sh, failover.sh, linkfail.sh).  The caller sets O (build dir),
-# W (scratch dir) and IBSIM_SOCKNAME.
+# (bringup.sh, failover.sh, linkfail.sh, partitions.sh).  The caller sets
+# O (build dir), W (scratch dir) and IBSIM_SOCKNAME.
 #   start_sim NETFILE   ibsim on NETFILE, its console on fd $SIMIN, pid SIMPID
 #   stop_sim            stops it (no-op when none runs)
+#   stop_sms            SIGTERM to the pids in PIDS, waits for them
+#   bench_net [NETFILE] NET=$W/fabric.net: a copy of NETFILE, else the
+#                       968-host 2-level fat tree
 #   now                 wall clock, seconds with nanoseconds
 #   until_true SECONDS STEP CMD...   polls CMD every STEP s; 1 on timeout
 SIMPID=
@@ -22,6 +25,19 @@ stop_sim() {
 	[ -n "$SIMPID" ] || return 0
 	kill "$SIMPID" 2>/dev/null; wait "$SIMPID" 2>/dev/null; SIMPID=
 	exec {SIMIN}<&-
+}
+PIDS=
+stop_sms() {
+	local p
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	PIDS=
+}
+bench_net() {
+	NET=$W/fabric.net
+	if [ -n "${1:-}" ]; then cp "$1" "$NET"; else
+		"$O/ibsmgen" fattree2 --hosts 968 -o "$NET" 2>/dev/null || exit 1
+	fi
 }
 now() { date +%s.%N; }
 until_true() {

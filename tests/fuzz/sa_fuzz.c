@@ -2,24 +2,28 @@
  * one request MAD handed to sa_handle() on the fixture fabric.  Inputs with
  * the low bit of byte 0 set get a valid MAD/SA header prefix (version,
  * class, a real method and attribute chosen by input bytes) so mutations
- * reach the record handlers instead of dying in validation. */
+ * reach the record handlers instead of dying in validation.  Byte 1 picks
+ * the requester, bit 1 of byte 2 whether partitions apply (two of them over
+ * the fixture's hosts), so the partition rules are fuzzed too. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../unit/sa_fixture.h"
+#include "lib/pkeys.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t methods[] = {SA_METHOD_GET, SA_METHOD_GET_TABLE,
-				  SA_METHOD_SET, SA_METHOD_DELETE};
+				  SA_METHOD_SET, SA_METHOD_DELETE,
+				  SA_METHOD_GET_MULTI};
 static const uint16_t attrs[] = {
     SA_ATTR_CLASS_PORT_INFO, SA_ATTR_NODE_REC,	     SA_ATTR_PORTINFO_REC,
     SA_ATTR_SWITCHINFO_REC,  SA_ATTR_LFT_REC,	     SA_ATTR_MFT_REC,
     SA_ATTR_SMINFO_REC,	     SA_ATTR_LINK_REC,	     SA_ATTR_GUIDINFO_REC,
     SA_ATTR_SERVICE_REC,     SA_ATTR_PKEY_TABLE_REC, SA_ATTR_PATH_REC,
-    SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,
+    SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,   SA_ATTR_MULTIPATH_REC,
 };
 
 /* An MFT source so MulticastForwardingTableRecord code runs too. */
@@ -33,21 +37,46 @@ static int fz_mft(void *ctx, const struct ib_node *sw, uint16_t block,
 	return 1;
 }
 
+/* Partition red: Hca1, Hca2; blue: Hca3 and Hca4 (by node GUID) full,
+ * Hca5 limited; everyone else limited in the default partition. */
+static char *red_m[] = {"Hca1", "Hca2"}, *blue_m[] = {"Hca3", "0x100009"},
+	    *blue_l[] = {"Hca5"};
+static struct cfg_partition parts[] = {
+    {.name = "red", .pkey = 0x10, .members = {red_m, 2}},
+    {.name = "blue",
+     .pkey = 0x11,
+     .members = {blue_m, 2},
+     .limited = {blue_l, 1}},
+};
+static const struct cfg_table part_table = {parts, 2};
+static struct pkey_plan plan;
+
+static struct fx *fz_setup(void **state)
+{
+	struct fx *x;
+
+	fx_setup(state);
+	x = *state;
+	x->sa.mft_block = fz_mft;
+	if (pkey_plan_build(&plan, &x->f, &part_table, false) < 0)
+		__builtin_trap();
+	return x;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static void *state;
 	static struct fx *x;
 	static unsigned iter;
 	uint8_t mad[1024];
-	struct sa_peer from = {.lid = 2};
+	struct sa_peer from = {.lid = size > 1 ? 1 + data[1] % 9 : 2};
 	size_t len = size < sizeof(mad) ? size : sizeof(mad);
 
 	if (!x) {
 		log_set_level(LOG_LVL_ERR);
-		fx_setup(&state);
-		x = state;
-		x->sa.mft_block = fz_mft;
+		x = fz_setup(&state);
 	}
+	x->sa.pkeys = size > 2 && (data[2] & 2) ? &plan : NULL;
 	memcpy(mad, data, len);
 	if (len >= 20 && (data[0] & 1)) {
 		mad[0] = 1;
@@ -66,9 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* start from a fresh SA now and then so state stays small */
 	if (++iter % 5000 == 0) {
 		fx_teardown(&state);
-		fx_setup(&state);
-		x = state;
-		x->sa.mft_block = fz_mft;
+		pkey_plan_free(&plan);
+		x = fz_setup(&state);
 	}
 	return 0;
 }

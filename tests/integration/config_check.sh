@@ -35,4 +35,35 @@ grep -q 'unknown key "mad.windw"' "$T/err" || fail "unknown -o key message: $(ca
 "$D" -c "$T/missing.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" -eq 2 ] || fail "unreadable config: exit $rc, want 2"
 grep -q "missing.yaml" "$T/err" || fail "unreadable config message: $(cat "$T/err")"
+# Partitions: the example of ibsmd.yaml(5) prints canonically, and the
+# printout is a config giving the same; a P_Key given twice or an unknown
+# key in a partition is "file:line: message" and exit 2.
+cat >"$T/parts.yaml" <<'EOF'
+partitions:
+  - name: default
+    pkey: 0x7fff
+    ipoib: true
+    mtu: 4096
+    rate: 100g
+    members: all
+  - name: storage
+    pkey: 0x0002
+    members: [H-1, 0x0002c903000a1b2c, "switches"]
+    limited: [hosts]
+EOF
+"$D" -c "$T/parts.yaml" --check-config >"$T/parts.out" || fail "partitions example rejected"
+grep -q '^    mtu: 4096$' "$T/parts.out" && grep -q '^    rate: 100g$' "$T/parts.out" &&
+	grep -q '^    limited: \["hosts"\]$' "$T/parts.out" || fail "partitions not shown: $(tail -20 "$T/parts.out")"
+"$D" -c "$T/parts.out" --check-config >"$T/parts.again" || fail "canonical partitions do not load"
+diff -u "$T/parts.out" "$T/parts.again" || fail "canonical partitions are not stable"
+printf 'partitions:\n  - name: a\n    pkey: 2\n  - name: b\n    pkey: 0x0002\n' >"$T/dup.yaml"
+"$D" -c "$T/dup.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "duplicate pkey: exit $rc, want 2"
+grep -qF "$T/dup.yaml:4: partitions[1] (b): pkey 0x0002 is also partitions[0]'s (a)" "$T/err" ||
+	fail "duplicate pkey message: $(cat "$T/err")"
+printf 'partitions:\n  - name: a\n    pkey: 2\n    membres: all\n' >"$T/unk.yaml"
+"$D" -c "$T/unk.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "unknown partition key: exit $rc, want 2"
+grep -qF "$T/unk.yaml:4: partitions[0]: unknown key \"membres\"" "$T/err" ||
+	fail "unknown partition key message: $(cat "$T/err")"
 echo PASS

@@ -7,7 +7,9 @@
 # it comes back (with H7's port GID), each from the SM's LID.  saquery
 # IIR lists the subscriptions; they survive a SIGKILL and restart
 # (informs.state); a subscriber that no longer answers reports loses its
-# subscriptions, with a log line.
+# subscriptions, with a log line.  With partitions (the hosts only
+# limited members of the default one, H3 and H5 full members of 0x0002),
+# H3 hears of H5's link going down and up, and nothing of H7's.
 . "${TOP:-.}/tests/integration/mcast_common.bash"
 SUB="$O/tests/sim/sa_inform"
 [ -x "$SUB" ] || skip "tests/sim/sa_inform not built"
@@ -70,4 +72,42 @@ grep "answered no report" "$T/ibsmd.log" || fail "no log line for the subscriber
 sim saquery IIR >"$T/iir3" 2>&1
 grep -q "SubscriberGID.*$(gid_of "$g3")" "$T/iir3" && fail "the silent subscriber's subscriptions were kept"
 kill -0 "$IBSMD_PID" || fail "ibsmd died"
-echo "PASS: traps 64-67 reported once each to the subscriber; subscriptions durable; a silent subscriber dropped"
+
+# Partitions: a subscriber hears only of ports it shares one with.
+kill "$IBSMD_PID"; wait "$IBSMD_PID" 2>/dev/null
+cat >"$T/parts.yaml" <<'Y'
+partitions:
+  - name: default
+    pkey: 0x7fff
+    members: switches
+    limited: hosts
+  - name: pair
+    pkey: 0x0002
+    members: [H3, H5]
+Y
+mc_ibsmd -c "$T/parts.yaml"
+for _ in 1 2 3; do sim saquery -N >/dev/null 2>&1 && break; done # the dead slot
+sim_at H3 "$SUB" 15 64,65 >"$T/sub2.out" 2>"$T/sub2.err" &
+SP=$!
+for _ in $(seq 50); do [ "$(grep -c "^subscribed .* status 0x0000" "$T/sub2.out" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+[ "$(grep -c '^subscribed .* status 0x0000' "$T/sub2.out")" = 2 ] || { cat "$T/sub2.out" "$T/sub2.err"; fail "H3 could not subscribe with partitions"; }
+sleep 0.5
+read -r sw5 swport5 < <(awk '/^Hca/ && /"H5"/ { h = 1; next } h && /^\[1\]/ { split($0, a, "\""); p = $2; sub(/.*\[/, "", p); sub(/\].*/, "", p); print a[2], p; exit }' "$T/ft.net")
+for h in "H7 $sw $swport" "H5 $sw5 $swport5"; do
+	set -- $h
+	ibsim_cmd "Unlink \"$1\"[1]"
+	heavy_sweep
+	ibsim_cmd "Link \"$1\"[1] \"$2\"[$3]"
+	heavy_sweep
+done
+sleep 1
+killtree "$SP"; wait "$SP"
+cat "$T/sub2.out"
+g5=$(guid H5)
+smlid=$(field sm_lid < <(ctl status))
+for tr in 65 64; do
+	[ "$(grep -c "^report $tr $(gid_of "$g5") $smlid\$" "$T/sub2.out")" = 1 ] ||
+		fail "H3 did not hear trap $tr of H5, with whom it shares partition 0x0002"
+done
+grep -q "^report .* $(gid_of "$g7") " "$T/sub2.out" && fail "H3 heard of H7, with whom it shares no partition"
+echo "PASS: traps 64-67 reported once each to the subscriber; subscriptions durable; a silent subscriber dropped; partitions respected"

@@ -5,7 +5,11 @@
  *   sa_raw [-t TIMEOUT_MS] CASE...     (sa_raw -l lists the cases)
  * With "fuzz:N:SEED", sends N requests mutated from the well-formed ones
  * (random methods, attributes, modifiers, component masks, record bytes,
- * RMPP header bytes, bit flips) and prints how many were answered. */
+ * RMPP header bytes, bit flips) and prints how many were answered.
+ * With "mpr:SRC,...:DST,..." (port GUIDs), sends a MultiPathRecord
+ * GetMulti (one RMPP segment) and prints "mpr status 0xNNNN records N"
+ * and the SLID, DLID and P_Key of each PathRecord answered (of the first
+ * three: ibsim passes one MAD). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,9 +156,9 @@ static uint32_t rnd(uint64_t *s)
 /* One of the well-formed requests, then one kind of mutation. */
 static void mutate(uint8_t *m, uint64_t *s)
 {
-	static const uint16_t attrs[] = {0x0011, 0x0012, 0x0014, 0x0015, 0x0016,
-					 0x0018, 0x0020, 0x0031, 0x0033, 0x0035,
-					 0x0038, 0x0030, 0x0001, 0x00fe};
+	static const uint16_t attrs[] = {
+	    0x0011, 0x0012, 0x0014, 0x0015, 0x0016, 0x0018, 0x0020, 0x0031,
+	    0x0033, 0x0035, 0x0038, 0x0030, 0x0001, 0x00fe, 0x003a};
 	static const uint8_t methods[] = {0x01, 0x02, 0x12, 0x15, 0x03, 0x14};
 	struct sa_case c = cases[5];
 
@@ -180,6 +184,59 @@ static void mutate(uint8_t *m, uint64_t *s)
 		break;
 	}
 	sa_put64(m + 8, next_tid++);
+}
+
+/* GUIDs of a comma-separated list into gids (fe80:: prefix); count. */
+static unsigned parse_gids(char *list, uint8_t *gids, unsigned room)
+{
+	unsigned n = 0;
+
+	for (char *t = strtok(list, ","); t && n < room;
+	     t = strtok(NULL, ",")) {
+		sa_put64(gids + 16 * n, 0xfe80000000000000ull);
+		sa_put64(gids + 16 * n + 8, strtoull(t, NULL, 16));
+		n++;
+	}
+	return n;
+}
+
+static int run_mpr(const char *spec, void *umad)
+{
+	uint8_t *m = umad_get_mad(umad), *rec = m + SA_HDR_SIZE;
+	char buf[512], *dst;
+	struct sa_case c = {"mpr", 0x14, 2,    0x003a, C(19) | C(20),
+			    0x07,  1,	 NULL, NULL};
+	unsigned ns, nd, n;
+	uint16_t st;
+
+	snprintf(buf, sizeof(buf), "%s", spec + 4);
+	dst = strchr(buf, ':');
+	if (!dst)
+		return fprintf(stderr, "sa_raw: mpr:SRC,..:DST,..\n"), 2;
+	*dst++ = '\0';
+	build(&c, m);
+	ns = parse_gids(buf, rec + 24, 11);
+	nd = parse_gids(dst, rec + 24 + 16 * ns, 11 - ns);
+	rec[15] = (uint8_t)ns;
+	rec[16] = (uint8_t)nd;
+	sa_put32(m + 28, 1);			    /* RMPP SegmentNumber */
+	sa_put32(m + 32, 20 + 24 + 16 * (ns + nd)); /* PayloadLength */
+	if (exchange(umad, &st) < 0) {
+		printf("mpr dropped\n");
+		return 0;
+	}
+	/* ibsim delivers an answer's first MAD only (3 PathRecords), and
+	 * OpenSM's RMPP header under it still holds the request's length:
+	 * the records are counted as the slots holding a path (an SLID) */
+	for (n = 0;
+	     !st && n < SA_DATA_SIZE / 64 && sa_get16(rec + 64 * n + 42);)
+		n++;
+	printf("mpr status 0x%04x records %u\n", st, n);
+	for (unsigned i = 0; i < n; i++)
+		printf("path slid %u dlid %u pkey 0x%04x\n",
+		       sa_get16(rec + 64 * i + 42), sa_get16(rec + 64 * i + 40),
+		       sa_get16(rec + 64 * i + 50));
+	return 0;
 }
 
 static int run_fuzz(const char *spec, void *umad)
@@ -227,6 +284,10 @@ int main(int argc, char **argv)
 
 		if (!strncmp(argv[i], "fuzz:", 5)) {
 			run_fuzz(argv[i], umad);
+			continue;
+		}
+		if (!strncmp(argv[i], "mpr:", 4)) {
+			run_mpr(argv[i], umad);
 			continue;
 		}
 		while (c->name && strcmp(c->name, argv[i]))

@@ -9,7 +9,8 @@
  *   sa_svc check ACKED
  * asks the SA (Get by ServiceID, GID, P_Key) for each ServiceID listed in
  * ACKED and prints "lost ID" for each it does not have, else "have ID
- * LEASE NAME"; exits 1 if one is lost. */
+ * LEASE NAME"; exits 1 if one is lost.
+ * SA_SVC_PKEY in the environment sets the ServiceP_Key (default 0xFFFF). */
 #include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +27,17 @@ static void fill_gid(const struct sa_client *c, struct sa_service_rec *r)
 
 #define MASK_KEY (1ull << SA_SR_ID | 1ull << SA_SR_GID | 1ull << SA_SR_PKEY)
 
+static uint16_t service_pkey(void)
+{
+	const char *s = getenv("SA_SVC_PKEY");
+
+	return s ? (uint16_t)strtoul(s, NULL, 0) : 0xFFFF;
+}
+
 static int one(struct sa_client *c, uint8_t method, struct sa_service_rec *r,
 	       uint64_t mask)
 {
-	r->pkey = 0xFFFF;
+	r->pkey = service_pkey();
 	fill_gid(c, r);
 	sa_client_build(c, method, SA_ATTR_SERVICE_REC, mask,
 			&sa_service_rec_desc, r);
@@ -118,7 +126,7 @@ int main(int argc, char **argv)
 }
 static int set_delete(int argc, char **argv)
 {
-	struct sa_service_rec r = {.pkey = 0xFFFF,
+	struct sa_service_rec r = {.pkey = service_pkey(),
 				   .lease = SA_SR_LEASE_INFINITE};
 	struct sa_client c;
 	uint8_t method;

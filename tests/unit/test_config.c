@@ -113,6 +113,9 @@ static void test_round_trip(void **state)
 		"sa.service_lease_max_s=4294967295",
 		"state_dir=/tmp/x y",
 		"log.level=debug",
+		"partitions=[{name: \"a b\", pkey: 0x7fff, members: all}, "
+		"{name: st, pkey: 2, ipoib: on, mtu: 2048, rate: 40g, sl: 15, "
+		"members: [H-1, 0x1, \"q\\\"x\"], limited: hosts}]",
 	};
 	struct config a, b;
 	char err[512];
@@ -125,6 +128,17 @@ static void test_round_trip(void **state)
 	assert_int_equal(a.multicast_mft_size, 128);
 	assert_int_equal(a.routing_updown_roots.n, 3);
 	assert_string_equal(a.routing_updown_roots.v[2], "spine \"A\"\\x");
+	assert_int_equal(a.partitions.n, 2);
+	{
+		const struct cfg_partition *p = a.partitions.v;
+		assert_string_equal(p[0].name, "a b");
+		assert_int_equal(p[1].pkey, 2);
+		assert_int_equal(p[1].mtu, 4);	 /* IBA code of 2048 */
+		assert_int_equal(p[1].rate, 7); /* IBA code of 40 Gb/s */
+		assert_int_equal(p[1].members.n, 3);
+		assert_string_equal(p[1].members.v[2], "q\"x");
+		assert_int_equal(p[1].limited.n, 1);
+	}
 	text = print_to_string(&a);
 	assert_int_equal(config_defaults(&b), 0);
 	if (config_load_string(&b, text, "printed", err, sizeof(err)))
@@ -335,22 +349,16 @@ static void test_man_page(void **state)
 
 /* Robustness: corrupted variants of a full config either load or fail
  * with a "t.yaml:N: " or "configuration: " message; never crash. */
-static void test_mutations(void **state)
+static void mutate(const char *base, size_t size, uint64_t seed, int rounds)
 {
 	static const char alphabet[] = ":-[]{},\"'#&*!|>.  \t\n0x9az";
-	static const char base[] =
-		"port:\n  guid: 0x0\n  ca: \"mlx5_0\"\nrouting:\n"
-		"  unicast: updown\n  updown:\n    roots: [S1, \"S 2\"]\n"
-		"    direction: dfs\nsm.priority: 3\nmad: {window: 8}\n"
-		"log:\n  level: info\n";
-	uint64_t rs = 777;
-	char err[512];
+	uint64_t rs = seed;
+	char err[512], *t = malloc(size);
 
-	(void)state;
-	for (int i = 0; i < 3000; i++) {
-		char t[sizeof(base)];
-		size_t len = sizeof(base) - 1;
-		memcpy(t, base, sizeof(base));
+	assert_non_null(t);
+	for (int i = 0; i < rounds; i++) {
+		size_t len = size - 1;
+		memcpy(t, base, size);
 		for (int m = 0; m < 1 + i % 3; m++) {
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			size_t pos = (rs >> 33) % len;
@@ -363,15 +371,55 @@ static void test_mutations(void **state)
 			if (!len)
 				break;
 		}
-		struct config c;
+		struct config c, d;
 		assert_int_equal(config_defaults(&c), 0);
 		int r = config_load_string(&c, t, "t.yaml", err, sizeof(err));
-		if (r)
+		if (r) {
 			assert_true(r == -EINVAL && !strncmp(err, "t.yaml:", 7));
-		else
+		} else {
+			/* what loads prints canonically and loads the same */
+			char *text = print_to_string(&c);
+			assert_int_equal(config_defaults(&d), 0);
+			if (config_load_string(&d, text, "p", err, sizeof(err)))
+				fail_msg("%s\n%s", err, text);
+			assert_true(config_equal(&c, &d));
+			config_free(&d);
+			free(text);
 			r = config_validate(&c, err, sizeof(err));
+		}
 		config_free(&c);
 	}
+	free(t);
+}
+
+static void test_mutations(void **state)
+{
+	static const char base[] =
+		"port:\n  guid: 0x0\n  ca: \"mlx5_0\"\nrouting:\n"
+		"  unicast: updown\n  updown:\n    roots: [S1, \"S 2\"]\n"
+		"    direction: dfs\nsm.priority: 3\nmad: {window: 8}\n"
+		"log:\n  level: info\n";
+
+	(void)state;
+	mutate(base, sizeof(base), 777, 3000);
+}
+
+/* The partitions section through the parser: mutated lists of mappings
+ * load or fail with "t.yaml:N: ", never crash, and what loads round-trips
+ * through the canonical printer. */
+static void test_mutations_partitions(void **state)
+{
+	static const char base[] =
+		"partitions:\n"
+		"  - name: default\n    pkey: 0x7fff\n    ipoib: true\n"
+		"    mtu: 4096\n    rate: 100g\n    members: all\n"
+		"  - name: storage\n    pkey: 0x0002\n    sl: 3\n"
+		"    members: [H-1, 0x0002c903000a1b2c, \"switches\"]\n"
+		"    limited: [hosts]\n"
+		"  - {name: gpu, pkey: 0x10, members: [g1, g2], limited: g3}\n";
+
+	(void)state;
+	mutate(base, sizeof(base), 4242, 6000);
 }
 
 static int regen(void)
@@ -411,6 +459,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_mutations_partitions),
 	};
 	if (argc > 1 && !strcmp(argv[1], "--regen"))
 		return regen();

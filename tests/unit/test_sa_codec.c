@@ -13,6 +13,7 @@
 
 #include "mad/sa_mad.h"
 #include "mad/sa_mcm.h"
+#include "mad/sa_multipath.h"
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
@@ -292,6 +293,51 @@ static void test_mcgstate_layout(void **state)
 	assert_int_equal(w[28], 4);
 }
 
+/* MultiPathRecord's head, byte by byte as OpenSM's ib_multipath_rec_t
+ * (iba/ib_types.h) lays it out: hop_flow_raw (4), tclass, num_path
+ * (reversible bit 7), pkey (2), qos_class_sl (2), mtu, rate, pkt_life,
+ * service_id_8msb, independence, sgid_count, dgid_count,
+ * service_id_56lsb (7). */
+static void test_multipath_layout(void **state)
+{
+	struct sa_multipath_rec r = {.raw_traffic = 1,
+				     .flow_label = 0xABCDE,
+				     .hop_limit = 0x11,
+				     .tclass = 0x22,
+				     .reversible = 1,
+				     .numb_path = 0x33,
+				     .pkey = 0x8010,
+				     .qos_class = 0x456,
+				     .sl = 7,
+				     .mtu_sel = 2,
+				     .mtu = 4,
+				     .rate_sel = 1,
+				     .rate = 3,
+				     .life_sel = 3,
+				     .life = 0x12,
+				     .service_id_msb = 0x99,
+				     .sgid_count = 2,
+				     .dgid_count = 9,
+				     .service_id_lsb = 0x11223344556677ull};
+	uint8_t w[SA_MPR_HEAD] = {0};
+
+	(void)state;
+	assert_int_equal(sa_rec_encode(&sa_multipath_rec_desc, &r, w), 0);
+	assert_int_equal(sa_get32(w), 0x8ABCDE11);
+	assert_int_equal(w[4], 0x22);
+	assert_int_equal(w[5], 0x80 | 0x33);
+	assert_int_equal(sa_get16(w + 6), 0x8010);
+	assert_int_equal(sa_get16(w + 8), 0x4567);
+	assert_int_equal(w[10], 0x84);
+	assert_int_equal(w[11], 0x43);
+	assert_int_equal(w[12], 0xD2);
+	assert_int_equal(w[13], 0x99);
+	assert_int_equal(w[15], 2);
+	assert_int_equal(w[16], 9);
+	assert_int_equal(w[17], 0x11);
+	assert_int_equal(w[23], 0x77);
+}
+
 static void test_service_and_guidinfo(void **state)
 {
 	struct sa_service_rec r = {.id = 0x1000000000000001ull,
@@ -351,6 +397,7 @@ int main(void)
 	    cmocka_unit_test(test_portinfo_offsets),
 	    cmocka_unit_test(test_mcm_member_count),
 	    cmocka_unit_test(test_mcgstate_layout),
+	    cmocka_unit_test(test_multipath_layout),
 	    cmocka_unit_test(test_service_and_guidinfo),
 	    cmocka_unit_test(test_match),
 	};

@@ -59,9 +59,16 @@ static void test_validation(void **state)
 	 * attribute */
 	assert_int_equal(fx_ask(x, 0x07, SA_ATTR_NODE_REC, 0, NULL, NULL),
 			 MAD_STATUS_METHOD_UNSUPP);
+	assert_int_equal(fx_ask(x, SA_METHOD_GET_TRACE_TABLE, SA_ATTR_PATH_REC,
+				0, NULL, NULL),
+			 MAD_STATUS_METHOD_UNSUPP);
+	/* GetMulti is MultiPathRecord's alone */
 	assert_int_equal(
 	    fx_ask(x, SA_METHOD_GET_MULTI, SA_ATTR_PATH_REC, 0, NULL, NULL),
-	    MAD_STATUS_METHOD_UNSUPP);
+	    MAD_STATUS_METHOD_ATTR_UNSUPP);
+	assert_int_equal(
+	    fx_ask(x, SA_METHOD_GET, SA_ATTR_MULTIPATH_REC, 0, NULL, NULL),
+	    MAD_STATUS_METHOD_ATTR_UNSUPP);
 	assert_int_equal(
 	    fx_ask(x, SA_METHOD_SET, SA_ATTR_NODE_REC, 0, NULL, NULL),
 	    MAD_STATUS_METHOD_ATTR_UNSUPP);
