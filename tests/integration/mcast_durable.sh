@@ -24,14 +24,18 @@ echo "$(wc -l <"$T/coll") joins for $NGR groups"
 : >"$T/acked"
 sim "$O/tests/sim/mcast_joins" --acked "$T/acked" "$T/coll" >"$T/out" 2>&1 &
 JPID=$!
+journal=
 for _ in $(seq 600); do
+	# joins go to a journal after the snapshot (a snapshot rewritten
+	# every 50 ms or more empties it, so it is looked for while joining)
+	grep -q '^journal$' "$T/state/mcgroups.state" 2>/dev/null && journal=1
 	[ "$(wc -l <"$T/acked")" -ge 400 ] && break
 	kill -0 $JPID 2>/dev/null || break
 	sleep 0.1
 done
 kill -9 "$IBSMD_PID"; wait "$IBSMD_PID" 2>/dev/null
-# the acknowledged joins went to the journal after the snapshot
-grep -q '^journal$' "$T/state/mcgroups.state" || fail "no journal in mcgroups.state after the joins"
+grep -q '^journal$' "$T/state/mcgroups.state" && journal=1
+[ -n "$journal" ] || fail "mcgroups.state never had a journal while the joins were answered"
 # answers sent before the kill may still be on their way to the client
 sleep 2
 killtree $JPID; wait $JPID 2>/dev/null
