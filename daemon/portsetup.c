@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/qosprog.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -160,7 +161,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
-	bool set_lid, arm, rereg;
+	bool set_lid, arm, rereg, qos;
 	int rc;
 
 	if (!dn->ports[pn].have_pi ||
@@ -174,7 +175,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		   pi.master_sm_lid != s->sm->sm_lid ||
 		   pi.gid_prefix != SUBNET_PREFIX || rereg);
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
-	if (!set_lid && !arm)
+	qos = qosprog_portinfo(s, dn, pn, &pi);
+	if (!set_lid && !arm && !qos)
 		return 0;
 	if (set_lid) {
 		pi.lid = lid;
@@ -251,6 +253,7 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		pi.master_sm_lid = s->sm->sm_lid;
 		pi.gid_prefix = SUBNET_PREFIX;
 	}
+	qosprog_portinfo(s, dn, pn, &pi); /* as the ARMED Set left it */
 	pi.port_state = IB_PORT_ACTIVE;
 	pi.port_phys_state = 0;
 	pi.client_reregister = 0;

@@ -93,6 +93,8 @@ struct sa_mcgs {
 	uint32_t n, cap;
 };
 
+struct qos_policy;
+
 struct sa {
 	struct fabric *fabric;
 	struct sa_sm_info sm;
@@ -114,6 +116,9 @@ struct sa {
 	int (*mft_block)(void *ctx, const struct ib_node *sw, uint16_t block,
 			 uint8_t position, uint16_t masks[32]);
 	void *mft_ctx;
+	/* The QoS policy PathRecords take their SL from (lib/qos.h); NULL:
+	 * SL 0 for every path. */
+	const struct qos_policy *qos;
 	/* MCMemberRecord Set/Delete (daemon/sa_mcm.h); NULL: unsupported. */
 	const struct sa_mcm_ops *mcm_ops;
 	void *mcm_ctx;

@@ -332,25 +332,18 @@ static void test_man_page(void **state)
 	free(man);
 }
 
-
-/* Robustness: corrupted variants of a full config either load or fail
- * with a "t.yaml:N: " or "configuration: " message; never crash. */
-static void test_mutations(void **state)
+/* Robustness: corrupted variants of a config either load or fail with a
+ * "t.yaml:N: " or "configuration: " message; never crash. */
+static void mutate(const char *base, uint64_t rs, int rounds)
 {
 	static const char alphabet[] = ":-[]{},\"'#&*!|>.  \t\n0x9az";
-	static const char base[] =
-		"port:\n  guid: 0x0\n  ca: \"mlx5_0\"\nrouting:\n"
-		"  unicast: updown\n  updown:\n    roots: [S1, \"S 2\"]\n"
-		"    direction: dfs\nsm.priority: 3\nmad: {window: 8}\n"
-		"log:\n  level: info\n";
-	uint64_t rs = 777;
-	char err[512];
+	size_t blen = strlen(base);
+	char err[512], *t = malloc(blen + 1);
 
-	(void)state;
-	for (int i = 0; i < 3000; i++) {
-		char t[sizeof(base)];
-		size_t len = sizeof(base) - 1;
-		memcpy(t, base, sizeof(base));
+	assert_non_null(t);
+	for (int i = 0; i < rounds; i++) {
+		size_t len = blen;
+		memcpy(t, base, blen + 1);
 		for (int m = 0; m < 1 + i % 3; m++) {
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			size_t pos = (rs >> 33) % len;
@@ -368,10 +361,90 @@ static void test_mutations(void **state)
 		int r = config_load_string(&c, t, "t.yaml", err, sizeof(err));
 		if (r)
 			assert_true(r == -EINVAL && !strncmp(err, "t.yaml:", 7));
-		else
-			r = config_validate(&c, err, sizeof(err));
+		else if ((r = config_validate(&c, err, sizeof(err))))
+			assert_true(r == -EINVAL &&
+				    !strncmp(err, "configuration: ", 15));
 		config_free(&c);
 	}
+	free(t);
+}
+
+static void test_mutations(void **state)
+{
+	(void)state;
+	mutate("port:\n  guid: 0x0\n  ca: \"mlx5_0\"\nrouting:\n"
+	       "  unicast: updown\n  updown:\n    roots: [S1, \"S 2\"]\n"
+	       "    direction: dfs\nsm.priority: 3\nmad: {window: 8}\n"
+	       "log:\n  level: info\n",
+	       777, 3000);
+}
+
+/* The qos section through the parser: corrupted variants as above, and
+ * lists made of random valid and invalid items, whose verdict is checked
+ * against what each item is. */
+static void test_qos_mutations(void **state)
+{
+	/* the first four of each are good */
+	static const char *const vls[] = {"0",	"7", "14",  "0x3", "15",
+					  "-1", "a", "1:2", ""};
+	static const char *const arbs[] = {
+	    "0:4", "14:255", "1:0", "0x1:1", "15:1", "3:256", "3", ":4", "2:x"};
+	uint64_t rs = 4242;
+	char err[512], yaml[2048];
+	int verdicts[2] = {0, 0};
+
+	(void)state;
+	mutate("qos:\n  enable: true\n  max_vls: 8\n  high_limit: 4\n"
+	       "  sl2vl: [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]\n"
+	       "  vlarb_high: [\"0:4\", \"1:0\"]\n"
+	       "  vlarb_low:\n    - \"1:4\"\n    - \"2:4\"\n    - 3:4\n"
+	       "    - \"4:4\"\n    - 5:4\n    - 6:4\n    - 7:4\n"
+	       "  default_sl: 3\n"
+	       "  classes: [\"service-id 0x10-0x1f sl 1\", "
+	       "\"pkey 0x8001 qos-class 2-4 sl 5\"]\n",
+	       99, 3000);
+	for (int i = 0; i < 2000; i++) {
+		int n = i % 8 ? 16 : 15 + i % 3, m = 1 + i % 5, bad = 0, o;
+		o = snprintf(yaml, sizeof(yaml), "qos:\n  sl2vl: [");
+		for (int j = 0; j < n; j++) {
+			rs = rs * 6364136223846793005ULL +
+			     1442695040888963407ULL;
+			/* one item in 16 from the whole set */
+			unsigned k = (rs >> 33) % ((rs >> 56) % 16 ? 4 : 9);
+			bad |= k >= 4;
+			o += snprintf(yaml + o, sizeof(yaml) - o, "%s\"%s\"",
+				      j ? ", " : "", vls[k]);
+		}
+		bad |= n != 16;
+		o += snprintf(yaml + o, sizeof(yaml) - o, "]\n  vlarb_high: [");
+		for (int j = 0; j < m; j++) {
+			rs = rs * 6364136223846793005ULL +
+			     1442695040888963407ULL;
+			unsigned k = (rs >> 33) % ((rs >> 56) % 16 ? 4 : 9);
+			bad |= k >= 4;
+			o += snprintf(yaml + o, sizeof(yaml) - o, "%s\"%s\"",
+				      j ? ", " : "", arbs[k]);
+		}
+		snprintf(yaml + o, sizeof(yaml) - o,
+			 "]\n  vlarb_low: [\"0:1\", \"1:1\", \"2:1\", "
+			 "\"3:1\", \"4:1\", \"5:1\", \"6:1\", \"7:1\", "
+			 "\"8:1\", \"9:1\", \"10:1\", \"11:1\", \"12:1\", "
+			 "\"13:1\", \"14:1\"]\n");
+		struct config c;
+		assert_int_equal(config_defaults(&c), 0);
+		int r =
+		    config_load_string(&c, yaml, "t.yaml", err, sizeof(err));
+		if (!r)
+			r = config_validate(&c, err, sizeof(err));
+		if (bad != (r != 0))
+			fail_msg("%s: verdict %d, want %s\n%s", yaml, r,
+				 bad ? "an error" : "ok", err);
+		if (r)
+			assert_true(!strncmp(err, "t.yaml:", 7));
+		verdicts[bad]++;
+		config_free(&c);
+	}
+	assert_true(verdicts[0] > 200 && verdicts[1] > 200);
 }
 
 static int regen(void)
@@ -403,14 +476,15 @@ static int regen(void)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_pairs),
-		cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_build_all_or_nothing),
-		cmocka_unit_test(test_example_file),
-		cmocka_unit_test(test_man_page),
-		cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_pairs),
+	    cmocka_unit_test(test_overrides),
+	    cmocka_unit_test(test_build_all_or_nothing),
+	    cmocka_unit_test(test_example_file),
+	    cmocka_unit_test(test_man_page),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_qos_mutations),
 	};
 	if (argc > 1 && !strcmp(argv[1], "--regen"))
 		return regen();
