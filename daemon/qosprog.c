@@ -540,6 +540,10 @@ int qosprog_start(struct sweep *s)
 		return -ENOMEM;
 	if (s->incremental || !s->disc)
 		return 0; /* links only went down: no table changes */
+	/* Another SM ran the subnet since we last wrote: what we remember is
+	 * not what the ports hold. */
+	if (s->sm->tables_unknown)
+		guidtab_free(&qp->nodes, node_free);
 	pass_begin(qp);
 	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
 		const struct ib_node *nd = f->nodes[i];

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SIGHUP with a changed QoS policy sends only the SL2VL/VLArb blocks that
+# changed, counted with ibsmctl status (smps_sl2vl_sets, smps_vlarb_sets)
+# and read back with smpquery (qos_check.py):
+#   - the first sweep writes every table once (as many blocks as the
+#     check reads tables);
+#   - a changed VLArb entry past what any port holds (entry 11; ibsim's
+#     ports hold 8): no sweep, no SMP;
+#   - a changed high-priority weight: no sweep, one VLArb block per port,
+#     no SL2VL block;
+#   - a changed SL2VL entry: no sweep, every SL2VL table, no VLArb block;
+#   - qos.default_sl: no sweep, no SMP, saquery PathRecord shows the SL;
+#   - qos.max_vls (a PortInfo field): a heavy sweep, OperationalVLs and
+#     every table read back as configured;
+#   - an unchanged file: the heavy sweep SIGHUP always meant, no QoS SMP.
+. "$(dirname "$0")/mcast_common.bash"
+need smpquery saquery
+CHECK="$TOP/tests/integration/qos_check.py"
+check() { SIM_PRELOAD=$UMAD2SIM python3 "$CHECK" "$@"; }
+st() { ctl status | field "$1"; }
+LOW=0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4
+HIGH=0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0
+SL=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7
+conf() { # conf SL2VL HIGH LOW [more lines]: the config file
+	local sl=$1 hi=$2 lo=$3; shift 3
+	{
+		printf 'sm:\n  sweep_interval_ms: 0\nqos:\n'
+		printf '  sl2vl: [%s]\n' "$sl"
+		printf '  vlarb_high: [%s]\n' "$(echo "$hi" | sed 's/[^,]*/"&"/g')"
+		printf '  vlarb_low: [%s]\n' "$(echo "$lo" | sed 's/[^,]*/"&"/g')"
+		for l in "$@"; do printf '  %s\n' "$l"; done
+	} >"$T/ibsmd.yaml"
+}
+# hup: SIGHUP, then wait for the reload and for what it starts (a QoS
+# pass's summary line, or a heavy sweep)
+hup() {
+	local r0 q0 h0
+	r0=$(grep -c "reload: configuration" "$T/ibsmd.log")
+	q0=$(grep -c "qos: .* blocks sent" "$T/ibsmd.log")
+	h0=$(st heavy_sweeps)
+	kill -HUP "$IBSMD_PID"
+	for _ in $(seq 150); do
+		[ "$(grep -c "reload: configuration" "$T/ibsmd.log")" -gt "$r0" ] &&
+			[ "$(grep -c "qos: .* blocks sent" "$T/ibsmd.log")" -gt "$q0" ] &&
+			[ "$(st sweep_state)" = IDLE ] && return 0
+		sleep 0.2
+	done
+	tail -5 "$T/ibsmd.log"
+	fail "no reload or QoS pass after SIGHUP"
+}
+# expect WHAT DSL DVA DHEAVY: the counters moved by exactly that much
+expect() {
+	local sl va h
+	sl=$(( $(st smps_sl2vl_sets) - SL0 )); va=$(( $(st smps_vlarb_sets) - VA0 ))
+	h=$(( $(st heavy_sweeps) - H0 ))
+	echo "$1: $sl SL2VL blocks, $va VLArb blocks, $h heavy sweeps"
+	[ "$sl" -eq "$2" ] && [ "$va" -eq "$3" ] && [ "$h" -eq "$4" ] ||
+		fail "$1: want $2 SL2VL blocks, $3 VLArb blocks, $4 heavy sweeps"
+	SL0=$(st smps_sl2vl_sets); VA0=$(st smps_vlarb_sets); H0=$(st heavy_sweeps)
+}
+
+conf "$SL" "$HIGH" "$LOW"
+mc_start "$TOP/tests/data/ft2-small.net" -c "$T/ibsmd.yaml"
+out=$(check) || { echo "$out"; fail "tables after the first sweep"; }
+echo "$out"
+read -r NSL NPORTS < <(echo "$out" | sed -n 's/^\([0-9]*\) ports: .* \([0-9]*\) SL2VL tables.*/\2 \1/p')
+[ -n "$NSL" ] || fail "cannot read the table counts from: $out"
+SL0=0; VA0=0; H0=$(( $(st heavy_sweeps) - 1 ))
+expect "first sweep" "$NSL" $((2 * NPORTS)) 1
+
+conf "$SL" "$HIGH" "${LOW/11:4/11:9}"
+hup
+grep -q "applied without a sweep" "$T/ibsmd.log" || fail "the reload started a sweep"
+expect "VLArb entry 11 (past every port's capacity)" 0 0 0
+
+HIGH2=${HIGH/1:0/1:2}
+conf "$SL" "$HIGH2" "$LOW"
+hup
+expect "high-priority weight of VL1" 0 "$NPORTS" 0
+out=$(check --high "$HIGH2") || { echo "$out"; fail "tables after the VLArb change"; }
+
+SL2=${SL%,7},6
+conf "$SL2" "$HIGH2" "$LOW"
+hup
+expect "SL15 to VL6" "$NSL" 0 0
+out=$(check --high "$HIGH2" --sl2vl "$SL2") ||
+	{ echo "$out"; fail "tables after the SL2VL change"; }
+
+conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5"
+hup
+expect "qos.default_sl 5" 0 0 0
+# the first record of the first MAD (ibsim has no RMPP: the rest of the
+# table is cut)
+sl=$(sim saquery PR 2>/dev/null | sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\)$/\1/p' | head -1)
+[ "$sl" = 0x5 ] || fail "PathRecord SL after the reload is '$sl', want 0x5"
+
+conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5" "max_vls: 4"
+hup
+expect "qos.max_vls 4 (a heavy sweep)" "$NSL" $((2 * NPORTS)) 1
+out=$(check --max-vls 4 --high "$HIGH2" --sl2vl "$SL2") ||
+	{ echo "$out"; fail "tables after max_vls 4"; }
+echo "$out"
+
+hup
+expect "unchanged file (a heavy sweep)" 0 0 1
+echo "PASS: a QoS reload sends only the blocks that changed"
