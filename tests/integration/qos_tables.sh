@@ -19,7 +19,8 @@
 # VLCap VL0-7 and VLArb capacities of 8, so 15 VLs, ends with different
 # VLCaps, capacities over 32 (a second block) and SwitchInfo
 # OptimizedSLtoVLMappingProgramming are not exercised here; the table
-# computation for them is unit-tested (tests/unit/test_qos.c).  ibsim
+# computation for them is unit-tested (tests/unit/test_qos.c,
+# test_qosplan.c).  ibsim
 # forwards no data packets by VL, so arbitration itself is not observed,
 # and it does not store VLHighLimit from a PortInfo Set, so the custom
 # high limit is not read back (the Set's field is unit-tested in
