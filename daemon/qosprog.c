@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "daemon/qosplan.h"
+#include "daemon/sa_daemon.h"
+#include "daemon/sa_server.h"
 #include "daemon/sweep.h"
 #include "lib/guidtab.h"
 #include "lib/log.h"
@@ -407,9 +409,56 @@ static void on_sweep_done(struct sm *sm, enum sm_event ev,
 		reload_pass(sm);
 }
 
+/* The SA's SLtoVLMappingTableRecord and VLArbitrationTableRecord: what
+ * the ports acknowledged (sa->sl2vl_row, sa->vlarb_block). */
+static struct qos_node *known_node(struct sm *sm, const struct ib_node *n)
+{
+	struct qos_node *qn =
+	    sm->qos_prog ? guidtab_get(&sm->qos_prog->nodes, n->guid) : NULL;
+
+	return qn && qn->nports == n->nports ? qn : NULL;
+}
+
+static int sa_sl2vl_row(void *ctx, const struct ib_node *n, uint8_t in,
+			uint8_t out, uint8_t vl[16])
+{
+	struct qos_node *qn = known_node(ctx, n);
+	unsigned slot = in * (n->nports + 1u) + out;
+
+	if (!qn || in > n->nports || out > n->nports || !qn->sl2vl_known[slot])
+		return 0;
+	memcpy(vl, qn->sl2vl[slot], QOS_NUM_SLS);
+	return 1;
+}
+
+static int sa_vlarb_block(void *ctx, const struct ib_node *n, uint8_t port,
+			  uint8_t block, uint8_t data[64])
+{
+	struct qos_node *qn = known_node(ctx, n);
+	struct smp_vlarb_entry e[SMP_VLARB_BLOCK];
+	const struct qos_port *qp;
+
+	if (!qn || port > n->nports || block < 1 || block > QOS_ARB_BLOCKS)
+		return 0;
+	qp = &qn->ports[port];
+	if (!(qp->arb_known >> (block - 1) & 1))
+		return 0;
+	for (unsigned j = 0; j < SMP_VLARB_BLOCK; j++)
+		e[j] = (struct smp_vlarb_entry){qp->arb[block - 1][j].vl,
+						qp->arb[block - 1][j].weight};
+	return smp_vlarb_encode(e, data, SMP_DATA_SIZE) == 0;
+}
+
 int qosprog_init(struct sm *sm)
 {
+	struct sa *sa = sa_daemon_get(sm);
 	int rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_reloaded, NULL);
+
+	if (sa) {
+		sa->sl2vl_row = sa_sl2vl_row;
+		sa->vlarb_block = sa_vlarb_block;
+		sa->qos_ctx = sm;
+	}
 
 	return rc ? rc
 		  : sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
@@ -417,6 +466,12 @@ int qosprog_init(struct sm *sm)
 
 void qosprog_destroy(struct sm *sm)
 {
+	struct sa *sa = sa_daemon_get(sm);
+
+	if (sa) {
+		sa->sl2vl_row = NULL;
+		sa->vlarb_block = NULL;
+	}
 	sm_unsubscribe(sm, on_reloaded, NULL);
 	sm_unsubscribe(sm, on_sweep_done, NULL);
 	if (!sm->qos_prog)

@@ -16,6 +16,9 @@ ibsmd's code:
   - VLHighLimit = --high-limit, when given (ibsim 0.10 does not store
     VLHighLimit from a PortInfo Set, so under ibsim it is not checked).
 
+--sa also asks the SA (saquery SL2VL LID//OUT, VLAR LID/PORT) and checks
+that its SLtoVLMappingTableRecords and VLArbitrationTableRecords say
+what the ports hold (each query fits one MAD: ibsim has no RMPP).
 --dump FILE writes what was read (JSON) for side-by-side comparison;
 --no-expect only reads and dumps.  Runs smpquery with LD_PRELOAD from
 $SIM_PRELOAD (libumad2sim).  Exit 1 on any mismatch."""
@@ -104,6 +107,55 @@ def vlarb(lid, port):
     return tabs
 
 
+def sa_sl2vl(lid, port, sw):
+    """{in port: [16 VLs]} from the SA's SLtoVLMappingTableRecords."""
+    rows, cur = {}, None
+    q = "%d//%d" % (lid, port) if sw else "%d" % lid
+    for line in run("saquery", "SL2VL", q).splitlines():
+        m = re.match(r"\s*InPort\.+(\d+)", line)
+        if m:
+            cur = int(m.group(1))
+        m = re.match(r"\s*VL:(.*)\|", line)
+        if m and cur is not None:
+            rows[cur] = [int(v) for v in m.group(1).split("|")]
+    return rows
+
+
+def sa_vlarb(lid, port):
+    """{block: [(vl, weight)...]} from the SA's VLArbitrationTableRecords."""
+    blocks, cur, vls = {}, None, []
+    for line in run("saquery", "VLAR", "%d/%d" % (lid, port)).splitlines():
+        m = re.match(r"\s*Block\.+(\d+)", line)
+        if m:
+            cur = int(m.group(1))
+            blocks[cur] = []
+        elif re.match(r"\s*VL\s*:", line):
+            vls = [int(v) for v in line.split(":", 1)[1].split("|")[:-1]]
+        elif re.match(r"\s*Weight:", line) and cur is not None:
+            ws = [int(v) for v in line.split(":", 1)[1].split("|")[:-1]]
+            blocks[cur] += list(zip(vls, ws))
+    return blocks
+
+
+def check_sa(t, lid, port, rows, arb, ins):
+    """What the SA says against what the port holds; a list of errors."""
+    errs, where = [], "%s lid %d port %d" % (t, lid, port)
+    sa_rows = sa_sl2vl(lid, port, t == "SW")
+    for i in ins:
+        if t == "SW" and i == port:
+            continue  # the SA leaves an input port to itself out
+        if sa_rows.get(i if t == "SW" else 0) != rows.get(i):
+            errs.append("%s: SA SL2VL in %d is %s, the port holds %s" %
+                        (where, i, sa_rows.get(i), rows.get(i)))
+    sa_arb = sa_vlarb(lid, port)
+    for block, tab in ((1, arb["low"]), (3, arb["high"])):
+        got = sa_arb.get(block, [])[:len(tab)]
+        if got != tab:
+            errs.append("%s: SA VLArb block %d is %s, the port holds %s" %
+                        (where, block, got, tab))
+    return errs
+
+
 def arb_list(text):
     out = []
     for item in text.split(","):
@@ -140,6 +192,7 @@ def main():
     ap.add_argument("--max-vls", type=int, default=15)
     ap.add_argument("--high-limit", type=int)
     ap.add_argument("--no-expect", action="store_true")
+    ap.add_argument("--sa", action="store_true")
     ap.add_argument("--dump")
     a = ap.parse_args()
     pol = {"sl2vl": [int(v, 0) for v in a.sl2vl.split(",")],
@@ -166,6 +219,8 @@ def main():
         dump[key] = {"op_vls": pi["op_vls"], "high_limit": pi["high_limit"],
                      "sl2vl": {str(i): r for i, r in rows.items()},
                      "linked_in": [str(i) for i in ins], "vlarb": arb}
+        if a.sa:
+            errors += check_sa(t, lid, port, rows, arb, ins)
         if a.no_expect:
             continue
         where = "%s %s port %d (lid %d)" % (t, guid, port, lid)
@@ -191,8 +246,9 @@ def main():
     if errors:
         sys.exit("FAIL: %d mismatches over %d ports" % (len(errors), len(ports)))
     print("%d ports: OperVLs,%s %d SL2VL tables and %d VLArb table pairs "
-          "as configured" % (len(ports), " VLHighLimit," if a.high_limit
-                             is not None else "", nsl, narb))
+          "as configured%s" % (len(ports), " VLHighLimit," if a.high_limit
+                               is not None else "", nsl, narb,
+                               "; the SA's records agree" if a.sa else ""))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 # changed, counted with ibsmctl status (smps_sl2vl_sets, smps_vlarb_sets)
 # and read back with smpquery (qos_check.py):
 #   - the first sweep writes every table once (as many blocks as the
-#     check reads tables);
+#     check reads tables), and the SA's SLtoVLMappingTableRecords and
+#     VLArbitrationTableRecords (saquery SL2VL, VLAR) say what the ports
+#     hold, before and after a change;
 #   - a changed VLArb entry past what any port holds (entry 11; ibsim's
 #     ports hold 8): no sweep, no SMP;
 #   - a changed high-priority weight: no sweep, one VLArb block per port,
@@ -61,7 +63,7 @@ expect() {
 
 conf "$SL" "$HIGH" "$LOW"
 mc_start "$TOP/tests/data/ft2-small.net" -c "$T/ibsmd.yaml"
-out=$(check) || { echo "$out"; fail "tables after the first sweep"; }
+out=$(check --sa) || { echo "$out"; fail "tables after the first sweep"; }
 echo "$out"
 read -r NSL NPORTS < <(echo "$out" | sed -n 's/^\([0-9]*\) ports: .* \([0-9]*\) SL2VL tables.*/\2 \1/p')
 [ -n "$NSL" ] || fail "cannot read the table counts from: $out"
@@ -83,8 +85,8 @@ SL2=${SL%,7},6
 conf "$SL2" "$HIGH2" "$LOW"
 hup
 expect "SL15 to VL6" "$NSL" 0 0
-out=$(check --high "$HIGH2" --sl2vl "$SL2") ||
-	{ echo "$out"; fail "tables after the SL2VL change"; }
+out=$(check --sa --high "$HIGH2" --sl2vl "$SL2") ||
+	{ echo "$out"; fail "tables (and the SA's records) after the SL2VL change"; }
 
 conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5"
 hup
