@@ -18,6 +18,8 @@
 
 struct qos_port {
 	uint8_t vl_cap, op_vls, high_cap, low_cap;
+	uint8_t high_limit;  /* VLHighLimit as set */
+	uint8_t peer_vl_cap; /* the linked peer's VLCap (a reload's copy) */
 	bool linked;
 	bool sl_map;	   /* IsSLMappingSupported (a switch: port 0's) */
 	uint8_t arb_known; /* bit b - 1: VLArb block b as last written */

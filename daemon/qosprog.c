@@ -1,8 +1,8 @@
-/* QoS programming: see qosprog.h.  What each port should hold comes from
- * lib/qos.c, which blocks differ from what it holds from qosplan.c; this
- * file learns the ports from a sweep's discovery, keeps the records per
- * node GUID and sends the blocks as one windowed bulk transfer per
- * attribute and destination: a switch gets its SL2VL and VLArb blocks over
+/* QoS programming in a sweep: see qosprog.h (SIGHUP: qos_reload.c).  What each
+ * port should hold comes from lib/qos.c, which blocks differ from what it holds
+ * from qosplan.c; this file learns the ports from a sweep's discovery, keeps
+ * the records per node GUID and sends the blocks as one windowed bulk transfer
+ * per attribute and destination: a switch gets its SL2VL and VLArb blocks over
  * its own route; a CA port over the route through that port, since a CA
  * answers for the port an SMP arrives on.  A Get costs the same SMP as a
  * Set, so tables never written by this daemon are written, not read
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "daemon/qosplan.h"
+#include "daemon/qosprog_priv.h"
 #include "daemon/sa_daemon.h"
 #include "daemon/sa_server.h"
 #include "daemon/sweep.h"
@@ -23,15 +24,6 @@
 #include "lib/qos.h"
 #include "mad/bulk.h"
 #include "mad/smp_switch.h"
-
-struct qosprog {
-	struct guidtab nodes; /* struct qos_node by node GUID */
-	bool reload_pending;  /* a reload waits for the running sweep */
-	/* the current pass */
-	unsigned xfers;
-	uint32_t nodes_sent, failed, remapped;
-	uint64_t sl2vl_sent, vlarb_sent;
-};
 
 /* One bulk transfer: blocks of one attribute to one destination. */
 struct qos_xfer {
@@ -43,7 +35,7 @@ struct qos_xfer {
 	struct qos_items items;
 };
 
-static struct qosprog *prog(struct sm *sm)
+struct qosprog *qos_prog_get(struct sm *sm)
 {
 	if (!sm->qos_prog)
 		sm->qos_prog = calloc(1, sizeof(*sm->qos_prog));
@@ -77,8 +69,8 @@ static bool port_linked(const struct fabric *f, const struct ib_node *nd,
 
 /* The OperationalVLs port p should run: both ends' VLCap and
  * qos.max_vls. */
-static uint8_t want_op_vls(const struct sm *sm, const struct ib_port *p,
-			   uint8_t vl_cap)
+uint8_t qos_want_op_vls(const struct sm *sm, const struct ib_port *p,
+			uint8_t vl_cap)
 {
 	return qos_op_vls(&sm->qos, vl_cap, p->remote ? p->remote->vl_cap : 0);
 }
@@ -93,7 +85,7 @@ bool qosprog_portinfo(const struct sweep *s, const struct dnode *dn, uint8_t pn,
 
 	if (pn == 0 || !port_linked(s->nf, dn->node, pn))
 		return false;
-	v = want_op_vls(sm, p, pi->vl_cap);
+	v = qos_want_op_vls(sm, p, pi->vl_cap);
 	changed |= pi->operational_vls != v;
 	pi->operational_vls = v;
 	if (sm->qos.enable && pi->vl_high_limit != sm->qos.high_limit) {
@@ -122,8 +114,11 @@ static void learn_port(struct sweep *s, struct qos_node *qn,
 	qp->low_cap = pi.vl_arb_low_cap;
 	qp->sl_map = sl_map;
 	qp->linked = p != 0 && port_linked(s->nf, nd, p);
-	qp->op_vls = qp->linked ? want_op_vls(s->sm, &nd->ports[p], pi.vl_cap)
-				: pi.operational_vls;
+	qp->op_vls = qp->linked
+			 ? qos_want_op_vls(s->sm, &nd->ports[p], pi.vl_cap)
+			 : pi.operational_vls;
+	qp->high_limit = qp->linked && s->sm->qos.enable ? s->sm->qos.high_limit
+							 : pi.vl_high_limit;
 }
 
 static bool cap_sl_map(const struct dport *dp)
@@ -305,8 +300,8 @@ static int program_dest(struct sm *sm, struct sweep *s, const struct fabric *f,
 	return xfer_send(arb, f, nd, (uint8_t)pn);
 }
 
-static int program_node(struct sm *sm, struct sweep *s, const struct fabric *f,
-			const struct ib_node *nd, struct qos_node *qn)
+int qos_program_node(struct sm *sm, struct sweep *s, const struct fabric *f,
+		     const struct ib_node *nd, struct qos_node *qn)
 {
 	int rc = 0;
 
@@ -317,14 +312,12 @@ static int program_node(struct sm *sm, struct sweep *s, const struct fabric *f,
 	return rc;
 }
 
-/* A pass holds one count of its own, so that it ends (and logs its
- * summary) once, also when it sends nothing. */
-static void pass_begin(struct qosprog *qp)
+void qos_pass_begin(struct qosprog *qp)
 {
 	qp->xfers++;
 }
 
-static void pass_end(struct qosprog *qp)
+void qos_pass_end(struct qosprog *qp)
 {
 	if (--qp->xfers == 0)
 		pass_done(qp);
@@ -332,7 +325,7 @@ static void pass_end(struct qosprog *qp)
 
 int qosprog_start(struct sweep *s)
 {
-	struct qosprog *qp = prog(s->sm);
+	struct qosprog *qp = qos_prog_get(s->sm);
 	struct fabric *f = s->nf;
 	int rc = 0;
 
@@ -344,7 +337,7 @@ int qosprog_start(struct sweep *s)
 	 * not what the ports hold. */
 	if (s->sm->tables_unknown)
 		guidtab_free(&qp->nodes, qos_node_free);
-	pass_begin(qp);
+	qos_pass_begin(qp);
 	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
 		const struct ib_node *nd = f->nodes[i];
 		const struct dnode *dn = disc_node(s->disc, nd);
@@ -357,56 +350,10 @@ int qosprog_start(struct sweep *s)
 		}
 		learn_node(s, qn, dn);
 		if (s->sm->qos.enable)
-			rc = program_node(s->sm, s, f, nd, qn);
+			rc = qos_program_node(s->sm, s, f, nd, qn);
 	}
-	pass_end(qp);
+	qos_pass_end(qp);
 	return rc;
-}
-
-/* A reload that changed only tables: the current model, what its ports
- * were last seen as, and the blocks that now differ. */
-static void reload_pass(struct sm *sm)
-{
-	struct qosprog *qp = sm->qos_prog;
-	const struct fabric *f = sm->fab;
-	int rc = 0;
-
-	qp->reload_pending = false;
-	if (!f || !sm->qos.enable)
-		return;
-	pass_begin(qp);
-	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
-		struct qos_node *qn =
-		    guidtab_get(&qp->nodes, f->nodes[i]->guid);
-		if (qn && qn->nports == f->nodes[i]->nports)
-			rc = program_node(sm, NULL, f, f->nodes[i], qn);
-	}
-	if (rc < 0)
-		log_err("qos: cannot send the reloaded tables: %s; the next "
-			"heavy sweep sends them",
-			strerror(-rc));
-	pass_end(qp);
-	loop_txn_kick(sm);
-}
-
-static void on_reloaded(struct sm *sm, enum sm_event ev,
-			const struct sm_event_arg *a, void *ctx)
-{
-	struct qosprog *qp = prog(sm);
-
-	if (!qp || (a && a->heavy))
-		return; /* the heavy sweep that follows programs them */
-	if (!sm->sweep || sm->sweep->state == SWEEP_IDLE)
-		reload_pass(sm);
-	else
-		qp->reload_pending = true;
-}
-
-static void on_sweep_done(struct sm *sm, enum sm_event ev,
-			  const struct sm_event_arg *a, void *ctx)
-{
-	if (sm->qos_prog && sm->qos_prog->reload_pending)
-		reload_pass(sm);
 }
 
 /* The SA's SLtoVLMappingTableRecord and VLArbitrationTableRecord: what
@@ -449,31 +396,19 @@ static int sa_vlarb_block(void *ctx, const struct ib_node *n, uint8_t port,
 	return smp_vlarb_encode(e, data, SMP_DATA_SIZE) == 0;
 }
 
-int qosprog_init(struct sm *sm)
+void qos_sa_attach(struct sm *sm, bool on)
 {
 	struct sa *sa = sa_daemon_get(sm);
-	int rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_reloaded, NULL);
 
-	if (sa) {
-		sa->sl2vl_row = sa_sl2vl_row;
-		sa->vlarb_block = sa_vlarb_block;
-		sa->qos_ctx = sm;
-	}
-
-	return rc ? rc
-		  : sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
+	if (!sa)
+		return;
+	sa->sl2vl_row = on ? sa_sl2vl_row : NULL;
+	sa->vlarb_block = on ? sa_vlarb_block : NULL;
+	sa->qos_ctx = sm;
 }
 
-void qosprog_destroy(struct sm *sm)
+void qos_prog_free(struct sm *sm)
 {
-	struct sa *sa = sa_daemon_get(sm);
-
-	if (sa) {
-		sa->sl2vl_row = NULL;
-		sa->vlarb_block = NULL;
-	}
-	sm_unsubscribe(sm, on_reloaded, NULL);
-	sm_unsubscribe(sm, on_sweep_done, NULL);
 	if (!sm->qos_prog)
 		return;
 	guidtab_free(&sm->qos_prog->nodes, qos_node_free);

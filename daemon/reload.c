@@ -62,17 +62,14 @@ void sm_ctl_limits_from_cfg(struct sm *sm)
 }
 
 /* Keys whose new values their owners apply at once, on the current
- * model, with no sweep (qosprog.c: only the SL2VL/VLArb blocks that
- * differ; the SA: PathRecord SLs).  When nothing else changed, a reload
- * starts no heavy sweep. */
+ * model, with no sweep (qosprog.c: OperationalVLs and VLHighLimit where
+ * they change, then only the SL2VL/VLArb blocks that differ; the SA:
+ * PathRecord SLs).  When nothing else changed, a reload starts no heavy
+ * sweep. */
 static const char *const applied_without_sweep[] = {
-    "qos.enable",
-    "qos.sl2vl",
-    "qos.vlarb_high",
-    "qos.vlarb_low",
-    "qos.default_sl",
-    "qos.classes",
-    NULL,
+    "qos.enable",    "qos.sl2vl",      "qos.vlarb_high",
+    "qos.vlarb_low", "qos.default_sl", "qos.classes",
+    "qos.max_vls",   "qos.high_limit", NULL,
 };
 
 int sm_reload(struct sm *sm)

@@ -12,8 +12,11 @@
 #     no SL2VL block;
 #   - a changed SL2VL entry: no sweep, every SL2VL table, no VLArb block;
 #   - qos.default_sl: no sweep, no SMP, saquery PathRecord shows the SL;
-#   - qos.max_vls (a PortInfo field): a heavy sweep, OperationalVLs and
-#     every table read back as configured;
+#   - qos.max_vls (a PortInfo field): no sweep, one PortInfo Set per
+#     linked port (read first, written back with the new OperationalVLs),
+#     every table; OperationalVLs and tables read back as configured;
+#   - qos.high_limit: no sweep, one PortInfo Set per linked port, no table
+#     (ibsim does not store VLHighLimit: not read back);
 #   - an unchanged file: the heavy sweep SIGHUP always meant, no QoS SMP.
 . "$(dirname "$0")/mcast_common.bash"
 need smpquery saquery
@@ -50,15 +53,18 @@ hup() {
 	tail -5 "$T/ibsmd.log"
 	fail "no reload or QoS pass after SIGHUP"
 }
-# expect WHAT DSL DVA DHEAVY: the counters moved by exactly that much
+# expect WHAT DSL DVA DHEAVY DPI: the counters moved by exactly that much
+# (DPI: PortInfo Sets; "-" when a heavy sweep's own Sets count too)
 expect() {
-	local sl va h
+	local sl va h pi
 	sl=$(( $(st smps_sl2vl_sets) - SL0 )); va=$(( $(st smps_vlarb_sets) - VA0 ))
-	h=$(( $(st heavy_sweeps) - H0 ))
-	echo "$1: $sl SL2VL blocks, $va VLArb blocks, $h heavy sweeps"
-	[ "$sl" -eq "$2" ] && [ "$va" -eq "$3" ] && [ "$h" -eq "$4" ] ||
-		fail "$1: want $2 SL2VL blocks, $3 VLArb blocks, $4 heavy sweeps"
+	h=$(( $(st heavy_sweeps) - H0 )); pi=$(( $(st smps_portinfo_sets) - PI0 ))
+	echo "$1: $sl SL2VL blocks, $va VLArb blocks, $h heavy sweeps, $pi PortInfo Sets"
+	[ "$sl" -eq "$2" ] && [ "$va" -eq "$3" ] && [ "$h" -eq "$4" ] &&
+		{ [ "$5" = - ] || [ "$pi" -eq "$5" ]; } ||
+		fail "$1: want $2 SL2VL blocks, $3 VLArb blocks, $4 heavy sweeps, $5 PortInfo Sets"
 	SL0=$(st smps_sl2vl_sets); VA0=$(st smps_vlarb_sets); H0=$(st heavy_sweeps)
+	PI0=$(st smps_portinfo_sets)
 }
 
 conf "$SL" "$HIGH" "$LOW"
@@ -67,30 +73,30 @@ out=$(check --sa) || { echo "$out"; fail "tables after the first sweep"; }
 echo "$out"
 read -r NSL NPORTS < <(echo "$out" | sed -n 's/^\([0-9]*\) ports: .* \([0-9]*\) SL2VL tables.*/\2 \1/p')
 [ -n "$NSL" ] || fail "cannot read the table counts from: $out"
-SL0=0; VA0=0; H0=$(( $(st heavy_sweeps) - 1 ))
-expect "first sweep" "$NSL" $((2 * NPORTS)) 1
+SL0=0; VA0=0; PI0=0; H0=$(( $(st heavy_sweeps) - 1 ))
+expect "first sweep" "$NSL" $((2 * NPORTS)) 1 -
 
 conf "$SL" "$HIGH" "${LOW/11:4/11:9}"
 hup
 grep -q "applied without a sweep" "$T/ibsmd.log" || fail "the reload started a sweep"
-expect "VLArb entry 11 (past every port's capacity)" 0 0 0
+expect "VLArb entry 11 (past every port's capacity)" 0 0 0 0
 
 HIGH2=${HIGH/1:0/1:2}
 conf "$SL" "$HIGH2" "$LOW"
 hup
-expect "high-priority weight of VL1" 0 "$NPORTS" 0
+expect "high-priority weight of VL1" 0 "$NPORTS" 0 0
 out=$(check --high "$HIGH2") || { echo "$out"; fail "tables after the VLArb change"; }
 
 SL2=${SL%,7},6
 conf "$SL2" "$HIGH2" "$LOW"
 hup
-expect "SL15 to VL6" "$NSL" 0 0
+expect "SL15 to VL6" "$NSL" 0 0 0
 out=$(check --sa --high "$HIGH2" --sl2vl "$SL2") ||
 	{ echo "$out"; fail "tables (and the SA's records) after the SL2VL change"; }
 
 conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5"
 hup
-expect "qos.default_sl 5" 0 0 0
+expect "qos.default_sl 5" 0 0 0 0
 # the first record of the first MAD (ibsim has no RMPP: the rest of the
 # table is cut)
 sl=$(sim saquery PR 2>/dev/null | sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\)$/\1/p' | head -1)
@@ -98,11 +104,20 @@ sl=$(sim saquery PR 2>/dev/null | sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\)$/\
 
 conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5" "max_vls: 4"
 hup
-expect "qos.max_vls 4 (a heavy sweep)" "$NSL" $((2 * NPORTS)) 1
+expect "qos.max_vls 4" "$NSL" $((2 * NPORTS)) 0 "$NPORTS"
 out=$(check --max-vls 4 --high "$HIGH2" --sl2vl "$SL2") ||
 	{ echo "$out"; fail "tables after max_vls 4"; }
 echo "$out"
 
+conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5" "max_vls: 4" "high_limit: 8"
 hup
-expect "unchanged file (a heavy sweep)" 0 0 1
+expect "qos.high_limit 8" 0 0 0 "$NPORTS"
+# back to 0 (a heavy sweep under ibsim would otherwise set 8 on every
+# port again: ibsim answers VLHighLimit 0 whatever it was sent)
+conf "$SL2" "$HIGH2" "$LOW" "default_sl: 5" "max_vls: 4"
+hup
+expect "qos.high_limit 0" 0 0 0 "$NPORTS"
+
+hup
+expect "unchanged file (a heavy sweep)" 0 0 1 0
 echo "PASS: a QoS reload sends only the blocks that changed"
