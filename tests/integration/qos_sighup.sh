@@ -17,7 +17,9 @@
 #     every table; OperationalVLs and tables read back as configured;
 #   - qos.high_limit: no sweep, one PortInfo Set per linked port, no table
 #     (ibsim does not store VLHighLimit: not read back);
-#   - an unchanged file: the heavy sweep SIGHUP always meant, no QoS SMP.
+#   - an unchanged file: the heavy sweep SIGHUP always meant, no QoS SMP;
+#   - a link down and up again: its two ports' rows, columns and VLArb
+#     blocks written again (they were in INIT), nothing else.
 . "$(dirname "$0")/mcast_common.bash"
 need smpquery saquery
 CHECK="$TOP/tests/integration/qos_check.py"
@@ -120,6 +122,31 @@ expect "qos.high_limit 0" 0 0 0 "$NPORTS"
 
 hup
 expect "unchanged file (a heavy sweep)" 0 0 1 0
+# A link that goes down and comes back: its two ports are in INIT at the
+# next heavy sweep, so their rows and columns (a port with L linked
+# neighbours on its switch: L + 1 rows to it, L - 1 from it) and VLArb
+# blocks are written again, and nothing else.
+linked() { # linked SWITCH: the ports its net-file section lists
+	sed -n "/^Switch.*\"$1\"\$/,/^\$/p" "$TOP/tests/data/ft2-small.net" | grep -c '^\['
+}
+peer=$(sed -n '/^Switch.*"S1"$/,/^$/p' "$TOP/tests/data/ft2-small.net" |
+	sed -n 's/^\[5\]\t"\([^"]*\)".*/\1/p')
+[ -n "$peer" ] || fail "no S1 port 5 in ft2-small.net"
+la=$(linked S1); lb=$(linked "$peer")
+h=$(st heavy_sweeps)
+ibsim_cmd 'Unlink "S1"[5]'
+sleep 2
+ibsim_cmd 'ReLink "S1"[5]'
+sleep 1
+ctl sweep >/dev/null
+for _ in $(seq 100); do
+	[ "$(st heavy_sweeps)" -gt "$h" ] && [ "$(st sweep_state)" = IDLE ] && break
+	sleep 0.2
+done
+expect "S1 port 5 down and up again" $((2 * la + 2 * lb)) 4 "$(( $(st heavy_sweeps) - H0 ))" -
+out=$(check --max-vls 4 --high "$HIGH2" --sl2vl "$SL2") ||
+	{ echo "$out"; fail "tables after the link came back"; }
+
 # In the sanitizer build (scripts/check runs this test there too): no
 # report, and a clean exit on SIGTERM.
 kill "$IBSMD_PID"; wait "$IBSMD_PID"; rc=$?; IBSMD_PID=
