@@ -64,11 +64,12 @@ static bool needs_pi(const struct sm *sm, const struct ib_node *nd,
 		want_high_limit(sm, qp) != qp->high_limit);
 }
 
+/* SIGTERM cancels what is in flight: nothing new is started then. */
 static void pi_done(struct pi_req *q)
 {
 	struct qosprog *qp = q->sm->qos_prog;
 
-	if (--qp->pi_pending == 0)
+	if (--qp->pi_pending == 0 && !q->sm->stopping)
 		reload_tables(q->sm);
 	free(q);
 }
@@ -90,7 +91,7 @@ static void pi_set_cb(void *ctx, int status, const struct txn_result *r)
 		p->op_vls = qos_op_vls(&q->sm->qos, p->vl_cap,
 				       p->linked ? p->peer_vl_cap : 0);
 		p->high_limit = want_high_limit(q->sm, p);
-	} else {
+	} else if (!q->sm->stopping) {
 		log_warn("qos: PortInfo Set of OperationalVLs/VLHighLimit on "
 			 "0x%016" PRIx64 " port %u failed (%s); the next "
 			 "heavy sweep sets them",
