@@ -179,6 +179,8 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 
 	if (qn && qn->nports != x->nports)
 		qn = NULL; /* remade meanwhile: its record starts unknown */
+	if (r && r->nfailed && !r->failed)
+		r = NULL; /* which ones is not known: none counts as written */
 	for (uint32_t i = 0; i < x->items.n && r && qn; i++) {
 		if (f < r->nfailed && r->failed[f] == i)
 			f++;
