@@ -37,8 +37,9 @@ struct qos_xfer {
 
 struct qosprog *qos_prog_get(struct sm *sm)
 {
-	if (!sm->qos_prog)
-		sm->qos_prog = calloc(1, sizeof(*sm->qos_prog));
+	if (!sm->qos_prog && (sm->qos_prog = calloc(1, sizeof(*sm->qos_prog))))
+		sm->qos_prog->fail_rl =
+		    (struct log_ratelimit){.interval_ms = 10000, .burst = 10};
 	return sm->qos_prog;
 }
 
@@ -187,7 +188,8 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 		else
 			qos_item_written(qn, x->attr, &x->items.v[i]);
 	}
-	if (nfailed)
+	/* the pass's summary counts them all; a storm names a few nodes */
+	if (nfailed && !x->sm->stopping && log_ratelimit_ok(&qp->fail_rl))
 		log_warn(
 		    "qos: %u of %u %s blocks to node 0x%016" PRIx64
 		    " failed (%s)",

@@ -7,6 +7,7 @@
 #include "daemon/qosplan.h"
 #include "daemon/qosprog.h"
 #include "lib/guidtab.h"
+#include "lib/log.h"
 
 struct qosprog {
 	struct guidtab nodes; /* struct qos_node by node GUID */
@@ -14,6 +15,7 @@ struct qosprog {
 	unsigned pi_pending;  /* a reload's PortInfo Get/Set pairs */
 	/* the current pass */
 	unsigned xfers;
+	struct log_ratelimit fail_rl; /* per-node failure lines */
 	uint32_t nodes_sent, failed, remapped;
 	uint64_t sl2vl_sent, vlarb_sent;
 };
