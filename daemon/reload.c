@@ -105,7 +105,7 @@ int sm_reload(struct sm *sm)
 	sm_ctl_limits_from_cfg(sm);
 	log_notice("reload: configuration %s applied%s",
 		   sm->config_path ? sm->config_path : "(built-in defaults)",
-		   sweep ? "" : " without a sweep (only QoS tables changed)");
+		   sweep ? "" : " without a sweep (only qos.* keys changed)");
 	sm_publish(sm, SM_EV_CONFIG_RELOADED,
 		   &(struct sm_event_arg){.heavy = sweep});
 	return sweep ? 0 : 1;
