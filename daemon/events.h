@@ -21,7 +21,8 @@ enum sm_event {
 };
 
 struct sm_event_arg {
-	bool heavy;	 /* SWEEP_DUE, SWEEP_DONE */
+	bool heavy;	 /* SWEEP_DUE, SWEEP_DONE; CONFIG_RELOADED: a heavy
+			    sweep follows */
 	int rc;		 /* SWEEP_DONE: 0 or -errno */
 	const char *why; /* SWEEP_DUE */
 	/* FABRIC_REPLACED: the model sm->fab replaced (NULL at the first),

@@ -312,6 +312,7 @@ static void teardown(struct sm *sm)
 	hops_free(&sm->next_hops);
 	guid2lid_free(&sm->g2l);
 	config_free(&sm->cfg);
+	qos_policy_free(&sm->qos);
 }
 
 int main(int argc, char **argv)
@@ -339,6 +340,12 @@ int main(int argc, char **argv)
 		config_print(&sm.cfg, stdout);
 		config_free(&sm.cfg);
 		return 0;
+	}
+	rc = qos_policy_from_config(&sm.qos, &sm.cfg, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err[0] ? err : strerror(-rc));
+		config_free(&sm.cfg);
+		return rc == -ENOMEM ? 1 : 2;
 	}
 	log_set_level((enum log_level)sm.cfg.log_level);
 	sm.once = a.once;

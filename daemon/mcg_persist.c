@@ -783,7 +783,12 @@ static int restore_route(struct mc_ctx *c, struct mc_group *g)
 	struct mc_tree *t;
 
 	if (st->new_tid != MC_NONE) { /* a merged tree already restored */
-		t = &c->trees[st->new_tid];
+		t = st->new_tid < c->n_trees ? &c->trees[st->new_tid] : NULL;
+		/* A group routed afresh in between (its saved tree did not
+		 * fit) may have merged that tree away: then this group is
+		 * routed afresh too, not attached to a freed tree. */
+		if (!t || !t->live || t->color != st->color)
+			return -EINVAL;
 		for (uint32_t i = 0; i < g->n_members; i++)
 			if (mc_tree_add_member(t, g->members[i]) < 0)
 				return -EINVAL;

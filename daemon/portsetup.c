@@ -13,6 +13,7 @@
 
 #include "daemon/mkey.h"
 #include "daemon/pkeyprog.h"
+#include "daemon/qosprog.h"
 #include "daemon/sweep.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
@@ -176,7 +177,7 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	uint8_t data[SMP_DATA_SIZE] = {0};
 	uint16_t lid = 0;
 	uint8_t lmc = 0;
-	bool set_lid, arm, rereg, keys, enforce;
+	bool set_lid, arm, rereg, keys, enforce, qos;
 	int rc;
 
 	if (!dn->ports[pn].have_pi ||
@@ -192,7 +193,8 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
 	keys = mkey_pi_fill(s->sm, n, pn, &pi);
 	enforce = pkeyprog_port_enforce(s->sm, n, pn, &pi);
-	if (!set_lid && !arm && !keys && !enforce)
+	qos = qosprog_portinfo(s, dn, pn, &pi);
+	if (!set_lid && !arm && !keys && !enforce && !qos)
 		return 0;
 	if (set_lid) {
 		pi.lid = lid;
@@ -272,6 +274,7 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 	}
 	mkey_pi_fill(s->sm, n, pn, &pi); /* keep what the arm Set wrote */
 	pkeyprog_port_enforce(s->sm, n, pn, &pi);
+	qosprog_portinfo(s, dn, pn, &pi); /* as the ARMED Set left it */
 	pi.port_state = IB_PORT_ACTIVE;
 	pi.port_phys_state = 0;
 	pi.client_reregister = 0;

@@ -3,9 +3,10 @@
  * it is good (bgpd's way).  Keys that name resources opened at start
  * (port.*, state_dir, control_socket) keep their running values until a
  * restart; everything else (routing, SM priority, sweep interval, MAD
- * windows/timeouts/retries, log level) applies from the next sweep.  A
- * reload that changes only the partitions needs no sweep: the P_Key tables
- * that differ are written over the current model (pkeyprog.c). */
+ * windows/timeouts/retries, log level) applies from the next sweep, which
+ * the reload starts, unless only keys that apply without one changed (the
+ * QoS tables, the partitions' P_Key tables: written where they differ over
+ * the current model). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +63,30 @@ void sm_ctl_limits_from_cfg(struct sm *sm)
 	ctl_set_limits(sm->ctl, &lim);
 }
 
+/* Keys whose new values their owners apply at once, on the current
+ * model, with no sweep (qosprog.c: OperationalVLs and VLHighLimit where
+ * they change, then only the SL2VL/VLArb blocks that differ; the SA:
+ * PathRecord SLs; pkeyprog.c: the P_Key blocks that differ, the SA's
+ * partition plan, mcg_ipoib.c: the partitions' IPoIB groups).  When nothing
+ * else changed, a reload starts no heavy sweep. */
+static const char *const applied_without_sweep[] = {
+    "qos.enable",     "qos.sl2vl",   "qos.vlarb_high", "qos.vlarb_low",
+    "qos.default_sl", "qos.classes", "qos.max_vls",    "qos.high_limit",
+    "partitions",     NULL,
+};
+
 int sm_reload(struct sm *sm)
 {
 	struct config nc;
+	struct qos_policy nq;
 	char err[512] = "";
+	bool sweep;
 	int rc = config_build(&nc, sm->config_path, sm->overrides,
 			      sm->n_overrides, err, sizeof(err));
 
+	if (rc == 0 &&
+	    (rc = qos_policy_from_config(&nq, &nc, err, sizeof(err))) < 0)
+		config_free(&nc);
 	if (rc < 0) {
 		log_err("reload: %s; keeping the running configuration",
 			err[0] ? err : strerror(-rc));
@@ -77,16 +95,24 @@ int sm_reload(struct sm *sm)
 	rc = keep_restart_keys(&nc, &sm->cfg);
 	if (rc < 0) {
 		config_free(&nc);
+		qos_policy_free(&nq);
 		return rc;
 	}
+	sweep = config_equal(&nc, &sm->cfg) ||
+		!config_equal_except(&nc, &sm->cfg, applied_without_sweep);
 	config_free(&sm->cfg);
 	sm->cfg = nc;
+	qos_policy_free(&sm->qos);
+	sm->qos = nq;
 	log_set_level((enum log_level)sm->cfg.log_level);
 	sm_ctl_limits_from_cfg(sm);
-	log_notice("reload: configuration %s applied",
-		   sm->config_path ? sm->config_path : "(built-in defaults)");
-	sm_publish(sm, SM_EV_CONFIG_RELOADED, NULL);
-	return 0;
+	log_notice(
+	    "reload: configuration %s applied%s",
+	    sm->config_path ? sm->config_path : "(built-in defaults)",
+	    sweep ? "" : " without a sweep (only qos.* or partitions changed)");
+	sm_publish(sm, SM_EV_CONFIG_RELOADED,
+		   &(struct sm_event_arg){.heavy = sweep});
+	return sweep ? 0 : 1;
 }
 
 /* A burst of SIGHUPs (a script in a loop, a config manager poking every
@@ -105,26 +131,14 @@ static struct {
 static int on_reload_timer(sd_event_source *s, uint64_t usec, void *ud)
 {
 	struct sm *sm = ud;
-	struct config old;
-	bool only_parts = false;
-	int rc;
 
 	log_notice("SIGHUP: reloading the configuration (%u SIGHUP%s)",
 		   R.signals, R.signals == 1 ? "" : "s coalesced");
 	R.signals = 0;
-	rc = config_copy(&old, &sm->cfg);
-	if (sm_reload(sm) == 0 && rc == 0)
-		only_parts =
-		    config_differ_only_in(&old, &sm->cfg, "partitions");
-	if (rc == 0)
-		config_free(&old);
-	if (only_parts) {
-		log_notice("reload: only the partitions changed: P_Key "
-			   "tables reprogrammed, no sweep");
-		return 0;
-	}
-	sm_publish(sm, SM_EV_SWEEP_DUE,
-		   &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
+	if (sm_reload(sm) != 1)
+		sm_publish(
+		    sm, SM_EV_SWEEP_DUE,
+		    &(struct sm_event_arg){.heavy = true, .why = "SIGHUP"});
 	return 0;
 }
 

@@ -51,6 +51,7 @@ static int start(struct sm *sm, struct sa_daemon *d)
 		log_err("SA: out of memory creating the SA");
 		return rc;
 	}
+	d->sa.qos = &sm->qos; /* reload.c replaces its content in place */
 	d->obs.smp = note_smp;
 	d->obs.ctx = d;
 	sm->disc_obs = &d->obs;

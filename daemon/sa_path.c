@@ -2,14 +2,16 @@
  * absent), the path walked through the switches' LFTs as programmed, MTU
  * and rate the minimum over its links, selectors (greater, less, exactly,
  * best) applied as OpenSM applies them, P_Key a partition both ends share
- * (sa_pkey.c; no record when there is none), SL 0, packet lifetime the
- * subnet timeout (0 for a port to itself). */
+ * (sa_pkey.c; no record when there is none), SL from the QoS policy
+ * (path_sl), packet lifetime the subnet timeout (0 for a port to
+ * itself). */
 #include "daemon/sa_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/qos.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
 
@@ -146,6 +148,30 @@ static uint8_t selector(const struct sa_ctx *c, unsigned sel_comp, uint8_t sel)
 	return sa_has(c, sel_comp) ? sel : SA_SEL_EQ;
 }
 
+/* The path's SL: the first qos.classes rule the request matches, else
+ * part_sl (the partition's SL, QOS_SL_NONE when it gives none), else
+ * qos.default_sl (lib/qos.h).  A request naming an SL gets it, unless a
+ * class pins another (then no path), as OpenSM answers.  -1: no path. */
+static int path_sl(const struct sa_ctx *c, const struct sa_path_rec *q,
+		   uint8_t part_sl)
+{
+	struct qos_path_req r = {
+	    .has_sid = sa_has(c, SA_PR_SERVICEID_MSB),
+	    .sid = q->service_id,
+	    .has_pkey = sa_has(c, SA_PR_PKEY),
+	    .pkey = q->pkey,
+	    .has_qc = sa_has(c, SA_PR_QOS_CLASS),
+	    .qc = q->qos_class,
+	};
+	bool pinned = false;
+	uint8_t sl =
+	    c->sa->qos ? qos_path_sl(c->sa->qos, &r, part_sl, &pinned) : 0;
+
+	if (!sa_has(c, SA_PR_SL))
+		return sl;
+	return pinned && q->sl != sl ? -1 : q->sl;
+}
+
 /* Builds the record of one (src, dst) pair into r (preset with what the
  * answer echoes); q is the request.  1 if a path meets the request. */
 static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
@@ -159,6 +185,9 @@ static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
 
 	if (walk_path(sa, src, dst, dlid, &w) < 0)
 		return 0;
+	if ((v = path_sl(c, q, QOS_SL_NONE)) < 0)
+		return 0;
+	r->sl = (uint8_t)v;
 	if (sa_has(c, SA_PR_REVERSIBLE) && q->reversible &&
 	    walk_path(sa, dst, src, slid, &back) < 0)
 		return 0;
@@ -223,13 +252,10 @@ static int resolve_end(struct sa_ctx *c, const uint8_t gid[16], unsigned gcomp,
 	return 0;
 }
 
-/* Requests we can never satisfy: raw paths, SLs other than 0, QoS
- * classes. */
+/* Requests we can never satisfy: raw paths. */
 static bool unsatisfiable(const struct sa_ctx *c, const struct sa_path_rec *q)
 {
-	return (sa_has(c, SA_PR_RAW) && q->raw_traffic) ||
-	       (sa_has(c, SA_PR_SL) && q->sl) ||
-	       (sa_has(c, SA_PR_QOS_CLASS) && q->qos_class);
+	return sa_has(c, SA_PR_RAW) && q->raw_traffic;
 }
 
 /* The answer template: what the request asked for and the answer keeps. */
@@ -245,6 +271,8 @@ static void template_from(const struct sa_ctx *c, const struct sa_path_rec *q,
 		t->hop_limit = q->hop_limit;
 	if (sa_has(c, SA_PR_TCLASS))
 		t->tclass = q->tclass;
+	if (sa_has(c, SA_PR_QOS_CLASS))
+		t->qos_class = q->qos_class;
 	t->reversible = 1; /* LFT routes exist both ways in one subnet */
 	t->mtu_sel = t->rate_sel = t->life_sel = SA_SEL_EQ;
 }

@@ -118,6 +118,8 @@ int sa_link_handle(struct sa_ctx *c);
 int sa_switchinfo_handle(struct sa_ctx *c);
 int sa_lft_handle(struct sa_ctx *c);
 int sa_mft_handle(struct sa_ctx *c);
+int sa_sl2vl_handle(struct sa_ctx *c);
+int sa_vlarb_handle(struct sa_ctx *c);
 int sa_sminfo_handle(struct sa_ctx *c);
 int sa_path_handle(struct sa_ctx *c);
 int sa_multipath_handle(struct sa_ctx *c);

@@ -16,6 +16,7 @@
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
+#include "mad/sa_qos.h"
 #include "mad/sa_service.h"
 #include "mad/sa_sminfo.h"
 #include "mad/sa_switch.h"
@@ -41,6 +42,10 @@ static const struct sa_attr_entry attr_table[] = {
     {SA_ATTR_MFT_REC, M_GET | M_GETTABLE, &sa_mft_rec_desc, sa_mft_handle},
     {SA_ATTR_SMINFO_REC, M_GET | M_GETTABLE, &sa_sminfo_rec_desc,
      sa_sminfo_handle},
+    {SA_ATTR_SL2VL_REC, M_GET | M_GETTABLE, &sa_sl2vl_rec_desc,
+     sa_sl2vl_handle},
+    {SA_ATTR_VLARB_REC, M_GET | M_GETTABLE, &sa_vlarb_rec_desc,
+     sa_vlarb_handle},
     {SA_ATTR_LINK_REC, M_GET | M_GETTABLE, &sa_link_rec_desc, sa_link_handle},
     {SA_ATTR_GUIDINFO_REC, M_GET | M_GETTABLE, &sa_guidinfo_rec_desc,
      sa_guidinfo_handle},

@@ -112,6 +112,8 @@ struct sa_mcgs {
 	uint32_t n, cap;
 };
 
+struct qos_policy;
+
 struct sa {
 	struct fabric *fabric;
 	struct sa_sm_info sm;
@@ -146,6 +148,18 @@ struct sa {
 	int (*pkey_table)(void *ctx, const struct ib_port *p,
 			  const uint16_t **tbl);
 	void *pkey_ctx;
+	/* The QoS policy PathRecords take their SL from (lib/qos.h); NULL:
+	 * SL 0 for every path. */
+	const struct qos_policy *qos;
+	/* The QoS tables as the ports acknowledged them (qosprog.c hands
+	 * these down): SL2VL of input to output port (a CA: 0 to its port)
+	 * into vl[16], VLArb block 1-4 of a port into data[64] as in the
+	 * SMP; 1 when known, 0 when not.  NULL: no such records. */
+	int (*sl2vl_row)(void *ctx, const struct ib_node *n, uint8_t in,
+			 uint8_t out, uint8_t vl[16]);
+	int (*vlarb_block)(void *ctx, const struct ib_node *n, uint8_t port,
+			   uint8_t block, uint8_t data[64]);
+	void *qos_ctx;
 	/* MCMemberRecord Set/Delete (daemon/sa_mcm.h); NULL: unsupported. */
 	const struct sa_mcm_ops *mcm_ops;
 	void *mcm_ctx;

@@ -13,6 +13,7 @@
 #include "lib/config.h"
 #include "lib/fabric.h"
 #include "lib/lids.h"
+#include "lib/qos.h"
 #include "mad/smp_sm.h"
 #include "mad/txn.h"
 #include "mad/umad_port.h"
@@ -28,6 +29,7 @@ struct disc_observer;
 struct pgprog;
 struct mkey_state;
 struct pkeyprog;
+struct qosprog;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -48,6 +50,8 @@ struct sm_smp_counts {
 	uint64_t lft_blocks; /* LFT blocks submitted (not resends) */
 	uint64_t pkey_gets;  /* P_KeyTable blocks read (daemon/pkeyprog.c) */
 	uint64_t pkey_sets;  /* P_KeyTable blocks written */
+	uint64_t sl2vl_sets; /* SL2VL blocks submitted (not resends) */
+	uint64_t vlarb_sets; /* VLArb blocks submitted (not resends) */
 	uint64_t min_needed; /* minimum the last heavy sweep needed */
 };
 
@@ -63,6 +67,7 @@ typedef int (*sm_elect_fn)(struct sm *sm, struct fabric *f, struct discovery *d,
 
 struct sm {
 	struct config cfg;	      /* the committed configuration */
+	struct qos_policy qos;	      /* cfg's qos.* keys, parsed */
 	struct txn_params txnp;	      /* from cfg.mad_* */
 	const char *config_path;      /* for SIGHUP reload, may be NULL */
 	const char *const *overrides; /* -o KEY=VALUE, for reload too */
@@ -87,6 +92,7 @@ struct sm {
 	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey;   /* M_Keys (mkey.c) */
 	struct pkeyprog *pkeys; /* P_Key tables, partition plan (pkeyprog.c) */
+	struct qosprog *qos_prog;  /* SL2VL/VLArb per node (qosprog.c) */
 	struct dump_job *dump_job; /* dumps.c's helper thread */
 
 	enum smp_sm_state sm_state;
@@ -165,10 +171,12 @@ void sm_on_request(void *ctx, const struct txn_request *req);
  * SM_EV_SWEEP_DONE. */
 void sm_sweep_done(struct sm *sm, bool heavy, int rc);
 
-/* reload.c: SIGHUP.  0 (SM_EV_CONFIG_RELOADED published), or -errno
- * with the running config kept. */
+/* reload.c: SIGHUP.  0 (SM_EV_CONFIG_RELOADED published, a heavy sweep
+ * should follow), 1 (published; only keys its subscribers apply without a
+ * sweep changed), or -errno with the running config kept. */
 int sm_reload(struct sm *sm);
-/* SIGHUP: sm_reload and a heavy sweep, once per burst of SIGHUPs. */
+/* SIGHUP: sm_reload and (unless it says 1) a heavy sweep, once per burst
+ * of SIGHUPs. */
 void sm_reload_request(struct sm *sm);
 /* reload.c: the control socket's limits from sm->cfg.control_*. */
 void sm_ctl_limits_from_cfg(struct sm *sm);

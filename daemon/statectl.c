@@ -108,6 +108,8 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "smps_lft_blocks %" PRIu64 "\n", sm->smps.lft_blocks);
 	fprintf(out, "smps_pkey_gets %" PRIu64 "\n", sm->smps.pkey_gets);
 	fprintf(out, "smps_pkey_sets %" PRIu64 "\n", sm->smps.pkey_sets);
+	fprintf(out, "smps_sl2vl_sets %" PRIu64 "\n", sm->smps.sl2vl_sets);
+	fprintf(out, "smps_vlarb_sets %" PRIu64 "\n", sm->smps.vlarb_sets);
 	fprintf(out, "smps_min_last_heavy %" PRIu64 "\n", sm->smps.min_needed);
 	elect_print_status(sm, out);
 	mkey_print_status(sm, out);

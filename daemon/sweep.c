@@ -17,6 +17,7 @@
 
 #include "daemon/pgprog.h"
 #include "daemon/pkeyprog.h"
+#include "daemon/qosprog.h"
 #include "daemon/route.h"
 #include "lib/log.h"
 
@@ -165,7 +166,9 @@ static int start_lft(struct sweep *s)
 
 	if (rc == 0)
 		rc = lftprog_start(s, s->sm->fab);
-	return rc < 0 ? rc : pgprog_start(s);
+	if (rc == 0)
+		rc = pgprog_start(s);
+	return rc < 0 ? rc : qosprog_start(s);
 }
 
 static int start_discovery(struct sweep *s)
@@ -479,12 +482,15 @@ static void on_sweep_due(struct sm *sm, enum sm_event ev,
 
 int sweep_create(struct sm *sm)
 {
+	int rc;
+
 	sm->sweep = calloc(1, sizeof(*sm->sweep));
 	if (!sm->sweep)
 		return -ENOMEM;
 	sm->sweep->sm = sm;
 	sm->sweep->phase_done = phase_done;
-	return sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
+	rc = sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
+	return rc ? rc : qosprog_init(sm);
 }
 
 void sweep_destroy(struct sm *sm)
@@ -494,6 +500,7 @@ void sweep_destroy(struct sm *sm)
 	sm_unsubscribe(sm, on_sweep_due, NULL);
 	sweep_reset(sm->sweep);
 	pgprog_destroy(sm);
+	qosprog_destroy(sm);
 	free(sm->sweep);
 	sm->sweep = NULL;
 }

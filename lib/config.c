@@ -13,6 +13,7 @@
 
 #include "lib/config_priv.h"
 #include "lib/log.h"
+#include "lib/qos.h"
 
 static const struct cfg_enum unicast_names[] = {
 	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN }, { 0 }
@@ -48,6 +49,10 @@ static const struct cfg_enum mkey_mode_names[] = {
 static const struct cfg_enum proxy_names[] = {
 	{ "partition", CFG_PROXY_PARTITION }, { "trusted", CFG_PROXY_TRUSTED },
 	{ 0 }
+};
+/* The OperationalVLs the IBA defines, as numbers of data VLs. */
+static const struct cfg_enum max_vls_names[] = {
+	{ "1", 1 }, { "2", 2 }, { "4", 4 }, { "8", 8 }, { "15", 15 }, { 0 }
 };
 static const struct cfg_enum log_names[] = {
 	{ "error", LOG_LVL_ERR },   { "warn", LOG_LVL_WARN },
@@ -144,6 +149,45 @@ static const struct cfg_key cfg_keys[] = {
 	  1, 1000000, NULL,
 	  "Joins and leaves one port may send at once above "
 	  "multicast.join_rate." },
+	{ "qos.enable", CFG_ENUM, OFF(qos_enable), "false", 0, 0, cfg_bool_names,
+	  "Program the SL2VL and VL arbitration tables of every port from "
+	  "the qos keys (only the blocks that differ from what was last "
+	  "written). false: leave them as the ports hold them, as OpenSM "
+	  "does by default; OperationalVLs are set either way." },
+	{ "qos.max_vls", CFG_ENUM, OFF(qos_max_vls), "15", 0, 0, max_vls_names,
+	  "Most data VLs a link runs: OperationalVLs is the least of this "
+	  "and both ends' VLCap (1, 2, 4, 8 or 15)." },
+	{ "qos.high_limit", CFG_U32, OFF(qos_high_limit), "0", 0, 255, NULL,
+	  "PortInfo VLHighLimit: high-priority bytes (in 4 KiB units) sent "
+	  "before a low-priority packet gets a turn; 0 lets one packet "
+	  "through, 255 is unlimited." },
+	{ "qos.sl2vl", CFG_LIST, OFF(qos_sl2vl),
+	  "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7", 0, 8, NULL,
+	  "The VL of each SL, SL0 first (16 VLs, 0 to 14). A port running n "
+	  "VLs sends SL s on VL (this mod n); an SL whose VL the port's "
+	  "arbitration tables give no weight goes to the lowest VL they "
+	  "serve." },
+	{ "qos.vlarb_high", CFG_LIST, OFF(qos_vlarb_high),
+	  "0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0",
+	  0, 16, NULL,
+	  "High-priority VL arbitration table, VL:WEIGHT entries in order "
+	  "(weight in 64-byte units, 0 skips the entry); a port holds its "
+	  "VLArbitrationHighCap first entries." },
+	{ "qos.vlarb_low", CFG_LIST, OFF(qos_vlarb_low),
+	  "0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4",
+	  0, 16, NULL,
+	  "Low-priority VL arbitration table, as qos.vlarb_high. Every VL "
+	  "qos.sl2vl uses needs a nonzero weight in one of the two "
+	  "tables." },
+	{ "qos.default_sl", CFG_U32, OFF(qos_default_sl), "0", 0, 15, NULL,
+	  "SL of PathRecords that no qos.classes rule matches (and whose "
+	  "partition gives no SL)." },
+	{ "qos.classes", CFG_LIST, OFF(qos_classes), "", 0, 200, NULL,
+	  "PathRecord SL by QoS class, first match wins: each rule is "
+	  "matchers and an SL, e.g. \"service-id 0x10000-0x1ffff sl 1\", "
+	  "\"pkey 0x8001 sl 2\", \"qos-class 3 sl 4\" (ranges inclusive; "
+	  "a rule with several matchers needs all of them; a request that "
+	  "does not give a field does not match on it)." },
 	{ "sm.priority", CFG_U32, OFF(sm_priority), "0", 0, 15, NULL,
 	  "SMInfo priority. Among SMs starting together the highest (then "
 	  "the lowest port GUID) becomes master; a running master hands the "
@@ -447,6 +491,37 @@ int cfg_check_item(const struct cfg_key *k, const char *s, const char *where,
 	return 0;
 }
 
+/* Lists whose items depend on each other (or on their count) are checked
+ * whole once read, by key: a side table rather than a column of cfg_keys[]
+ * keeps the rows as they are. */
+static const struct {
+	const char *key;
+	int (*check)(const struct cfg_strlist *l, uint32_t *bad, char *why,
+		     size_t len);
+} list_checks[] = {
+	{ "qos.sl2vl", qos_check_sl2vl },
+	{ "qos.vlarb_high", qos_check_vlarb },
+	{ "qos.vlarb_low", qos_check_vlarb },
+	{ "qos.classes", qos_check_classes },
+};
+#define N_LIST_CHECKS (sizeof(list_checks) / sizeof(list_checks[0]))
+
+int cfg_check_list(const struct cfg_key *k, const struct cfg_strlist *l,
+		   uint32_t *bad, char *why, size_t len)
+{
+	char msg[256];
+	size_t i = 0;
+
+	*bad = l->n;
+	while (i < N_LIST_CHECKS && strcmp(list_checks[i].key, k->key))
+		i++;
+	if (i == N_LIST_CHECKS ||
+	    list_checks[i].check(l, bad, msg, sizeof(msg)) == 0)
+		return 0;
+	snprintf(why, len, "%s: %s", k->key, msg);
+	return -EINVAL;
+}
+
 void cfg_list_free(struct cfg_strlist *l)
 {
 	for (uint32_t i = 0; i < l->n; i++)
@@ -491,6 +566,12 @@ static int set_list_text(void *c, const struct cfg_key *k,
 				    k->key);
 	}
 	free(copy);
+	if (!r) {
+		char why[300];
+		uint32_t bad;
+		if (cfg_check_list(k, &nl, &bad, why, sizeof(why)) < 0)
+			r = cfg_err(err, errlen, where, "%s", why);
+	}
 	if (r) {
 		cfg_list_free(&nl);
 		return r;
@@ -754,6 +835,19 @@ static bool key_equal(const void *a, const void *b, const struct cfg_key *k)
 	return false;
 }
 
+bool config_equal_except(const struct config *a, const struct config *b,
+			 const char *const *keys)
+{
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const char *const *k = keys;
+		while (k && *k && strcmp(*k, cfg_keys[i].key))
+			k++;
+		if ((!k || !*k) && !key_equal(a, b, &cfg_keys[i]))
+			return false;
+	}
+	return true;
+}
+
 bool cfg_keys_equal(const void *a, const void *b, const struct cfg_key *keys,
 		    size_t n)
 {
@@ -766,21 +860,6 @@ bool cfg_keys_equal(const void *a, const void *b, const struct cfg_key *keys,
 bool config_equal(const struct config *a, const struct config *b)
 {
 	return cfg_keys_equal(a, b, cfg_keys, N_KEYS);
-}
-
-bool config_differ_only_in(const struct config *a, const struct config *b,
-			   const char *key)
-{
-	bool differs = false;
-
-	for (size_t i = 0; i < N_KEYS; i++) {
-		bool eq = key_equal(a, b, &cfg_keys[i]);
-		if (!strcmp(cfg_keys[i].key, key))
-			differs = !eq;
-		else if (!eq)
-			return false;
-	}
-	return differs;
 }
 
 int config_set(struct config *c, const char *key, const char *value,
@@ -828,7 +907,7 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 			       "mad.window_per_node (%u) is larger than "
 			       "mad.window (%u)", c->mad_window_per_node,
 			       c->mad_window);
-	return 0;
+	return qos_config_check(c, err, errlen);
 }
 
 int config_build(struct config *out, const char *path,

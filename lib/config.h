@@ -101,6 +101,15 @@ struct config {
 	uint32_t sa_service_lease_max_s; /* 0 = no limit */
 	int sa_proxy_join;		 /* enum cfg_proxy_join */
 
+	int qos_enable;			   /* 0 or 1 */
+	int qos_max_vls;		   /* 1, 2, 4, 8 or 15 */
+	uint32_t qos_high_limit;	   /* PortInfo VLHighLimit */
+	struct cfg_strlist qos_sl2vl;	   /* 16 VLs, SL0 first */
+	struct cfg_strlist qos_vlarb_high; /* "VL:WEIGHT" */
+	struct cfg_strlist qos_vlarb_low;
+	uint32_t qos_default_sl;
+	struct cfg_strlist qos_classes; /* lib/qos.h struct qos_class */
+
 	char *state_dir;
 	struct cfg_strlist dumps; /* names from config_dump_names */
 	char *control_socket;
@@ -159,9 +168,9 @@ void config_free(struct config *c);
 /* Deep copy; 0 or -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
-/* Whether the two differ in key only (and differ there). */
-bool config_differ_only_in(const struct config *a, const struct config *b,
-			   const char *key);
+/* Equal but for the keys listed (NULL-terminated; NULL: none). */
+bool config_equal_except(const struct config *a, const struct config *b,
+			 const char *const *keys);
 
 /* Applies a YAML document on top of c.  Errors as "name:line: message";
  * c may be partly changed on error (use config_build for all-or-nothing).

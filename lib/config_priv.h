@@ -19,6 +19,10 @@ int cfg_set_value(void *base, const struct cfg_key *k, const char *s,
 		  const char *where, char *err, size_t errlen);
 int cfg_check_item(const struct cfg_key *k, const char *s, const char *where,
 		   char *err, size_t errlen);
+/* The key's whole-list check (cfg_key.check), if any: 0, or -EINVAL with
+ * why ("key: message") and *bad the item at fault (l->n: the list). */
+int cfg_check_list(const struct cfg_key *k, const struct cfg_strlist *l,
+		   uint32_t *bad, char *why, size_t len);
 int cfg_list_push(struct cfg_strlist *l, const char *s);
 void cfg_list_free(struct cfg_strlist *l);
 

@@ -67,6 +67,23 @@ static const char *kind_name(const yaml_node_t *n)
 	       n->type == YAML_SEQUENCE_NODE ? "a list" : "a scalar";
 }
 
+/* The key's whole-list check, its error at the line of the item at
+ * fault (or of the list). */
+static int check_list(struct ywalk *w, const struct cfg_key *k, yaml_node_t *v,
+		      const struct cfg_strlist *l)
+{
+	char why[300];
+	uint32_t bad;
+	yaml_node_t *at = v;
+
+	if (cfg_check_list(k, l, &bad, why, sizeof(why)) == 0)
+		return 0;
+	if (v->type == YAML_SEQUENCE_NODE && bad < l->n)
+		at = yaml_document_get_node(w->doc,
+					    v->data.sequence.items.start[bad]);
+	return yerr(w, at, "%s", why);
+}
+
 static int set_list(struct ywalk *w, void *base, const struct cfg_key *k,
 		    yaml_node_t *v)
 {
@@ -102,6 +119,8 @@ static int set_list(struct ywalk *w, void *base, const struct cfg_key *k,
 				r = cfg_list_push(&nl, s);
 		}
 	}
+	if (!r)
+		r = check_list(w, k, v, &nl);
 	if (r) {
 		cfg_list_free(&nl);
 		return r;

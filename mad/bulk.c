@@ -141,6 +141,20 @@ static void fill_window(struct bulk_xfer *x)
 	}
 }
 
+/* The engine is being destroyed (its SMPs complete with -ECANCELED):
+ * nothing more may be sent, so every block not in flight fails now and
+ * the transfer ends with the last one in flight.  Sending from inside
+ * txn_destroy() would block on a transport that no longer reads. */
+static void cancel_rest(struct bulk_xfer *x, int err)
+{
+	for (uint32_t i = 0; i < x->req.nitems; i++)
+		if (x->items[i].state == IT_UNSENT ||
+		    x->items[i].state == IT_RESEND)
+			fail_item(x, &x->items[i], err);
+	x->next = x->req.nitems;
+	x->rs_n = 0;
+}
+
 static bool all_done(const struct bulk_xfer *x)
 {
 	return x->base == x->req.nitems && !x->inflight && !x->rs_n;
@@ -165,6 +179,8 @@ static void on_block(void *ctx, int status, const struct txn_result *r)
 	} else {
 		fail_item(x, it, status);
 	}
+	if (status == -ECANCELED)
+		cancel_rest(x, status);
 	slide(x);
 	fill_window(x);
 	if (all_done(x))

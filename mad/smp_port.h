@@ -14,6 +14,7 @@
 #define PI_CAP_IS_SM	       (1u << 1)
 #define PI_CAP_IS_NOTICE_SUP   (1u << 2)
 #define PI_CAP_IS_TRAP_SUP     (1u << 3)
+#define PI_CAP_IS_SL_MAP       (1u << 6) /* IsSLMappingSupported */
 #define PI_CAP_IS_SM_DISABLED  (1u << 10)
 #define PI_CAP_IS_CAP_MASK2    (1u << 15)
 #define PI_CAP_IS_CLIENT_REREG (1u << 25)

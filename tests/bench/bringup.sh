@@ -5,7 +5,10 @@
 # (each run on a freshly started ibsim, so every port starts in INIT without
 # a LID), runs interleaved so load changes hit every SM alike.  Also the
 # SMPs ibsmd sent against the minimum the fabric needs (ibsmd's own count:
-# discovery Gets by formula + the Sets that differ).
+# discovery Gets by formula + the Sets that differ).  ibsmd runs with
+# qos.enable=$IBSMD_QOS (default false), like for like with OpenSM's
+# default, which writes no SL2VL or VLArb table; tests/bench/qos.sh
+# measures QoS bring-ups against opensm -Q.
 #
 # usage: O=build tests/bench/bringup.sh [-n RUNS] [FABRIC...]
 #   FABRIC: ft2:HOSTS (ibsmgen fattree2 --hosts HOSTS), torus:X,Y,Z,H
@@ -60,7 +63,7 @@ for spec in $FABRICS; do
 	ti=""; td=""; t64=""; smps=""; minsmps=""
 	for _ in $(seq "$RUNS"); do
 		rm -rf "$W/st"
-		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st")"
+		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st" -o qos.enable="${IBSMD_QOS:-false}")"
 		smps=$(sed -n 's/.*SMPs: \([0-9]*\) sent.*/\1/p' "$W/ibsmd.log" | tail -1)
 		minsmps=$(sed -n 's/.*needed at least \([0-9]*\);.*/\1/p' "$W/ibsmd.log" | tail -1)
 		rm -rf "$W/osm"; mkdir -p "$W/osm"

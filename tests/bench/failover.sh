@@ -9,7 +9,10 @@
 # their ratio.  ibsmd's end: `ibsmctl status` says MASTER with a completed
 # heavy sweep (polled every 20 ms); OpenSM's: "SUBNET UP" in the new
 # master's log (flushed per line with -d2, polled every 50 ms).  Also the
-# LFT blocks the new ibsmd master sent (0 when nothing changed).
+# LFT blocks the new ibsmd master sent (0 when nothing changed).  ibsmd
+# runs with qos.enable=$IBSMD_QOS (default false), like for like with
+# OpenSM's default, which writes no SL2VL or VLArb table (a new ibsmd
+# master with QoS writes every table once: docs/benchmarks.md, QoS).
 #
 # usage: O=build tests/bench/failover.sh [-n RUNS] [NETFILE]
 set -u
@@ -47,10 +50,10 @@ run_ibsmd() {
 	local n t0 t1
 	start_sim "$NET"
 	for n in a b; do rm -rf "$W/st-$n"; mkdir -p "$W/st-$n"; done
-	bg H1 "$O/ibsmd" --state-dir "$W/st-a" -o control_socket="$W/a.sock" -o sm.priority=10 2>"$W/ibsmd-a.log"
+	bg H1 "$O/ibsmd" --state-dir "$W/st-a" -o control_socket="$W/a.sock" -o sm.priority=10 -o qos.enable="${IBSMD_QOS:-false}" 2>"$W/ibsmd-a.log"
 	local a=$BG
 	until_true 300 0.2 swept_master a || { echo fail; stop_sms; stop_sim; return; }
-	bg H2 "$O/ibsmd" --state-dir "$W/st-b" -o control_socket="$W/b.sock" -o sm.priority=1 2>"$W/ibsmd-b.log"
+	bg H2 "$O/ibsmd" --state-dir "$W/st-b" -o control_socket="$W/b.sock" -o sm.priority=1 -o qos.enable="${IBSMD_QOS:-false}" 2>"$W/ibsmd-b.log"
 	until_true 120 0.2 eval '[ "$(st b mcast_copy)" = current ]' || { echo fail; stop_sms; stop_sim; return; }
 	sleep 2 # a few quiet polls
 	t0=$(now); kill -9 "$a"

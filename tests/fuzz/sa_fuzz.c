@@ -12,6 +12,7 @@
 
 #include "../unit/sa_fixture.h"
 #include "lib/pkeys.h"
+#include "lib/qos.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +25,8 @@ static const uint16_t attrs[] = {
     SA_ATTR_SMINFO_REC,	     SA_ATTR_LINK_REC,	     SA_ATTR_GUIDINFO_REC,
     SA_ATTR_SERVICE_REC,     SA_ATTR_PKEY_TABLE_REC, SA_ATTR_PATH_REC,
     SA_ATTR_MCMEMBER_REC,    SA_ATTR_MCGSTATE_REC,   SA_ATTR_MULTIPATH_REC,
+    SA_ATTR_SL2VL_REC,	     SA_ATTR_VLARB_REC,	     SA_ATTR_INFORM_INFO,
+    SA_ATTR_INFORM_INFO_REC,
 };
 
 /* An MFT source so MulticastForwardingTableRecord code runs too. */
@@ -35,6 +38,42 @@ static int fz_mft(void *ctx, const struct ib_node *sw, uint16_t block,
 		return -1;
 	masks[block] = (uint16_t)(sw->guid ^ pos);
 	return 1;
+}
+
+/* QoS tables the way qosprog.c hands them down: some known, some not. */
+static int fz_sl2vl(void *ctx, const struct ib_node *n, uint8_t in, uint8_t out,
+		    uint8_t vl[16])
+{
+	(void)ctx;
+	for (unsigned sl = 0; sl < 16; sl++)
+		vl[sl] = (uint8_t)((sl + in + out) % 15);
+	return (n->guid + in + out) % 3 != 0;
+}
+
+static int fz_vlarb(void *ctx, const struct ib_node *n, uint8_t port,
+		    uint8_t block, uint8_t data[64])
+{
+	(void)ctx;
+	memset(data, (uint8_t)(port + block), 64);
+	return (n->guid + block) % 2;
+}
+
+/* PathRecord SLs through a policy with classes. */
+static struct qos_policy fz_qos = {
+    .default_sl = 3,
+    .classes =
+	(struct qos_class[]){
+	    {.has_sid = true, .sid_hi = ~0ull, .sl = 5},
+	    {.has_pkey = true, .pkey_lo = 0x10, .pkey_hi = 0x7fff, .sl = 6}},
+    .n_classes = 2,
+};
+
+static void fz_hooks(struct fx *x)
+{
+	x->sa.mft_block = fz_mft;
+	x->sa.sl2vl_row = fz_sl2vl;
+	x->sa.vlarb_block = fz_vlarb;
+	x->sa.qos = &fz_qos;
 }
 
 /* Partition red: Hca1, Hca2; blue: Hca3 and Hca4 (by node GUID) full,
@@ -57,7 +96,7 @@ static struct fx *fz_setup(void **state)
 
 	fx_setup(state);
 	x = *state;
-	x->sa.mft_block = fz_mft;
+	fz_hooks(x);
 	if (pkey_plan_build(&plan, &x->f, &part_table, false) < 0)
 		__builtin_trap();
 	return x;

@@ -126,7 +126,7 @@ for _ in $(seq 100); do
 	[ "$(grep -c "written to" "$T/ibsmd.log")" -gt "$n0" ] && break
 	sleep 0.1
 done
-grep -q "only the partitions changed" "$T/ibsmd.log" || fail "the reload was not seen as a partition change"
+grep -q "applied without a sweep" "$T/ibsmd.log" || fail "the reload was not seen as a partition change"
 $CHECK read "$T/netp" "$T/t2.json" || fail "reading the P_Key tables again"
 $CHECK expect "$T/t2.json" 2 || fail "P_Key tables after the SIGHUP"
 changed=$($CHECK blocks "$T/t1.json" "$T/t2.json")

@@ -14,7 +14,7 @@ bin="$T/sa_fuzz"
 # tests/integration/daemon_layering.sh keeps true.
 mkdir -p "$T/obj"
 for src in mad/sa_*.c mad/smp*.c mad/fields.c daemon/sa_*.c lib/fabric.c lib/log.c \
-	lib/speed.c lib/pkeys.c; do
+	lib/speed.c lib/pkeys.c lib/qos.c; do
 	o="$T/obj/$(echo "$src" | tr / _).o"
 	clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -c -o "$o" "$src" 2>>"$T/build.log" ||

@@ -346,19 +346,18 @@ static void test_man_page(void **state)
 	free(man);
 }
 
-
-/* Robustness: corrupted variants of a full config either load or fail
- * with a "t.yaml:N: " or "configuration: " message; never crash. */
-static void mutate(const char *base, size_t size, uint64_t seed, int rounds)
+/* Robustness: corrupted variants of a config either load or fail with a
+ * "t.yaml:N: " or "configuration: " message; never crash. */
+static void mutate(const char *base, uint64_t rs, int rounds)
 {
 	static const char alphabet[] = ":-[]{},\"'#&*!|>.  \t\n0x9az";
-	uint64_t rs = seed;
-	char err[512], *t = malloc(size);
+	size_t blen = strlen(base);
+	char err[512], *t = malloc(blen + 1);
 
 	assert_non_null(t);
 	for (int i = 0; i < rounds; i++) {
-		size_t len = size - 1;
-		memcpy(t, base, size);
+		size_t len = blen;
+		memcpy(t, base, blen + 1);
 		for (int m = 0; m < 1 + i % 3; m++) {
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			size_t pos = (rs >> 33) % len;
@@ -386,6 +385,9 @@ static void mutate(const char *base, size_t size, uint64_t seed, int rounds)
 			config_free(&d);
 			free(text);
 			r = config_validate(&c, err, sizeof(err));
+			if (r)
+				assert_true(r == -EINVAL &&
+					    !strncmp(err, "configuration: ", 15));
 		}
 		config_free(&c);
 	}
@@ -401,7 +403,7 @@ static void test_mutations(void **state)
 		"log:\n  level: info\n";
 
 	(void)state;
-	mutate(base, sizeof(base), 777, 3000);
+	mutate(base, 777, 3000);
 }
 
 /* The partitions section through the parser: mutated lists of mappings
@@ -419,7 +421,75 @@ static void test_mutations_partitions(void **state)
 		"  - {name: gpu, pkey: 0x10, members: [g1, g2], limited: g3}\n";
 
 	(void)state;
-	mutate(base, sizeof(base), 4242, 6000);
+	mutate(base, 4242, 6000);
+}
+
+/* The qos section through the parser: corrupted variants as above, and
+ * lists made of random valid and invalid items, whose verdict is checked
+ * against what each item is. */
+static void test_qos_mutations(void **state)
+{
+	/* the first four of each are good */
+	static const char *const vls[] = {"0",	"7", "14",  "0x3", "15",
+					  "-1", "a", "1:2", ""};
+	static const char *const arbs[] = {
+	    "0:4", "14:255", "1:0", "0x1:1", "15:1", "3:256", "3", ":4", "2:x"};
+	uint64_t rs = 4242;
+	char err[512], yaml[2048];
+	int verdicts[2] = {0, 0};
+
+	(void)state;
+	mutate("qos:\n  enable: true\n  max_vls: 8\n  high_limit: 4\n"
+	       "  sl2vl: [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]\n"
+	       "  vlarb_high: [\"0:4\", \"1:0\"]\n"
+	       "  vlarb_low:\n    - \"1:4\"\n    - \"2:4\"\n    - 3:4\n"
+	       "    - \"4:4\"\n    - 5:4\n    - 6:4\n    - 7:4\n"
+	       "  default_sl: 3\n"
+	       "  classes: [\"service-id 0x10-0x1f sl 1\", "
+	       "\"pkey 0x8001 qos-class 2-4 sl 5\"]\n",
+	       99, 3000);
+	for (int i = 0; i < 2000; i++) {
+		int n = i % 8 ? 16 : 15 + i % 3, m = 1 + i % 5, bad = 0, o;
+		o = snprintf(yaml, sizeof(yaml), "qos:\n  sl2vl: [");
+		for (int j = 0; j < n; j++) {
+			rs = rs * 6364136223846793005ULL +
+			     1442695040888963407ULL;
+			/* one item in 16 from the whole set */
+			unsigned k = (rs >> 33) % ((rs >> 56) % 16 ? 4 : 9);
+			bad |= k >= 4;
+			o += snprintf(yaml + o, sizeof(yaml) - o, "%s\"%s\"",
+				      j ? ", " : "", vls[k]);
+		}
+		bad |= n != 16;
+		o += snprintf(yaml + o, sizeof(yaml) - o, "]\n  vlarb_high: [");
+		for (int j = 0; j < m; j++) {
+			rs = rs * 6364136223846793005ULL +
+			     1442695040888963407ULL;
+			unsigned k = (rs >> 33) % ((rs >> 56) % 16 ? 4 : 9);
+			bad |= k >= 4;
+			o += snprintf(yaml + o, sizeof(yaml) - o, "%s\"%s\"",
+				      j ? ", " : "", arbs[k]);
+		}
+		snprintf(yaml + o, sizeof(yaml) - o,
+			 "]\n  vlarb_low: [\"0:1\", \"1:1\", \"2:1\", "
+			 "\"3:1\", \"4:1\", \"5:1\", \"6:1\", \"7:1\", "
+			 "\"8:1\", \"9:1\", \"10:1\", \"11:1\", \"12:1\", "
+			 "\"13:1\", \"14:1\"]\n");
+		struct config c;
+		assert_int_equal(config_defaults(&c), 0);
+		int r =
+		    config_load_string(&c, yaml, "t.yaml", err, sizeof(err));
+		if (!r)
+			r = config_validate(&c, err, sizeof(err));
+		if (bad != (r != 0))
+			fail_msg("%s: verdict %d, want %s\n%s", yaml, r,
+				 bad ? "an error" : "ok", err);
+		if (r)
+			assert_true(!strncmp(err, "t.yaml:", 7));
+		verdicts[bad]++;
+		config_free(&c);
+	}
+	assert_true(verdicts[0] > 200 && verdicts[1] > 200);
 }
 
 static int regen(void)
@@ -451,15 +521,16 @@ static int regen(void)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_pairs),
-		cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_build_all_or_nothing),
-		cmocka_unit_test(test_example_file),
-		cmocka_unit_test(test_man_page),
-		cmocka_unit_test(test_mutations),
-		cmocka_unit_test(test_mutations_partitions),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_pairs),
+	    cmocka_unit_test(test_overrides),
+	    cmocka_unit_test(test_build_all_or_nothing),
+	    cmocka_unit_test(test_example_file),
+	    cmocka_unit_test(test_man_page),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_mutations_partitions),
+	    cmocka_unit_test(test_qos_mutations),
 	};
 	if (argc > 1 && !strcmp(argv[1], "--regen"))
 		return regen();

@@ -18,6 +18,7 @@
 #include "mad/smp_node.h"
 #include "mad/smp_pgroup.h"
 #include "mad/smp_port.h"
+#include "mad/smp_qos.h"
 #include "mad/smp_sm.h"
 #include "mad/smp_switch.h"
 
@@ -466,6 +467,84 @@ static void test_names(void **state)
 	assert_string_equal(smp_path_str(path, 2, b, sizeof(b)), "0,1,12");
 }
 
+/* SL2VL and VLArb blocks against libibmad's dumpers (what smpquery
+ * sl2vl/vlarb print): random tables encoded by us, printed by libibmad,
+ * parsed back. */
+static void test_qos_tables(void **state)
+{
+	uint64_t rs = 12345;
+	char buf[1024];
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		uint8_t vl[SMP_NUM_SLS], back[SMP_NUM_SLS];
+		uint8_t data[SMP_DATA_SIZE] = {0};
+		struct smp_vlarb_entry e[SMP_VLARB_BLOCK], eb[SMP_VLARB_BLOCK];
+		char *p;
+
+		for (unsigned i = 0; i < SMP_NUM_SLS; i++) {
+			rs = rs * 6364136223846793005ULL + 1;
+			vl[i] = (uint8_t)(rs >> 60);
+		}
+		assert_int_equal(smp_sl2vl_encode(vl, data, sizeof(data)), 0);
+		mad_dump_sltovl(buf, sizeof(buf), data, SMP_SL2VL_SIZE);
+		p = buf;
+		for (unsigned i = 0; i < SMP_NUM_SLS; i++) {
+			p = strchr(p, '|');
+			assert_non_null(p);
+			assert_int_equal(strtoul(p + 1, &p, 10), vl[i]);
+		}
+		assert_int_equal(smp_sl2vl_decode(back, data, sizeof(data)), 0);
+		assert_memory_equal(back, vl, sizeof(vl));
+
+		for (unsigned i = 0; i < SMP_VLARB_BLOCK; i++) {
+			rs = rs * 6364136223846793005ULL + 1;
+			e[i].vl = (uint8_t)(rs >> 60);
+			e[i].weight = (uint8_t)(rs >> 40);
+		}
+		memset(data, 0, sizeof(data));
+		assert_int_equal(smp_vlarb_encode(e, data, sizeof(data)), 0);
+		mad_dump_vlarbitration(buf, sizeof(buf), data, 64);
+		p = strstr(buf, "VL");
+		assert_non_null(p);
+		for (unsigned i = 0; i < SMP_VLARB_BLOCK; i++) {
+			p = strchr(p, '|');
+			assert_non_null(p);
+			assert_int_equal(strtoul(p + 1, &p, 16), e[i].vl);
+		}
+		p = strstr(p, "WEIGHT");
+		assert_non_null(p);
+		for (unsigned i = 0; i < SMP_VLARB_BLOCK; i++) {
+			p = strchr(p, '|');
+			assert_non_null(p);
+			assert_int_equal(strtoul(p + 1, &p, 16), e[i].weight);
+		}
+		assert_int_equal(smp_vlarb_decode(eb, data, sizeof(data)), 0);
+		assert_memory_equal(eb, e, sizeof(e));
+	}
+	/* fixed bytes: SL 0 in the high nibble; VL in the low nibble of an
+	 * entry's first byte */
+	{
+		uint8_t vl[SMP_NUM_SLS] = {1, 2,  3,  4,  5,  6,  7,  8,
+					   9, 10, 11, 12, 13, 14, 15, 0};
+		uint8_t data[SMP_DATA_SIZE] = {0};
+		struct smp_vlarb_entry e[SMP_VLARB_BLOCK] = {{3, 0x40}};
+		assert_int_equal(smp_sl2vl_encode(vl, data, sizeof(data)), 0);
+		assert_int_equal(data[0], 0x12);
+		assert_int_equal(data[7], 0xF0);
+		assert_int_equal(smp_vlarb_encode(e, data, sizeof(data)), 0);
+		assert_int_equal(data[0], 0x03);
+		assert_int_equal(data[1], 0x40);
+		vl[3] = 16;
+		assert_int_equal(smp_sl2vl_encode(vl, data, sizeof(data)),
+				 -ERANGE);
+		assert_int_equal(smp_sl2vl_decode(vl, data, 7), -EOVERFLOW);
+		assert_int_equal(smp_vlarb_decode(e, data, 63), -EOVERFLOW);
+		assert_int_equal(smp_sl2vl_mod(3, 7), 0x0307);
+		assert_int_equal(smp_vlarb_mod(SMP_VLARB_HIGH_32, 12), 0x4000C);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_notice_traps),
 	    cmocka_unit_test(test_trap_repress),
 	    cmocka_unit_test(test_port_groups),
+	    cmocka_unit_test(test_qos_tables),
 	    cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

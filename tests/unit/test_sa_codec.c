@@ -17,6 +17,7 @@
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
+#include "mad/sa_qos.h"
 #include "mad/sa_service.h"
 #include "mad/sa_tables.h"
 #include "mad/sa_wire.h"
@@ -369,6 +370,42 @@ static void test_service_and_guidinfo(void **state)
 		    0x123456789ull);
 }
 
+/* SLtoVLMappingTableRecord and VLArbitrationTableRecord byte by byte
+ * (libibmad has no fields for them; the offsets are ib_types.h's
+ * ib_slvl_table_record_t and ib_vl_arb_table_record_t: LID, the two port
+ * bytes, 4 reserved, then the SMP table as is). */
+static void test_qos_records(void **state)
+{
+	struct sa_sl2vl_rec r = {.lid = 0x1234,
+				 .in_port = 3,
+				 .out_port = 7,
+				 .table = 0x0123456789abcde7ull},
+			    d;
+	struct sa_vlarb_rec v = {.lid = 9, .out_port = 2, .block = 3};
+	uint8_t w[16] = {0}, vw[72] = {0};
+
+	(void)state;
+	assert_int_equal(sa_sl2vl_rec_desc.size, 16);
+	assert_int_equal(sa_vlarb_rec_desc.size, 72);
+	sa_rec_encode(&sa_sl2vl_rec_desc, &r, w);
+	assert_int_equal(w[0], 0x12);
+	assert_int_equal(w[1], 0x34);
+	assert_int_equal(w[2], 3);
+	assert_int_equal(w[3], 7);
+	assert_int_equal(w[8], 0x01); /* SL0 on VL0, SL1 on VL1 */
+	assert_int_equal(w[15], 0xe7);
+	assert_int_equal(sa_rec_decode(&sa_sl2vl_rec_desc, w, 16, &d), 0);
+	assert_true(d.table == r.table && d.out_port == 7);
+	v.table[0] = 0x01; /* entry 0: VL1 */
+	v.table[1] = 0x40; /* weight 64 */
+	sa_rec_encode(&sa_vlarb_rec_desc, &v, vw);
+	assert_int_equal(vw[1], 9);
+	assert_int_equal(vw[2], 2);
+	assert_int_equal(vw[3], 3);
+	assert_int_equal(vw[8], 0x01);
+	assert_int_equal(vw[9], 0x40);
+}
+
 static void test_match(void **state)
 {
 	struct sa_path_rec a = {.dlid = 5, .slid = 6}, b = a;
@@ -398,6 +435,7 @@ int main(void)
 	    cmocka_unit_test(test_mcm_member_count),
 	    cmocka_unit_test(test_mcgstate_layout),
 	    cmocka_unit_test(test_multipath_layout),
+	    cmocka_unit_test(test_qos_records),
 	    cmocka_unit_test(test_service_and_guidinfo),
 	    cmocka_unit_test(test_match),
 	};

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "sa_fixture.h"
+#include "lib/config.h"
+#include "lib/qos.h"
 #include "mad/sa_path.h"
 
 #define CM(c) (1ull << (c))
@@ -193,10 +195,6 @@ static void test_unsatisfiable(void **state)
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
 				m | CM(SA_PR_PKEY), &sa_path_rec_desc, &q),
 			 0);
-	q.sl = 1;
-	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC,
-				m | CM(SA_PR_SL), &sa_path_rec_desc, &q),
-			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 	/* a hole in the LFTs: no path, and not reversible the other way */
 	x->sw[0]->lft[4] = LFT_NO_PORT;
 	assert_int_equal(fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, m,
@@ -222,12 +220,76 @@ static void test_unsatisfiable(void **state)
 			 SA_MAD_STATUS(SA_STATUS_NO_RECORDS));
 }
 
+/* The SL of one path (slid 2 to dlid 4), -1 for no record. */
+static int ask_sl(struct fx *x, uint64_t mask, const struct sa_path_rec *in)
+{
+	struct sa_path_rec q = *in, r = {0};
+
+	q.slid = 2;
+	q.dlid = 4;
+	mask |= CM(SA_PR_SLID) | CM(SA_PR_DLID);
+	if (fx_ask(x, SA_METHOD_GET, SA_ATTR_PATH_REC, mask, &sa_path_rec_desc,
+		   &q))
+		return -1;
+	fx_rec(x, &sa_path_rec_desc, 0, &r);
+	return r.sl;
+}
+
+/* PathRecord SLs from the qos keys (lib/qos.h): classes first, in order,
+ * then qos.default_sl; a requested SL is answered unless a class pins
+ * another one. */
+static void test_qos_sl(void **state)
+{
+	static const char *const over[] = {
+	    "qos.default_sl=3",
+	    "qos.classes=service-id 0x100-0x1ff sl 5,pkey 0x7fff qos-class 2 "
+	    "sl 6,qos-class 7-9 sl 7",
+	};
+	struct fx *x = *state;
+	struct config c;
+	struct qos_policy p;
+	struct sa_path_rec q = {0};
+	char err[256];
+	uint64_t sid = CM(SA_PR_SERVICEID_MSB) | CM(SA_PR_SERVICEID_LSB);
+
+	/* without a policy (the SA alone), every path is on SL 0 and a
+	 * requested SL is answered */
+	assert_int_equal(ask_sl(x, 0, &q), 0);
+	q.sl = 1;
+	assert_int_equal(ask_sl(x, CM(SA_PR_SL), &q), 1);
+	assert_int_equal(config_build(&c, NULL, over, 2, err, sizeof(err)), 0);
+	assert_int_equal(qos_policy_from_config(&p, &c, err, sizeof(err)), 0);
+	x->sa.qos = &p;
+	q = (struct sa_path_rec){0};
+	assert_int_equal(ask_sl(x, 0, &q), 3);
+	q.service_id = 0x180;
+	assert_int_equal(ask_sl(x, sid, &q), 5);
+	q.service_id = 0x200;
+	assert_int_equal(ask_sl(x, sid, &q), 3);
+	q.pkey = 0xFFFF; /* the class matches without the membership bit */
+	q.qos_class = 2;
+	assert_int_equal(ask_sl(x, CM(SA_PR_PKEY) | CM(SA_PR_QOS_CLASS), &q),
+			 6);
+	assert_int_equal(ask_sl(x, CM(SA_PR_QOS_CLASS), &q), 3);
+	q.qos_class = 8;
+	assert_int_equal(ask_sl(x, CM(SA_PR_QOS_CLASS), &q), 7);
+	q.sl = 7; /* what the class gives: fine */
+	assert_int_equal(ask_sl(x, CM(SA_PR_QOS_CLASS) | CM(SA_PR_SL), &q), 7);
+	q.sl = 4; /* pinned to 7 by the class: no path */
+	assert_int_equal(ask_sl(x, CM(SA_PR_QOS_CLASS) | CM(SA_PR_SL), &q), -1);
+	assert_int_equal(ask_sl(x, CM(SA_PR_SL), &q), 4); /* no class: ok */
+	x->sa.qos = NULL;
+	qos_policy_free(&p);
+	config_free(&c);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    T(test_world_table),
 	    T(test_by_lid_and_gid),
+	    T(test_qos_sl),
 	    T(test_selectors),
 	    T(test_unsatisfiable),
 	};

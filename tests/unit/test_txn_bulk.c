@@ -186,6 +186,36 @@ static void test_failures_reported(void **state)
 	txn_destroy(e);
 }
 
+/* Destroying the engine mid-transfer: the blocks in flight complete with
+ * -ECANCELED and no block past the window is sent (a send from inside
+ * txn_destroy would wait on a transport nobody reads any more). */
+static void test_cancel_sends_nothing(void **state)
+{
+	struct fake f;
+	struct txn_engine *e = mk(&f);
+	struct res res = {0};
+	struct bulk_req r = {.dlid = 5,
+			     .attr_id = SMP_ATTR_SL2VL_TABLE,
+			     .nitems = 40,
+			     .window = 4,
+			     .retries = 1,
+			     .fill = fill,
+			     .done = done,
+			     .ctx = &res};
+
+	(void)state;
+	assert_int_equal(bulk_start(e, &r, NULL), 0);
+	assert_int_equal(f.n, 4);
+	answer(e, &f, 0, 0);
+	assert_int_equal(f.n, 5);
+	txn_destroy(e);
+	assert_int_equal(f.n, 5); /* nothing sent while cancelling */
+	assert_int_equal(res.calls, 1);
+	assert_int_equal(res.status, -ECANCELED);
+	assert_int_equal(res.acked, 1);
+	assert_int_equal(res.nfailed, 39);
+}
+
 static void test_empty_and_fill_errors(void **state)
 {
 	struct fake f;
@@ -283,6 +313,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_window_and_resend),
 	    cmocka_unit_test(test_failures_reported),
+	    cmocka_unit_test(test_cancel_sends_nothing),
 	    cmocka_unit_test(test_empty_and_fill_errors),
 	    cmocka_unit_test(test_lft_helper),
 	    cmocka_unit_test(test_lft_changed),
