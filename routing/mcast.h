@@ -133,6 +133,7 @@ struct mc_stats {
 	/* engine counters */
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
 	uint64_t absorbs;	/* merges that pulled in the trees on a temporary tree */
+	uint64_t shares;	/* groups put early on a tree of the same switches */
 };
 
 struct mc_ctx;
@@ -187,6 +188,9 @@ struct mc_ctx {
 	float *add_ms;		/* [routed]: time of each add, for the median */
 	uint64_t cap_add_ms;
 	struct mc_stats st;	/* engine counters (others via mcast_stats) */
+	uint32_t *forecast;	/* [n_sw] trees still to come through the
+				 * switch (mcast_forecast), or NULL */
+	uint32_t forecast_peak;	/* max EFI of the forecast's routing */
 };
 
 /* ---- public API (daemon, ibsmroute, tests) ---- */
@@ -211,6 +215,18 @@ void mcast_params_default(struct mc_params *prm);
  * does not merge), -ENOMEM. */
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		    struct ib_port *const *members, uint32_t n, uint32_t *gid);
+/* Forecast of the trees still to come (offline planner): each switch
+ * sw[0..n) expects delta more (delta > 0) or fewer (delta < 0, floored at
+ * 0) trees through it.  The planner announces every group's tree of an
+ * unlimited trial routing before it starts and takes each back once the
+ * group is routed; MR4LMS then shares trees early on the switches where
+ * more trees are coming than colors are left (mr4lms_share.c).  Without
+ * one (the daemon) nothing is shared early.  0, -EINVAL, -ENOMEM. */
+int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
+		   int delta);
+/* The max EFI the forecast's routing reached: early sharing may load a
+ * link up to it (mr4lms_share.c). */
+void mcast_forecast_peak(struct mc_ctx *c, uint32_t max_efi);
 /* Deletes a group: prunes its tree (Algorithm 6 of the MR4LMS paper), frees
  * the tree's colors when no group is left on it. */
 int mcast_group_remove(struct mc_ctx *c, uint32_t gid);
@@ -342,6 +358,11 @@ int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
 			  uint32_t mark, struct ib_port *const *m, uint32_t n,
 			  struct mc_tree *t);
 
+/* Least EFI over v's links one hop nearer the root whose hop row is rrow
+ * (the bottom-up builds' tie rule), 0 if v is the root. */
+uint32_t mc_continue_efi(const struct mc_ctx *c, uint32_t v,
+			 const uint8_t *rrow);
+
 /* Adds to t the chain of scratch parent links (parent[], up_port[],
  * dport[]) from sw up to the first switch already in t.  chain is
  * n_sw-sized scratch.  0 or -ENOMEM. */
@@ -425,6 +446,12 @@ int mc_attach_build(struct mc_ctx *c, uint32_t color, uint32_t mark,
 int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 		  uint32_t nt, struct mc_group *newg, bool keep_root,
 		  bool extend);
+
+/* Binary min-heap over scratch s (heap[], hpos[], keyed by key[]):
+ * restores the order after heap[i]'s key fell (up) or rose (down) in a
+ * heap of n entries (mcast_gcolor.c). */
+void mc_heap_up(struct mc_scratch *s, uint32_t i);
+void mc_heap_down(struct mc_scratch *s, uint32_t i, uint32_t n);
 
 /* Per-worker scratch: bumps the stamp generation and returns it. */
 struct mc_scratch *mc_scratch_get(struct mc_ctx *c, unsigned worker);

@@ -227,6 +227,7 @@ void mcast_destroy(struct mc_ctx *c)
 	free(c->port_base);
 	free(c->efi);
 	free(c->sw_load);
+	free(c->forecast);
 	free(c);
 }
 
@@ -297,6 +298,29 @@ uint32_t mcast_group_find(const struct mc_ctx *c, const uint8_t mgid[16])
 		if (c->groups[i].live && memcmp(c->groups[i].mgid, mgid, 16) == 0)
 			return i;
 	return MC_NONE;
+}
+
+int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
+		   int delta)
+{
+	if (!c->forecast && !(c->forecast = calloc(c->n_sw + 1, sizeof(uint32_t))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		if (sw[i] >= c->n_sw)
+			return -EINVAL;
+		if (delta > 0)
+			c->forecast[sw[i]] += (uint32_t)delta;
+		else
+			c->forecast[sw[i]] -= c->forecast[sw[i]] < (uint32_t)-delta
+						      ? c->forecast[sw[i]]
+						      : (uint32_t)-delta;
+	}
+	return 0;
+}
+
+void mcast_forecast_peak(struct mc_ctx *c, uint32_t max_efi)
+{
+	c->forecast_peak = max_efi;
 }
 
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],

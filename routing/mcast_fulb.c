@@ -27,19 +27,6 @@ static inline uint32_t edge_efi(const struct mc_ctx *c, uint32_t s, uint32_t e)
 	return c->efi[c->port_base[s] + c->adj.port[e]];
 }
 
-/* Least EFI with which switch v continues one hop nearer the root. */
-static uint32_t continue_efi(const struct mc_ctx *c, uint32_t v,
-			     const uint8_t *rrow)
-{
-	uint32_t best = UINT32_MAX;
-
-	for (uint32_t e = c->adj.off[v]; e < c->adj.off[v + 1]; e++)
-		if (rrow[c->adj.peer[e]] == rrow[v] - 1 &&
-		    edge_efi(c, v, e) < best)
-			best = edge_efi(c, v, e);
-	return best == UINT32_MAX ? 0 : best;
-}
-
 /* Adjacency entry of cur's least loaded min-hop next hop, MC_NONE if none. */
 static uint32_t next_hop(const struct mc_ctx *c, const struct mc_scratch *s,
 			 uint32_t cur, uint32_t root)
@@ -53,8 +40,9 @@ static uint32_t next_hop(const struct mc_ctx *c, const struct mc_scratch *s,
 		if (rrow[v] != rrow[cur] - 1)
 			continue;
 		uint32_t l1 = edge_efi(c, cur, e);
-		uint32_t l2 =
-		    v == root || mc_seen(s, v) ? 0 : continue_efi(c, v, rrow);
+		uint32_t l2 = v == root || mc_seen(s, v)
+				  ? 0
+				  : mc_continue_efi(c, v, rrow);
 		uint64_t cost = ((uint64_t)l1 << 32) | l2;
 		if (cost < best_cost) {
 			best_cost = cost;
