@@ -86,6 +86,10 @@ struct mc_tree {
 	uint32_t n_msw, cap_msw;
 	bool msw_valid;	 /* cleared by every change of member ports */
 	bool live;
+	/* cache of mc_tree_load: valid while no switch of the tree had its
+	 * link loads changed after load_clock reached lstamp (0: none) */
+	uint32_t lstamp, lmax, lports;
+	uint64_t lsum;
 };
 
 struct mc_group {
@@ -161,6 +165,8 @@ struct mc_ctx {
 	uint32_t *efi;		/* per switch port (out direction); a tree
 				 * link counts n_groups on both of its ends */
 	uint32_t *sw_load;	/* per switch: groups whose tree holds it */
+	uint32_t *sw_clock;	/* per switch: load_clock of its last EFI change */
+	uint32_t load_clock;	/* bumped by every mc_tree_account */
 	/* colors */
 	uint32_t color_limit;	/* mft_size, or MC_MAX_COLORS when unlimited */
 	uint32_t cwords;	/* u64 words per switch in busy[] */
@@ -380,6 +386,12 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g);
 /* Only pushes g on t's group list (caller redoes paint/account). */
 int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g);
+/* Link loads of tree t's MFT ports (links and member ports): the highest
+ * EFI, their sum and their count, cached in t until a switch of t has its
+ * loads changed.  Safe in a parallel-for when each worker reads distinct
+ * trees. */
+void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
+		  uint64_t *sum, uint32_t *ports);
 /* Adds (sign +1) or subtracts (-1) t's n_groups to EFI and loads. */
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign);
 /* Registers (on = true) or clears t's color on its switches. */

@@ -80,7 +80,9 @@ static int build_adj(struct mc_ctx *c)
 	c->adj.rport = malloc(ne + 1);
 	c->efi = calloc(slots + 1, sizeof(uint32_t));
 	c->sw_load = calloc(c->n_sw + 1, sizeof(uint32_t));
-	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi || !c->sw_load)
+	c->sw_clock = calloc(c->n_sw + 1, sizeof(uint32_t));
+	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi || !c->sw_load ||
+	    !c->sw_clock)
 		return -ENOMEM;
 	ne = 0;
 	for (uint32_t s = 0; s < c->n_sw; s++) {
@@ -227,6 +229,7 @@ void mcast_destroy(struct mc_ctx *c)
 	free(c->port_base);
 	free(c->efi);
 	free(c->sw_load);
+	free(c->sw_clock);
 	free(c->forecast);
 	free(c);
 }

@@ -46,6 +46,7 @@ struct mcand {
 	uint32_t peak;	 /* highest EFI on the links priced */
 	uint64_t added;	 /* EFI added over all links */
 	uint32_t ntrees; /* trees of the color on the member switches */
+	uint32_t lb;	 /* lower bound of peak before the trees are priced */
 	bool cover;	 /* one tree holds every member switch */
 };
 
@@ -86,25 +87,18 @@ static inline uint64_t sq(uint64_t e, uint64_t d)
 	return 2 * e * d + d * d;
 }
 
-/* Raises the price by tree t's links, each gaining `gain` groups. */
-static void price_tree(const struct mc_ctx *c, const struct mc_tree *t,
-		       uint32_t gain, struct mcand *k)
+/* Raises the price by tree t's links, each gaining `gain` groups (its
+ * link loads are cached in t between changes, mc_tree_load). */
+static void price_tree(const struct mc_ctx *c, struct mc_tree *t, uint32_t gain,
+		       struct mcand *k)
 {
-	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		const struct mc_tnode *n = &t->nodes[i];
-		const uint32_t *efi = c->efi + c->port_base[n->sw];
-		for (int w = 0; w < MC_MASK_WORDS; w++) {
-			uint64_t bits = n->mask[w];
-			while (bits) {
-				unsigned p =
-				    (unsigned)(w * 64 + __builtin_ctzll(bits));
-				bits &= bits - 1;
-				if (efi[p] + gain > k->peak)
-					k->peak = efi[p] + gain;
-				k->added += sq(efi[p], gain);
-			}
-		}
-	}
+	uint32_t max, ports;
+	uint64_t sum;
+
+	mc_tree_load(c, t, &max, &sum, &ports);
+	if (max + gain > k->peak)
+		k->peak = max + gain;
+	k->added += 2 * (uint64_t)gain * sum + (uint64_t)gain * gain * ports;
 }
 
 /* Raises the price by the new group's member ports no tree of the
@@ -149,6 +143,10 @@ static void price_branches(const struct mc_ctx *c, const struct mr4lms *m,
 	}
 }
 
+/* First pass, all colors in parallel: the candidate's trees, groups and
+ * the cheap part of its price (member ports, branches); `lb` bounds the
+ * peak from below, since every port of the merged tree carries all its
+ * groups. */
 static void scan_color(void *arg, size_t i, unsigned worker)
 {
 	struct scan *s = arg;
@@ -163,19 +161,15 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 		return;
 	for (uint32_t j = 0; j < n; j++)
 		k->groups += c->trees[own[j]].n_groups;
-	for (uint32_t j = 0; j < n; j++)
-		price_tree(c, &c->trees[own[j]],
-			   k->groups - c->trees[own[j]].n_groups, k);
 	price_members(c, s->g, s->base + (uint32_t)i, k);
 	if (missing)
 		price_branches(c, s->m, k);
 	k->cover = n == 1 && !missing;
+	k->lb = k->peak > k->groups ? k->peak : k->groups;
 }
 
-static int cmp_cand(const void *a, const void *b)
+static int cmp_price(const struct mcand *x, const struct mcand *y)
 {
-	const struct mcand *x = a, *y = b;
-
 	if (x->peak != y->peak)
 		return x->peak < y->peak ? -1 : 1;
 	if (x->added != y->added)
@@ -183,6 +177,49 @@ static int cmp_cand(const void *a, const void *b)
 	if (x->groups != y->groups)
 		return x->groups < y->groups ? -1 : 1;
 	return x->color < y->color ? -1 : x->color > y->color;
+}
+
+static int cmp_lb(const void *a, const void *b)
+{
+	const struct mcand *x = a, *y = b;
+
+	if (x->lb != y->lb)
+		return x->lb < y->lb ? -1 : 1;
+	return cmp_price(x, y);
+}
+
+/* Second pass, in increasing order of the bound: the trees' links priced
+ * (their loads are cached), a candidate kept if it beats the best so far
+ * and holds (a cover, or connected in G_color with its trees), until the
+ * bound passes the best peak.  The trees of the chosen color go to own[];
+ * returns their count, 0 if none holds. */
+static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
+			 uint32_t *color)
+{
+	struct mc_ctx *c = s->c;
+	struct mr4lms *m = s->m;
+	struct mcand *best = NULL;
+	uint32_t missing, n, mark;
+
+	for (uint32_t i = 0; i < nk; i++) {
+		struct mcand *k = &s->cand[i];
+		if (best && k->lb > best->peak)
+			break;
+		mark = ++c->mark_gen;
+		n = color_trees(s, k->color, mark, own, &missing);
+		for (uint32_t j = 0; j < n; j++)
+			price_tree(c, &c->trees[own[j]],
+				   k->groups - c->trees[own[j]].n_groups, k);
+		if (best && cmp_price(k, best) >= 0)
+			continue;
+		if (k->cover ||
+		    mc_gc_connected(c, 0, k->color, mark, m->msw, m->nmsw))
+			best = k;
+	}
+	if (!best)
+		return 0;
+	*color = best->color;
+	return color_trees(s, best->color, ++c->mark_gen, own, &missing);
 }
 
 /* Routes g into the cheapest candidate that pulls in no other tree.
@@ -193,7 +230,7 @@ static int merge_cheapest(struct mc_ctx *c, struct mr4lms *m,
 	uint32_t ncol =
 	    c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
 	struct scan s = {.c = c, .m = m, .g = g};
-	uint32_t nk = 0;
+	uint32_t nk = 0, n, color, *own = m->wroots[0];
 	int rc = -ENOSPC;
 
 	if (!ncol)
@@ -206,17 +243,10 @@ static int merge_cheapest(struct mc_ctx *c, struct mr4lms *m,
 	for (uint32_t i = 0; i < ncol; i++)
 		if (s.cand[i].ntrees)
 			s.cand[nk++] = s.cand[i];
-	qsort(s.cand, nk, sizeof(*s.cand), cmp_cand);
-	for (uint32_t i = 0; i < nk && rc == -ENOSPC; i++) {
-		struct mcand *k = &s.cand[i];
-		uint32_t missing, *own = m->wroots[0], mark = ++c->mark_gen;
-		uint32_t n = color_trees(&s, k->color, mark, own, &missing);
-		if (!k->cover &&
-		    !mc_gc_connected(c, 0, k->color, mark, m->msw, m->nmsw))
-			continue;
-		rc = mc_vmcg_route(c, k->color, own, n, g, false,
+	qsort(s.cand, nk, sizeof(*s.cand), cmp_lb);
+	if ((n = cheapest(&s, nk, own, &color)))
+		rc = mc_vmcg_route(c, color, own, n, g, false,
 				   c->prm.merge == MC_MERGE_EXTEND);
-	}
 	free(s.cand);
 	return rc;
 }

@@ -19,7 +19,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Appends the switches of group gid's tree as create event i's entry. */
+/* Appends the switches of group gid's tree as create event i's entry
+ * (i in file order: the events are routed in file order here). */
 static int plan_keep(struct mc_plan *p, const struct mc_ctx *c, uint32_t i,
 		     uint32_t gid)
 {
@@ -43,15 +44,18 @@ static int plan_keep(struct mc_plan *p, const struct mc_ctx *c, uint32_t i,
 
 int mc_plan_make(struct mc_plan *p, struct fabric *f, const struct hops *h,
 		 struct pool *pool, const char *engine,
-		 const struct mc_events *ev)
+		 const struct mc_events *ev, uint32_t limit,
+		 struct mc_ctx **fits)
 {
 	struct mc_params prm;
 	struct mgid_map map = {0};
 	struct mc_ctx *c = NULL;
 	double t0 = now_s();
+	uint32_t bad = 0; /* events the trial could not apply */
 	int rc;
 
 	*p = (struct mc_plan){0};
+	*fits = NULL;
 	mcast_params_default(&prm);
 	if (!(p->off = calloc(ev->n + 1, sizeof(*p->off))))
 		return -ENOMEM;
@@ -62,16 +66,20 @@ int mc_plan_make(struct mc_plan *p, struct fabric *f, const struct hops *h,
 		uint32_t gid = mgid_map_get(&map, e->mgid);
 		p->off[i + 1] = p->off[i] = p->nsw;
 		if (e->op == '-') {
-			if (gid != UINT32_MAX) {
-				mgid_map_del(&map, e->mgid);
-				rc = mcast_group_remove(c, gid);
+			if (gid == UINT32_MAX) {
+				bad++; /* the limited run reports it */
+				continue;
 			}
+			mgid_map_del(&map, e->mgid);
+			rc = mcast_group_remove(c, gid);
 			continue;
 		}
 		if (gid != UINT32_MAX ||
 		    mcast_group_add(c, e->mgid, ev->ports + e->first, e->n,
-				    &gid) < 0)
-			continue; /* the limited run reports it */
+				    &gid) < 0) {
+			bad++;
+			continue;
+		}
 		if ((rc = plan_keep(p, c, i, gid)) == 0)
 			rc = mgid_map_put(&map, e->mgid, gid);
 	}
@@ -79,6 +87,10 @@ int mc_plan_make(struct mc_plan *p, struct fabric *f, const struct hops *h,
 		struct mc_stats st;
 		mcast_stats(c, &st);
 		p->max_efi = st.max_efi;
+		if (!bad && mcast_colors_top(c) <= limit) {
+			*fits = c; /* the limited routing would be this one */
+			c = NULL;
+		}
 	}
 out:
 	mcast_destroy(c);
@@ -95,10 +107,10 @@ int mc_plan_announce(const struct mc_plan *p, struct mc_ctx *c)
 	return mcast_forecast(c, p->sw, (uint32_t)p->nsw, 1);
 }
 
-int mc_plan_take(const struct mc_plan *p, struct mc_ctx *c, uint32_t i)
+int mc_plan_take(const struct mc_plan *p, struct mc_ctx *c, uint32_t seq)
 {
-	return mcast_forecast(c, p->sw + p->off[i],
-			      (uint32_t)(p->off[i + 1] - p->off[i]), -1);
+	return mcast_forecast(c, p->sw + p->off[seq],
+			      (uint32_t)(p->off[seq + 1] - p->off[seq]), -1);
 }
 
 void mc_plan_free(struct mc_plan *p)
