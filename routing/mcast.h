@@ -167,6 +167,7 @@ struct mc_ctx {
 	uint32_t *sw_load;	/* per switch: groups whose tree holds it */
 	uint32_t *sw_clock;	/* per switch: load_clock of its last EFI change */
 	uint32_t load_clock;	/* bumped by every mc_tree_account */
+	uint32_t efi_high;	/* highest EFI any port has reached */
 	/* colors */
 	uint32_t color_limit;	/* mft_size, or MC_MAX_COLORS when unlimited */
 	uint32_t cwords;	/* u64 words per switch in busy[] */

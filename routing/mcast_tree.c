@@ -262,6 +262,8 @@ void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 				unsigned p = (unsigned)(w * 64 + __builtin_ctzll(bits));
 				bits &= bits - 1;
 				c->efi[base + p] += (uint32_t)(sign * (int)k);
+				if (c->efi[base + p] > c->efi_high)
+					c->efi_high = c->efi[base + p];
 			}
 		}
 	}
