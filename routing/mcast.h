@@ -228,7 +228,8 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
  * unlimited trial routing before it starts and takes each back once the
  * group is routed; MR4LMS then shares trees early on the switches where
  * more trees are coming than colors are left (mr4lms_share.c).  Without
- * one (the daemon) nothing is shared early.  0, -EINVAL, -ENOMEM. */
+ * one (the daemon) MR4LMS takes the groups on a switch so far as the
+ * estimate of those to come.  0, -EINVAL, -ENOMEM. */
 int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
 		   int delta);
 /* The max EFI the forecast's routing reached: early sharing may load a

@@ -230,7 +230,7 @@ static int merge_cheapest(struct mc_ctx *c, struct mr4lms *m,
 	uint32_t ncol =
 	    c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
 	struct scan s = {.c = c, .m = m, .g = g};
-	uint32_t nk = 0, n, color, *own = m->wroots[0];
+	uint32_t nk = 0, n, color = MC_NONE, *own = m->wroots[0];
 	int rc = -ENOSPC;
 
 	if (!ncol)

@@ -1,17 +1,23 @@
-/* Early sharing under a forecast (offline planner): when more groups are
- * still to come on one of the new group's switches than that switch has
- * free colors, not every one of them can have a tree of its own there,
- * and the ones that come last would have to merge with trees of other
- * shapes (a tree over all the groups' switches: the collapse of
- * docs/benchmarks.md).  So a group whose member switches are exactly
- * those of an existing tree shares it, as long as that tree holds fewer
- * groups than the pressure asks for: with R groups to come and F colors
- * free on the most pressed member switch, the groups there need R / F
- * groups per tree on average; a tree of n groups takes the new one while
- * (n + 1) * F <= R.  Identical member switches mean the shared tree
- * carries no group where it has no member, so the EFI is what separate
- * trees on the same links would give.  Without a forecast (the daemon)
- * nothing is shared early. */
+/* Early sharing: where more trees are still to come through a switch
+ * than it has free colors, not every group can have a tree of its own
+ * there, and the groups that come last would have to merge with trees of
+ * other shapes (with no color left anywhere on their switches, a join of
+ * dozens of foreign trees: the collapse of docs/benchmarks.md).  So a
+ * group whose member switches are exactly those of an existing tree
+ * shares it while the tree holds fewer groups than the pressure asks for:
+ * with R trees to come and F colors free on the most pressed switch of the
+ * tree, trees there must carry R / F groups on average, and a tree of n
+ * groups takes the new one while (n + 1) * F <= R.  Identical member
+ * switches mean the shared tree carries no group where it has no member,
+ * so the EFI is what separate trees on the same links would give; still,
+ * a tree is shared only if its links stay at or below the peak the
+ * group's own tree would make, or the forecast's max EFI (the daemon: the
+ * highest EFI reached so far).
+ *
+ * R: the offline planner's forecast (the trees of the unlimited trial not
+ * routed yet, mcast_forecast), or, in the daemon, which cannot know the
+ * groups to come, the groups whose trees hold the switch now: as many
+ * more as have come.  With no MFT limit nothing is shared. */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
@@ -42,7 +48,8 @@ static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 	*f = 1;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		uint32_t sw = t->nodes[i].sw;
-		uint64_t ri = c->forecast[sw], fi = free_colors(c, sw);
+		uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
+			 fi = free_colors(c, sw);
 		if (ri <= fi)
 			continue;
 		if (!any || ri * *f > *r * fi) {
@@ -113,7 +120,7 @@ int mr4lms_share(struct mc_ctx *c, struct mc_group *g)
 	uint32_t best = MC_NONE, top, bpeak = 0, own = UINT32_MAX;
 	uint64_t r, f;
 
-	if (!c->forecast || !m->nmsw)
+	if (!m->nmsw || c->color_limit >= MC_MAX_COLORS)
 		return -ENOSPC;
 	top = c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
 	for (uint32_t col = 0; col < top; col++) {
@@ -125,7 +132,7 @@ int mr4lms_share(struct mc_ctx *c, struct mc_group *g)
 		if (own == UINT32_MAX)
 			own = own_peak(c, m, g);
 		if ((p = peak_after(c, &c->trees[t])) > own &&
-		    p > c->forecast_peak)
+		    p > (c->forecast ? c->forecast_peak : c->efi_high))
 			continue;
 		if (best == MC_NONE || p < bpeak ||
 		    (p == bpeak &&
