@@ -145,8 +145,8 @@ static void price_branches(const struct mc_ctx *c, const struct mr4lms *m,
 
 /* First pass, all colors in parallel: the candidate's trees, groups and
  * the cheap part of its price (member ports, branches); `lb` bounds the
- * peak from below, since every port of the merged tree carries all its
- * groups. */
+ * peak from below: every port of the merged tree carries all its groups,
+ * and each tree's links carry at least their last known load. */
 static void scan_color(void *arg, size_t i, unsigned worker)
 {
 	struct scan *s = arg;
@@ -166,6 +166,15 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 		price_branches(c, s->m, k);
 	k->cover = n == 1 && !missing;
 	k->lb = k->peak > k->groups ? k->peak : k->groups;
+	for (uint32_t j = 0; j < n; j++) {
+		/* a tree's last known max load: links only gain groups while
+		 * groups are added and merges extend, so it still bounds the
+		 * peak from below then (after deletes it is only a guess) */
+		const struct mc_tree *t = &c->trees[own[j]];
+		uint32_t e = t->lmax + k->groups - t->n_groups;
+		if (t->lstamp && e > k->lb)
+			k->lb = e;
+	}
 }
 
 static int cmp_price(const struct mcand *x, const struct mcand *y)

@@ -168,7 +168,7 @@ def section(out, agg, topo, label, rec, info, work):
         out.append(f"| {p} | " + " | ".join(cells) + f" | {rss / 1024:.0f} |")
 
 
-def targets(out, agg, topos):
+def targets(out, agg, topos, infos):
     out.append("\n## Targets\n")
     out.append("| check | case | ours | target | met |")
     out.append("|---|---|---|---|---|")
@@ -197,6 +197,25 @@ def targets(out, agg, topos):
                 if r and r["med_ms"] is not None:
                     out.append(f"| MR4LMS median ms/group ≤ 0.5 (MFT {m}) | {topo} {p} | {r['med_ms']:.3f} ms "
                                f"| ≤ 0.5 ms | {'yes' if r['med_ms'] <= 0.5 else 'no'} |")
+    for topo, _, rec, _ in topos:
+        if not topo.startswith("p3"):
+            continue
+        big = (num(str(infos.get(topo, {}).get("hosts", 0))) or 0) > 20000
+        lim = 8 if big else 2.4
+        for p in pats_of(agg, topo):
+            r0, r1 = agg.get((topo, p, "mr4lms", "0")), agg.get((topo, p, "mr4lms", rec))
+            if not (r0 and r1) or num(r0["max_efi"]) is None or num(r1["max_efi"]) is None:
+                continue
+            e0, e1 = num(r0["max_efi"]), num(r1["max_efi"])
+            out.append(f"| max EFI MFT {rec} ≤ {lim} × no limit ({'TaihuLight' if big else 'BlueLight'} scale) "
+                       f"| {topo} {p} | {e1:.0f} ({e0:.0f}, ×{e1 / e0:.2f}) | ≤ {lim * e0:.0f} "
+                       f"| {'yes' if e1 <= lim * e0 else 'no'} |")
+            t, a = num(r1["max_tfi"]), num(r1["avg_tfi"])
+            out.append(f"| max TFI ≤ 66, mean TFI ≤ 1.5 (MFT {rec}) | {topo} {p} | {t:.0f}, {a:.2f} "
+                       f"| ≤ 66, ≤ 1.5 | {'yes' if t <= 66 and a <= 1.5 else 'no'} |")
+            if num(r1["groups"]) == 10496 and r1["seconds"] is not None:
+                out.append(f"| 10,496 groups, MFT {rec}, in ≤ 5 s | {topo} {p} | {r1['seconds']:.2f} s "
+                           f"| ≤ 5 s | {'yes' if r1['seconds'] <= 5 else 'no'} |")
     r0 = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "0"))
     r1 = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "128"))
     if r0:
@@ -263,10 +282,11 @@ def notes(out, agg, topos):
                "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
                "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
-    out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
-               "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
-               "the core's bottom-up build that MR4LMS's FBTC uses) the TaihuLight model's 128x32x40 "
-               "pattern reached max EFI 182 instead of 128.")
+    out.append("- `fulb` and MR4LMS's bottom-up build break ties between equally loaded next-hop links "
+               "by the load of the link the next switch would continue on (routing/mcast_build.c, "
+               "mc_continue_efi); with plain first-port ties the TaihuLight model's 128x32x40 pattern "
+               "reached max EFI 182 instead of 128. MR4LMS's FBTC also tries up to 16 roots when its "
+               "first tree would raise the highest EFI reached (routing/mr4lms_fbtc.c).")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
                "every group its own MLID.")
@@ -281,6 +301,27 @@ def notes(out, agg, topos):
                    "many more trees than on the real machine" + got + ". The paper's 269 colors and max "
                    "EFI 37 were measured on the real TaihuLight, whose leaves (super nodes) are far "
                    "larger; this model cannot reach them, and with 128 colors it forces heavy merging.")
+
+
+def pruned3_notes(out, agg, topos):
+    ids = [t[0] for t in topos if t[0].startswith("p3")]
+    if not ids:
+        return
+    out.append("- The `p3*` fabrics are `ibsmgen pruned3` trees: pods of leaves under the pod's middle "
+               "switches, the middles trunked to a top layer, so pods talk only through the tops. With "
+               "4 processes per host a leaf of 32 hosts holds 128 processes: 194 (64x16x34) or 257 "
+               "(128x32x40) groups meet on it, more than 128 colors, so MR4LMS must merge. Before "
+               "this merging (main at 3860445) one merge that absorbed the trees a temporary tree met "
+               "made a tree over most leaves; the paper's formula (1) then found it at distance ~0 "
+               "from every later group, and each was attached to it: on p3bl 1,033 groups on one tree, "
+               "max EFI 1,050 at MFT 128 against 72 with no limit. Merging now prices every color's "
+               "trees on the group's switches by the link loads the merge leaves (docs/design.md, "
+               "routing/mr4lms_merge.c), and the planner routes shapes in turn with a forecast "
+               "(mcast_plan.c, mr4lms_share.c).")
+    out.append("- Mean TFI: a leaf holds at most 128 trees, so when g groups meet on it some trees there "
+               "must carry g/128 groups on average; on the 128x32x40 trees (257 groups a leaf, "
+               "x-line trees alone on one leaf) no routing can bring the mean TFI below about 1.8, "
+               "whatever the merging.")
 
 
 def plot_data(agg, topos, work):
@@ -306,6 +347,53 @@ def plot_data(agg, topos, work):
                 f.write(f"\"{topo}/{p}\" " + " ".join(vals) + "\n")
         files[name] = path
     return files
+
+
+def keep_other_sections(path):
+    """The part of benchmarks.md after the multicast report (the other
+    benchmarks' sections, each a top-level '# ' heading), kept as it is."""
+    try:
+        lines = open(path).read().split("\n")
+    except OSError:
+        return ""
+    for i, line in enumerate(lines):
+        if i > 0 and line.startswith("# "):
+            return "\n" + "\n".join(lines[i:])
+    return ""
+
+
+def ncolor(out, work, docs):
+    """Max EFI against Ncolor (tests/bench/mcast-ncolor.sh), if it ran."""
+    path = os.path.join(work, "ncolor.tsv")
+    try:
+        rows = [line.rstrip("\n").split("\t") for line in open(path)]
+    except OSError:
+        return
+    fabs = []
+    for r in rows:
+        if len(r) >= 8 and (r[0], r[1]) not in fabs:
+            fabs.append((r[0], r[1]))
+    out.append("\n## Max EFI against Ncolor (as the MR4LMS paper's Fig. 8)\n")
+    out.append("By `tests/bench/mcast-ncolor.sh`: MR4LMS at each MFT size (0 = no limit) as the "
+               "offline planner routes (shapes in turn, with the forecast), and in file order without "
+               "a forecast, as the daemon routes groups that arrive one by one. "
+               "![max EFI against Ncolor](mcast-ncolor.png)\n")
+    out.append("| fabric | pattern | Ncolor | planner: max EFI / max TFI / mean TFI / s | "
+               "file order: max EFI / max TFI / mean TFI / s |")
+    out.append("|---|---|---:|---|---|")
+    by = {}
+    for r in rows:
+        if len(r) >= 8:
+            by[(r[0], r[1], r[2], r[3])] = r
+    for fab, pat in fabs:
+        ns = sorted({int(r[2]) for r in rows if (r[0], r[1]) == (fab, pat)},
+                    key=lambda n: (n == 0, -n))
+        for n in ns:
+            cells = []
+            for mode in ("planner", "fileorder"):
+                r = by.get((fab, pat, str(n), mode))
+                cells.append(" / ".join(r[4:8]) if r else "n/r")
+            out.append(f"| {fab} | {pat} | {n or 'no limit'} | {cells[0]} | {cells[1]} |")
 
 
 def main():
@@ -374,7 +462,9 @@ def main():
     for topo, gen, rec, label in topos:
         section(out, agg, topo, label, rec, infos[topo], work)
     notes(out, agg, topos)
-    targets(out, agg, topos)
+    pruned3_notes(out, agg, topos)
+    ncolor(out, work, docs)
+    targets(out, agg, topos, infos)
     out.append("\n## The papers' figures (for comparison; from the paper texts, their tables and plots were lost)\n")
     out.append("| source | case | figure |")
     out.append("|---|---|---|")
@@ -387,8 +477,10 @@ def main():
         subprocess.run(["gnuplot", "-e", f"work='{work}'; docs='{docs}'", gp], check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         out.append(f"\n(plots not made: {e})")
-    with open(os.path.join(docs, "benchmarks.md"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    path = os.path.join(docs, "benchmarks.md")
+    rest = keep_other_sections(path)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n" + rest)
     print(f"mcast-report: wrote {os.path.join(docs, 'benchmarks.md')}", file=sys.stderr)
 
 
