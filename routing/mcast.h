@@ -388,6 +388,10 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g);
 /* Only pushes g on t's group list (caller redoes paint/account). */
 int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g);
+/* Highest EFI on t's MFT ports (links and member ports) once one more
+ * group uses them: what giving a group tree t (built, or shared) costs at
+ * its most loaded link. */
+uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t);
 /* Link loads of tree t's MFT ports (links and member ports): the highest
  * EFI, their sum and their count, cached in t until a switch of t has its
  * loads changed.  Safe in a parallel-for when each worker reads distinct

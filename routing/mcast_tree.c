@@ -213,6 +213,22 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t)
 	t->height = h;
 }
 
+uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
+{
+	uint32_t peak = 0;
+
+	for (uint32_t i = 0; i < t->n_nodes; i++) {
+		const struct mc_tnode *n = &t->nodes[i];
+		const uint32_t *efi = c->efi + c->port_base[n->sw];
+		for (int w = 0; w < MC_MASK_WORDS; w++)
+			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
+				uint32_t e = efi[w * 64 + __builtin_ctzll(b)] + 1;
+				peak = e > peak ? e : peak;
+			}
+	}
+	return peak;
+}
+
 void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
 		  uint64_t *sum, uint32_t *ports)
 {

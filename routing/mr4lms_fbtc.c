@@ -36,24 +36,6 @@ static bool switch_full(const struct mc_ctx *c, uint32_t sw)
 	return true;
 }
 
-/* Highest EFI on t's ports once g uses it (t not committed). */
-static uint32_t tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
-{
-	uint32_t peak = 0;
-
-	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		const struct mc_tnode *n = &t->nodes[i];
-		const uint32_t *efi = c->efi + c->port_base[n->sw];
-		for (int w = 0; w < MC_MASK_WORDS; w++)
-			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-				uint32_t e =
-				    efi[w * 64 + __builtin_ctzll(b)] + 1;
-				peak = e > peak ? e : peak;
-			}
-	}
-	return peak;
-}
-
 /* Index in m->roots of the root to use, MC_NONE if no root's tree can be
  * colored; t is scratch. */
 static uint32_t pick_root(struct mc_ctx *c, struct mr4lms *m,
@@ -72,7 +54,7 @@ static uint32_t pick_root(struct mc_ctx *c, struct mr4lms *m,
 			return MC_NONE;
 		if ((color = mc_color_first_free(c, t)) == MC_NONE)
 			continue;
-		p = tree_peak(c, t);
+		p = mc_tree_peak(c, t);
 		if (!got++ && p <= c->efi_high)
 			return i; /* raises no peak: the paper's choice */
 		if (p < bpeak || (p == bpeak && color < bcolor)) {

@@ -78,25 +78,6 @@ static bool same_switches(struct mc_tree *t, const struct mr4lms *m)
 	return true;
 }
 
-/* Highest EFI on tree t's links (member ports included) once one more
- * group uses it. */
-static uint32_t peak_after(const struct mc_ctx *c, const struct mc_tree *t)
-{
-	uint32_t peak = 0;
-
-	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		const struct mc_tnode *n = &t->nodes[i];
-		const uint32_t *efi = c->efi + c->port_base[n->sw];
-		for (int w = 0; w < MC_MASK_WORDS; w++)
-			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-				uint32_t e =
-				    efi[w * 64 + __builtin_ctzll(b)] + 1;
-				peak = e > peak ? e : peak;
-			}
-	}
-	return peak;
-}
-
 /* The peak a tree of the group's own would make: FBTC's first tree
  * (least loaded optimal root, least loaded links), built and dropped. */
 static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
@@ -109,7 +90,7 @@ static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
 		return 0;
 	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, t) ==
 	    0)
-		peak = peak_after(c, t);
+		peak = mc_tree_peak(c, t);
 	mc_tree_free(c, t);
 	return peak;
 }
@@ -131,7 +112,7 @@ int mr4lms_share(struct mc_ctx *c, struct mc_group *g)
 			continue;
 		if (own == UINT32_MAX)
 			own = own_peak(c, m, g);
-		if ((p = peak_after(c, &c->trees[t])) > own &&
+		if ((p = mc_tree_peak(c, &c->trees[t])) > own &&
 		    p > (c->forecast ? c->forecast_peak : c->efi_high))
 			continue;
 		if (best == MC_NONE || p < bpeak ||

@@ -303,25 +303,54 @@ def notes(out, agg, topos):
                    "larger; this model cannot reach them, and with 128 colors it forces heavy merging.")
 
 
+# MR4LMS on the 3-level pruned trees before the merge rework (main at
+# 3860445, ibsmroute, measured 2026-11-25 on this machine under load ~7):
+# topo -> (max EFI no limit, max EFI MFT 128, max TFI, mean TFI, seconds).
+P3_BEFORE = {
+    "p3bl": (72, 1050, 1033, 1.38, 0.78),
+    "p3bl-b": (72, 311, 140, 1.36, 0.41),
+    "p3bl-c": (68, 1037, 1029, 1.38, 0.77),
+    "p3th": (128, 885, 110, 2.59, 6.89),
+    "p3th-b": (256, 1659, 110, 2.59, 5.55),
+    "p3th-c": (72, 8483, 8448, 5.16, 28.49),
+}
+
+
 def pruned3_notes(out, agg, topos):
     ids = [t[0] for t in topos if t[0].startswith("p3")]
     if not ids:
         return
     out.append("- The `p3*` fabrics are `ibsmgen pruned3` trees: pods of leaves under the pod's middle "
-               "switches, the middles trunked to a top layer, so pods talk only through the tops. With "
-               "4 processes per host a leaf of 32 hosts holds 128 processes: 194 (64x16x34) or 257 "
-               "(128x32x40) groups meet on it, more than 128 colors, so MR4LMS must merge. Before "
-               "this merging (main at 3860445) one merge that absorbed the trees a temporary tree met "
-               "made a tree over most leaves; the paper's formula (1) then found it at distance ~0 "
-               "from every later group, and each was attached to it: on p3bl 1,033 groups on one tree, "
-               "max EFI 1,050 at MFT 128 against 72 with no limit. Merging now prices every color's "
-               "trees on the group's switches by the link loads the merge leaves (docs/design.md, "
-               "routing/mr4lms_merge.c), and the planner routes shapes in turn with a forecast "
-               "(mcast_plan.c, mr4lms_share.c).")
-    out.append("- Mean TFI: a leaf holds at most 128 trees, so when g groups meet on it some trees there "
-               "must carry g/128 groups on average; on the 128x32x40 trees (257 groups a leaf, "
-               "x-line trees alone on one leaf) no routing can bring the mean TFI below about 1.8, "
-               "whatever the merging.")
+               "switches, the middles trunked to a top layer (M*U/T paths from a leaf to each top), so "
+               "pods talk only through the tops. With 4 processes per host a leaf of 32 hosts holds 128 "
+               "processes: 194 (64x16x34) or 257 (128x32x40) groups meet on it, more than 128 colors, "
+               "so MR4LMS must merge.")
+    out.append("- Why merging collapsed there (main at 3860445): (1) the paper's formula (1) picks the "
+               "merge target by distance alone; one merge that absorbed every tree a temporary tree "
+               "met made a tree over most leaves, formula (1) then found it at distance ~0 from every "
+               "later group and each was attached to it as a subset (p3bl: 1,033 groups on one tree, "
+               "max EFI 1,050); (2) joins took the first-found BFS path, piling branches on the first "
+               "ports; (3) groups of one shape (the y-lines of a pod) arrive together and take every "
+               "color of their switches, so the last shape (z-lines) can only join dozens of foreign "
+               "trees, in any order of merging. Now: merges are priced by the link loads they leave "
+               "(routing/mr4lms_merge.c, docs/design.md), joins take the least loaded shortest path, "
+               "and the planner routes shapes in turn with a forecast of the trees to come, so groups "
+               "of one shape share their own trees before the colors run out (mr4lms_share.c, "
+               "tools/ibsmroute/mcast_plan.c, mcast_order.c). Before, at MFT 128:")
+    out.append("")
+    out.append("| topology | pattern | max EFI no limit | max EFI MFT 128 | ratio | max TFI | mean TFI | s |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    for t in ids:
+        if t in P3_BEFORE:
+            e0, e1, mt, at, sec = P3_BEFORE[t]
+            pat = pats_of(agg, t)[0] if pats_of(agg, t) else "–"
+            out.append(f"| {t} | {pat} | {e0} | {e1:,} | ×{e1 / e0:.1f} | {mt:,} | {at:.2f} | {sec:.2f} |")
+    out.append("")
+    out.append("- Mean TFI: a leaf holds at most 128 trees, so when g groups meet on it its trees must "
+               "carry g/128 groups on average; with the x-line trees alone on one leaf, no routing of "
+               "the 128x32x40 pattern on these trees gets the mean TFI below about 1.8. The planner also "
+               "shares more than that bound needs (every shape under pressure pairs up, small trees "
+               "included), which is why the 64x16x34 trees are at ~2 rather than the ~1.2 possible.")
 
 
 def plot_data(agg, topos, work):
