@@ -12,15 +12,23 @@
  *    otherwise a "join" of those trees and the group's other switches.
  * 2. Each candidate is priced by the link loads the merge would leave:
  *    every link of a tree in the candidate gains the groups of the others
- *    and the new group, a member port not yet on one gains them all.  The
- *    price is first the highest EFI so made (the bottleneck), then the EFI
- *    added over all links (a switch still to be joined counts one link),
- *    then the groups sharing the result, then the color.
- * 3. Candidates are taken cheapest first; a join is taken only if the
- *    group and its trees are connected in G_color (free switches and the
- *    candidate's own trees), so it pulls in no other tree.  The first one
- *    that holds is routed by mc_vmcg_route (cover: the ports are added;
- *    join: the old trees joined whole along shortest G_color paths).
+ *    and the new group; a member port not yet on one gains them all; a
+ *    member switch where the color is free gains them on its least loaded
+ *    link at least (its branch is not built yet).  The price is first the
+ *    highest EFI so made (the bottleneck), then the growth of the sum of
+ *    squared EFIs (so a loaded link pays more for the same groups than an
+ *    idle one, and a big tree more than a small one), then the groups
+ *    sharing the result, then the color.
+ * 3. The cheapest candidate that holds is taken: a cover always, a join
+ *    only if the group and its trees are connected in G_color (free
+ *    switches and the candidate's own trees), so it pulls in no other
+ *    tree.  It is routed by mc_vmcg_route (cover: the ports are added;
+ *    join: the old trees joined whole along shortest, least loaded G_color
+ *    paths, mcast_attach.c).  Candidates are priced in increasing order of
+ *    a lower bound of their peak (the groups they would share, the member
+ *    ports, each tree's last known max load) and the search stops when the
+ *    bound passes the best peak found; the trees' link loads are cached
+ *    between changes (mc_tree_load).
  * 4. Only when no candidate holds does the paper's own step run: the
  *    nearest tree by formula (1) (or, with many trees, the emptiest color)
  *    plus every tree a temporary bottom-up tree meets (mr4lms_nearest.c,
@@ -30,11 +38,13 @@
  * On 3-level pruned fat trees one merge that absorbs the trees met by a
  * temporary tree makes a tree over most leaves; formula (1) then finds it
  * at distance ~0 from every later group and each one is attached to it as
- * a subset: thousands of groups on one tree, max EFI ×27..×100 the
- * unlimited routing (docs/benchmarks.md, "3-level pruned fat trees").
- * Pricing by the loads spreads identical-footprint groups over the trees
- * that already hold their switches, which on a fat tree costs no more EFI
- * than separate trees would. */
+ * a subset: 1,033 groups on one tree and max EFI 1,050 against 72 with no
+ * limit on the 8,704-host tree at MFT 128 (docs/benchmarks.md).  Pricing
+ * by the loads spreads groups of one shape over the trees that already
+ * hold their switches, which on a fat tree costs little more EFI than
+ * separate trees would.  Whether such trees exist when the colors run out
+ * is decided earlier: by early sharing (mr4lms_share.c) and, offline, by
+ * the order the planner routes the groups in (tools/ibsmroute). */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
