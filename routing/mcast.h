@@ -355,13 +355,16 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t);
 
 /* Bottom-up build (FULB/MR4LMS Algorithm 2): from each member's switch
  * towards root along min-hop next hops, least EFI first, reusing the path
- * of a switch already visited.  Fills the empty tree t.  0 or -errno. */
+ * of a switch already visited; equally loaded next hops go by port order,
+ * or with onward by the load of the link each goes on over (FULB's rule:
+ * spreads trees over more paths, and so takes more colors).  Fills the
+ * empty tree t.  0 or -errno. */
 int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
-		       struct ib_port *const *m, uint32_t n,
+		       struct ib_port *const *m, uint32_t n, bool onward,
 		       struct mc_tree *t);
-/* The same, preferring on each step the next hops usable in G_color
- * (color, mark), then those whose tree of that color is smallest (used
- * for the temporary tree of a merge, so it pulls in few groups). */
+/* The same (onward), preferring on each step the next hops usable in
+ * G_color (color, mark), then those whose tree of that color is smallest
+ * (used for the temporary tree of a merge, so it pulls in few groups). */
 int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
 			  uint32_t mark, struct ib_port *const *m, uint32_t n,
 			  struct mc_tree *t);

@@ -12,8 +12,8 @@
  * one that can go on towards the root over the less loaded link (a switch
  * already in the tree goes on for free), then the lower port.  Ties are
  * the common case on a leaf whose uplinks were balanced by earlier groups;
- * taking the first port there (as the core's mc_build_bottom_up does for
- * MR4LMS's FBTC) piles the groups onto the links above the first uplink:
+ * taking the first port there (as the core's mc_build_bottom_up does
+ * without `onward`) piles the groups onto the links above the first uplink:
  * on ibsmgen's TaihuLight model, 128x32x40 with 4 processes per host, max
  * EFI 182 against SSSP-MC's 128; with the tie rule, 128 (the lower bound).
  * Still local information: one more hop of link loads. */

@@ -9,7 +9,8 @@
  * - Root load (FBTC candidate order, FULB root rotation): the number of
  *   groups whose trees hold the switch (mcast_build.c).  FBTC keeps the
  *   first colorable root unless its tree would raise the highest EFI
- *   reached; then the best of up to 16 (mr4lms_fbtc.c).
+ *   reached; then the best of up to 16, built with FULB's tie rule
+ *   (mr4lms_fbtc.c).
  * - G_color for a group that owns trees of the color (merge, member
  *   addition): its own trees count as free (mcast.h, mc_gc_usable).
  * - FCTB root test by bounded BFS from each member switch instead of from

@@ -8,12 +8,17 @@
  *
  * Reading (the paper takes the first root that colors): when the first
  * colorable tree would raise the highest EFI any link has reached, up to
- * FBTC_ROOTS colorable roots are built and the one whose tree leaves the
- * lowest peak is kept (ties: the lower color, then the load order).  The
- * load order of roots only counts groups per switch, not the links a tree
- * takes; on the dragonfly (81x27x12) the first root put max EFI at 67
- * against SSSP-MC's 54, the best of 16 at 18 (docs/benchmarks.md).  Groups
- * that raise no peak cost one build, as before. */
+ * FBTC_ROOTS colorable roots are built with FULB's tie rule (equally
+ * loaded next hops by the load of the link they go on over) and the one
+ * whose tree leaves the lowest peak is kept (ties: the lower color, then
+ * the load order).  The load order of roots only counts groups per
+ * switch, not the links a tree takes: on the dragonfly (81x27x12) the
+ * first root put max EFI at 67 against SSSP-MC's 54, the best of 16 at
+ * 19, and the TaihuLight model's 128x32x40 went from 182 to its lower
+ * bound 128 (docs/benchmarks.md).  Groups that raise no peak cost one
+ * build, ties by port as before: FULB's rule for every tree spreads them
+ * over more paths and takes more colors (bl8704 64x16x34, 4 processes per
+ * host: 308 instead of 194). */
 #define FBTC_ROOTS 16
 #include "routing/mr4lms.h"
 
@@ -36,55 +41,82 @@ static bool switch_full(const struct mc_ctx *c, uint32_t sw)
 	return true;
 }
 
-/* Index in m->roots of the root to use, MC_NONE if no root's tree can be
- * colored; t is scratch. */
-static uint32_t pick_root(struct mc_ctx *c, struct mr4lms *m,
-			  struct mc_group *g, uint32_t nr, struct mc_tree *t,
-			  int *rc)
-{
-	uint32_t best = MC_NONE, bpeak = UINT32_MAX, bcolor = MC_NONE, got = 0;
+struct pick {
+	uint32_t root; /* index in m->roots, MC_NONE: none colors */
+	bool onward;   /* built with FULB's tie rule */
+	uint32_t peak, color;
+};
 
-	for (uint32_t i = 0; i < nr && got < FBTC_ROOTS; i++) {
-		uint32_t color, p;
-		if (switch_full(c, m->roots[i]))
+/* Builds root i's tree into t; 1 with its color and peak when it can be
+ * colored, 0 when not, -errno. */
+static int try_root(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g,
+		    uint32_t i, bool onward, struct mc_tree *t, struct pick *p)
+{
+	int rc;
+
+	if (switch_full(c, m->roots[i]))
+		return 0;
+	mc_tree_reset(t);
+	if ((rc = mc_build_bottom_up(c, m->roots[i], g->members, g->n_members,
+				     onward, t)) < 0)
+		return rc;
+	if ((p->color = mc_color_first_free(c, t)) == MC_NONE)
+		return 0;
+	p->root = i;
+	p->onward = onward;
+	p->peak = mc_tree_peak(c, t);
+	return 1;
+}
+
+/* The paper's root: the first that colors, its tree built with ties by
+ * port.  If that tree would raise the highest EFI reached, up to
+ * FBTC_ROOTS colorable roots are tried with FULB's tie rule too and the
+ * lowest peak kept (ties: lower color, then the load order). */
+static int pick_root(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g,
+		     uint32_t nr, struct mc_tree *t, struct pick *best)
+{
+	struct pick p;
+	uint32_t i = 0, got = 0;
+	int rc = 0;
+
+	best->root = MC_NONE;
+	while (i < nr && (rc = try_root(c, m, g, i, false, t, best)) == 0)
+		i++;
+	if (rc <= 0 || best->peak <= c->efi_high)
+		return rc;
+	for (; i < nr && got < FBTC_ROOTS; i++) {
+		if ((rc = try_root(c, m, g, i, true, t, &p)) < 0)
+			return rc;
+		if (rc == 0)
 			continue;
-		mc_tree_reset(t);
-		if ((*rc = mc_build_bottom_up(c, m->roots[i], g->members,
-					      g->n_members, t)) < 0)
-			return MC_NONE;
-		if ((color = mc_color_first_free(c, t)) == MC_NONE)
-			continue;
-		p = mc_tree_peak(c, t);
-		if (!got++ && p <= c->efi_high)
-			return i; /* raises no peak: the paper's choice */
-		if (p < bpeak || (p == bpeak && color < bcolor)) {
-			bpeak = p;
-			bcolor = color;
-			best = i;
-		}
+		got++;
+		if (p.peak < best->peak ||
+		    (p.peak == best->peak && p.color < best->color))
+			*best = p;
 	}
-	return best;
+	return 1;
 }
 
 int mr4lms_fbtc(struct mc_ctx *c, struct mc_group *g)
 {
 	struct mr4lms *m = mr4lms_of(c);
-	uint32_t nr = mc_optimal_roots(c, m->msw, m->nmsw, m->roots, NULL), r;
+	uint32_t nr = mc_optimal_roots(c, m->msw, m->nmsw, m->roots, NULL);
+	struct pick p;
 	struct mc_tree *t;
-	int rc = 0;
+	int rc;
 
 	if (!nr)
 		return -EHOSTUNREACH;
 	if (!(t = mc_tree_new(c)))
 		return -ENOMEM;
-	if ((r = pick_root(c, m, g, nr, t, &rc)) == MC_NONE) {
+	if ((rc = pick_root(c, m, g, nr, t, &p)) <= 0) {
 		rc = rc < 0 ? rc : -ENOSPC;
 		goto fail;
 	}
 	/* rebuilt: t holds the last tree tried, and a build is cheap */
 	mc_tree_reset(t);
-	if ((rc = mc_build_bottom_up(c, m->roots[r], g->members, g->n_members,
-				     t)) < 0 ||
+	if ((rc = mc_build_bottom_up(c, m->roots[p.root], g->members,
+				     g->n_members, p.onward, t)) < 0 ||
 	    (rc = mc_tree_commit(c, t, mc_color_first_free(c, t), g)) < 0)
 		goto fail;
 	return 0;

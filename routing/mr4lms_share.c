@@ -88,7 +88,8 @@ static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
 
 	if (!nr || !(t = mc_tree_new(c)))
 		return 0;
-	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, t) ==
+	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, false,
+			       t) ==
 	    0)
 		peak = mc_tree_peak(c, t);
 	mc_tree_free(c, t);

@@ -15,12 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/../procs.bash"
 procs_guard
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-WORK=${WORK:-$O/bench-mcast}
-DOCS=${DOCS:-$TOP/docs}
-THREADS=${THREADS:-2}
+. "$(dirname "$0")/mcast-env.bash"
 SIZES="0 768 512 384 256 192 128 96 64 48 32"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -29,13 +24,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-GEN=$O/ibsmgen PAT=$O/ibsmpattern ROUTE=$O/ibsmroute
-for b in "$GEN" "$PAT" "$ROUTE"; do
-	[ -x "$b" ] || { echo "mcast-ncolor.sh: $b missing; run make first" >&2; exit 1; }
-done
-for t in jq gnuplot; do
-	command -v "$t" >/dev/null || { echo "mcast-ncolor.sh: needs $t" >&2; exit 1; }
-done
+mcast_bench_need jq gnuplot
 mkdir -p "$WORK/ncolor"
 OUT=$WORK/ncolor.tsv
 : >"$OUT"

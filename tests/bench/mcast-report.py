@@ -282,11 +282,13 @@ def notes(out, agg, topos):
                "decided by its root: `minhop` = `sssp` and `minhop-rr` = `sssp-rr` = `fulb` "
                "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
-    out.append("- `fulb` and MR4LMS's bottom-up build break ties between equally loaded next-hop links "
-               "by the load of the link the next switch would continue on (routing/mcast_build.c, "
-               "mc_continue_efi); with plain first-port ties the TaihuLight model's 128x32x40 pattern "
-               "reached max EFI 182 instead of 128. MR4LMS's FBTC also tries up to 16 roots when its "
-               "first tree would raise the highest EFI reached (routing/mr4lms_fbtc.c).")
+    out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
+               "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
+               "MR4LMS's FBTC builds its first tree) the TaihuLight model's 128x32x40 pattern reached "
+               "max EFI 182 instead of 128. When that first tree would raise the highest EFI reached, "
+               "FBTC tries up to 16 roots with FULB's rule and keeps the lowest peak "
+               "(routing/mr4lms_fbtc.c): 128 there too, and the dragonfly's 69 down to ~19. FULB's "
+               "rule on every tree would take more colors (bl8704 64x16x34-ppn4: 308, not 194).")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
                "every group its own MLID.")

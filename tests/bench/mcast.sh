@@ -29,12 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/../procs.bash"
 procs_guard
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-WORK=${WORK:-$O/bench-mcast}
-DOCS=${DOCS:-$TOP/docs}
-THREADS=${THREADS:-2}
+. "$(dirname "$0")/mcast-env.bash"
 RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 120, --full 1800)
 ARGS="$*"
 ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
@@ -59,13 +54,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ -n "$RUN_TIMEOUT" ] || RUN_TIMEOUT=$([ $FULL = 1 ] && echo 1800 || echo 120)
-GEN=$O/ibsmgen PAT=$O/ibsmpattern ROUTE=$O/ibsmroute
-for b in "$GEN" "$PAT" "$ROUTE"; do
-	[ -x "$b" ] || { echo "mcast.sh: $b missing; run make first" >&2; exit 1; }
-done
-for t in jq gnuplot /usr/bin/time; do
-	command -v "$t" >/dev/null || { echo "mcast.sh: needs $t" >&2; exit 1; }
-done
+mcast_bench_need jq gnuplot /usr/bin/time
 mkdir -p "$WORK/topo" "$WORK/pat" "$WORK/runs"
 RESULTS=$WORK/results.tsv
 TOPOS_TSV=$WORK/topologies.tsv
