@@ -405,7 +405,9 @@ def ncolor(out, work, docs):
         if len(r) >= 8 and (r[0], r[1]) not in fabs:
             fabs.append((r[0], r[1]))
     out.append("\n## Max EFI against Ncolor (as the MR4LMS paper's Fig. 8)\n")
-    out.append("By `tests/bench/mcast-ncolor.sh`: MR4LMS at each MFT size (0 = no limit) as the "
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(path)))
+    out.append(f"By `tests/bench/mcast-ncolor.sh` (finished {when}, same machine): MR4LMS at each "
+               "MFT size (0 = no limit) as the "
                "offline planner routes (shapes in turn, with the forecast), and in file order without "
                "a forecast, as the daemon routes groups that arrive one by one. "
                "![max EFI against Ncolor](mcast-ncolor.png)\n")

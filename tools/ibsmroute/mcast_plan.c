@@ -84,9 +84,8 @@ int mc_plan_make(struct mc_plan *p, struct fabric *f, const struct hops *h,
 			rc = mgid_map_put(&map, e->mgid, gid);
 	}
 	if (rc >= 0) {
-		struct mc_stats st;
-		mcast_stats(c, &st);
-		p->max_efi = st.max_efi;
+		/* the highest EFI reached: the max EFI unless groups left */
+		p->max_efi = c->efi_high;
 		if (!bad && mcast_colors_top(c) <= limit) {
 			*fits = c; /* the limited routing would be this one */
 			c = NULL;

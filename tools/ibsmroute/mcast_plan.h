@@ -11,7 +11,7 @@ struct mc_plan {
 	uint32_t *sw; /* tree switches of each create of the trial */
 	uint64_t nsw, cap;
 	double seconds;	  /* time of the trial routing */
-	uint32_t max_efi; /* the trial's max EFI */
+	uint32_t max_efi; /* the highest EFI the trial reached */
 };
 
 /* Routes the events (in file order) once with engine and no MFT limit
