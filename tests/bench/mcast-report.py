@@ -352,7 +352,7 @@ def pruned3_notes(out, agg, topos):
                "carry g/128 groups on average; with the x-line trees alone on one leaf, no routing of "
                "the 128x32x40 pattern on these trees gets the mean TFI below about 1.8. The planner also "
                "shares more than that bound needs (every shape under pressure pairs up, small trees "
-               "included), which is why the 64x16x34 trees are at ~2 rather than the ~1.2 possible.")
+               "included), which is why the 64x16x34 trees are at 2 to 3 rather than the ~1.2 possible.")
 
 
 def plot_data(agg, topos, work):
