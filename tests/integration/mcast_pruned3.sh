@@ -22,7 +22,7 @@ walk() { # dir mft -> "max_efi colors groups"
 		fail "$(basename "$1"): delivery check failed"
 }
 
-route() { # topo events dir mft [env...]
+route_run() { # topo events dir mft [env...]
 	local topo=$1 ev=$2 d=$3 mft=$4
 	shift 4
 	env "$@" "$O/ibsmroute" "$topo" --groups "$ev" --mft-size "$mft" \
@@ -48,29 +48,29 @@ while IFS='|' read -r name gen pat; do
 	# shellcheck disable=SC2086
 	"$O/ibsmpattern" "$topo" grid $pat -o "$ev" 2>/dev/null ||
 		fail "$name: ibsmpattern grid $pat"
-	route "$topo" "$ev" "$T/$name.0" 0
+	route_run "$topo" "$ev" "$T/$name.0" 0
 	read -r efi0 colors0 groups <<<"$(walk "$T/$name.0" 0)"
 	mft=$(((colors0 + 1) / 2))
-	route "$topo" "$ev" "$T/$name.plan" "$mft"
+	route_run "$topo" "$ev" "$T/$name.plan" "$mft"
 	read -r efi _ _ <<<"$(walk "$T/$name.plan" "$mft")"
 	ratio_ok "$efi" "$efi0" 2.4 ||
 		fail "$name: planner max EFI $efi > 2.4 x $efi0 (MFT $mft of $colors0 colors)"
 	echo "$name: $groups groups, $colors0 colors -> MFT $mft: max EFI $efi0 -> $efi (planner)"
 	for merge in extend rebuild; do
 		d=$T/$name.daemon-$merge
-		route "$topo" "$ev" "$d" "$mft" IBSM_MC_FILE_ORDER=1 \
+		route_run "$topo" "$ev" "$d" "$mft" IBSM_MC_FILE_ORDER=1 \
 			IBSM_MC_NO_FORECAST=1
 		read -r efi _ _ <<<"$(walk "$d" "$mft")"
 		ratio_ok "$efi" "$efi0" 8 ||
 			fail "$name: file-order max EFI $efi > 8 x $efi0 ($merge)"
-		echo "$name: max EFI $efi0 -> $efi (file order, no forecast, $merge)"
+		echo "$name: max EFI $efi0 -> $efi (as the daemon: no forecast, $merge)"
 	done
 	# Groups keep their MLIDs as later groups arrive: the first half of
 	# the events routed alone gives those groups the MLIDs they still have
 	# once every group is routed (the engine is deterministic).
 	half=$T/$name.half.ev
 	head -n $((groups / 2)) "$ev" >"$half"
-	route "$topo" "$half" "$T/$name.half" "$mft" IBSM_MC_FILE_ORDER=1 \
+	route_run "$topo" "$half" "$T/$name.half" "$mft" IBSM_MC_FILE_ORDER=1 \
 		IBSM_MC_NO_FORECAST=1
 	python3 - "$T/$name.half/mcgroups.dump" \
 		"$T/$name.daemon-extend/mcgroups.dump" <<'PY' ||
