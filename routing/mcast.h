@@ -86,6 +86,10 @@ struct mc_tree {
 	uint32_t n_msw, cap_msw;
 	bool msw_valid;	 /* cleared by every change of member ports */
 	bool live;
+	/* cache of mc_tree_load: valid while no switch of the tree had its
+	 * link loads changed after load_clock reached lstamp (0: none) */
+	uint32_t lstamp, lmax, lports;
+	uint64_t lsum;
 };
 
 struct mc_group {
@@ -133,6 +137,7 @@ struct mc_stats {
 	/* engine counters */
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
 	uint64_t absorbs;	/* merges that pulled in the trees on a temporary tree */
+	uint64_t shares;	/* groups put early on a tree of the same switches */
 };
 
 struct mc_ctx;
@@ -160,6 +165,9 @@ struct mc_ctx {
 	uint32_t *efi;		/* per switch port (out direction); a tree
 				 * link counts n_groups on both of its ends */
 	uint32_t *sw_load;	/* per switch: groups whose tree holds it */
+	uint32_t *sw_clock;	/* per switch: load_clock of its last EFI change */
+	uint32_t load_clock;	/* bumped by every mc_tree_account */
+	uint32_t efi_high;	/* highest EFI any port has reached */
 	/* colors */
 	uint32_t color_limit;	/* mft_size, or MC_MAX_COLORS when unlimited */
 	uint32_t cwords;	/* u64 words per switch in busy[] */
@@ -187,6 +195,9 @@ struct mc_ctx {
 	float *add_ms;		/* [routed]: time of each add, for the median */
 	uint64_t cap_add_ms;
 	struct mc_stats st;	/* engine counters (others via mcast_stats) */
+	uint32_t *forecast;	/* [n_sw] trees still to come through the
+				 * switch (mcast_forecast), or NULL */
+	uint32_t forecast_peak;	/* max EFI of the forecast's routing */
 };
 
 /* ---- public API (daemon, ibsmroute, tests) ---- */
@@ -211,6 +222,19 @@ void mcast_params_default(struct mc_params *prm);
  * does not merge), -ENOMEM. */
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		    struct ib_port *const *members, uint32_t n, uint32_t *gid);
+/* Forecast of the trees still to come (offline planner): each switch
+ * sw[0..n) expects delta more (delta > 0) or fewer (delta < 0, floored at
+ * 0) trees through it.  The planner announces every group's tree of an
+ * unlimited trial routing before it starts and takes each back once the
+ * group is routed; MR4LMS then shares trees early on the switches where
+ * more trees are coming than colors are left (mr4lms_share.c).  Without
+ * one (the daemon) MR4LMS takes the groups on a switch so far as the
+ * estimate of those to come.  0, -EINVAL, -ENOMEM. */
+int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
+		   int delta);
+/* The max EFI the forecast's routing reached: early sharing may load a
+ * link up to it (mr4lms_share.c). */
+void mcast_forecast_peak(struct mc_ctx *c, uint32_t max_efi);
 /* Deletes a group: prunes its tree (Algorithm 6 of the MR4LMS paper), frees
  * the tree's colors when no group is left on it. */
 int mcast_group_remove(struct mc_ctx *c, uint32_t gid);
@@ -331,16 +355,24 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t);
 
 /* Bottom-up build (FULB/MR4LMS Algorithm 2): from each member's switch
  * towards root along min-hop next hops, least EFI first, reusing the path
- * of a switch already visited.  Fills the empty tree t.  0 or -errno. */
+ * of a switch already visited; equally loaded next hops go by port order,
+ * or with onward by the load of the link each goes on over (FULB's rule:
+ * spreads trees over more paths, and so takes more colors).  Fills the
+ * empty tree t.  0 or -errno. */
 int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
-		       struct ib_port *const *m, uint32_t n,
+		       struct ib_port *const *m, uint32_t n, bool onward,
 		       struct mc_tree *t);
-/* The same, preferring on each step the next hops usable in G_color
- * (color, mark), then those whose tree of that color is smallest (used
- * for the temporary tree of a merge, so it pulls in few groups). */
+/* The same (onward), preferring on each step the next hops usable in
+ * G_color (color, mark), then those whose tree of that color is smallest
+ * (used for the temporary tree of a merge, so it pulls in few groups). */
 int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
 			  uint32_t mark, struct ib_port *const *m, uint32_t n,
 			  struct mc_tree *t);
+
+/* Least EFI over v's links one hop nearer the root whose hop row is rrow
+ * (the bottom-up builds' tie rule), 0 if v is the root. */
+uint32_t mc_continue_efi(const struct mc_ctx *c, uint32_t v,
+			 const uint8_t *rrow);
 
 /* Adds to t the chain of scratch parent links (parent[], up_port[],
  * dport[]) from sw up to the first switch already in t.  chain is
@@ -359,6 +391,16 @@ int mc_tree_commit(struct mc_ctx *c, struct mc_tree *t, uint32_t color,
 int mc_tree_attach(struct mc_ctx *c, struct mc_tree *t, struct mc_group *g);
 /* Only pushes g on t's group list (caller redoes paint/account). */
 int mc_tree_attach_quiet(struct mc_tree *t, struct mc_group *g);
+/* Highest EFI on t's MFT ports (links and member ports) once one more
+ * group uses them: what giving a group tree t (built, or shared) costs at
+ * its most loaded link. */
+uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t);
+/* Link loads of tree t's MFT ports (links and member ports): the highest
+ * EFI, their sum and their count, cached in t until a switch of t has its
+ * loads changed.  Safe in a parallel-for when each worker reads distinct
+ * trees. */
+void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
+		  uint64_t *sum, uint32_t *ports);
 /* Adds (sign +1) or subtracts (-1) t's n_groups to EFI and loads. */
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign);
 /* Registers (on = true) or clears t's color on its switches. */
@@ -425,6 +467,12 @@ int mc_attach_build(struct mc_ctx *c, uint32_t color, uint32_t mark,
 int mc_vmcg_route(struct mc_ctx *c, uint32_t color, const uint32_t *trees,
 		  uint32_t nt, struct mc_group *newg, bool keep_root,
 		  bool extend);
+
+/* Binary min-heap over scratch s (heap[], hpos[], keyed by key[]):
+ * restores the order after heap[i]'s key fell (up) or rose (down) in a
+ * heap of n entries (mcast_gcolor.c). */
+void mc_heap_up(struct mc_scratch *s, uint32_t i);
+void mc_heap_down(struct mc_scratch *s, uint32_t i, uint32_t n);
 
 /* Per-worker scratch: bumps the stamp generation and returns it. */
 struct mc_scratch *mc_scratch_get(struct mc_ctx *c, unsigned worker);

@@ -2,7 +2,9 @@
  * strategy 2: keep the old trees and add branches).  The biggest old tree
  * is copied as it is; every other old tree of the vMcg is joined to it
  * whole by the shortest path in G_color from any of its switches, and
- * every member switch still outside by the shortest path from it.  Only
+ * every member switch still outside by the shortest path from it; among
+ * shortest paths the one with the least EFI summed over its links (a
+ * first-found path would pile every join onto the first ports).  Only
  * the region between the pieces is searched, so joining a group to a
  * large merged tree costs what the new branch costs, not the tree's size.
  * A piece that cannot be reached without crossing a piece not yet joined
@@ -34,48 +36,89 @@ static bool passable(const struct attach *a, uint32_t v, uint32_t self)
 	return o == self || mc_tree_node(a->t, v) != NULL;
 }
 
-/* Adds the BFS chain ending at u (reached from built switch x by edge e
- * of u) under x: u, parent[u], ... down to the source. */
-static int add_chain(struct attach *a, uint32_t x, uint32_t u, uint32_t e)
+/* Adds the search's chain from built switch x down to its source: x's
+ * search parent first, under x, then each parent's parent. */
+static int add_chain(struct attach *a, uint32_t x)
 {
-	struct mc_ctx *c = a->c;
 	struct mc_scratch *s = a->s;
 	uint32_t pk = (uint32_t)(mc_tree_node(a->t, x) - a->t->nodes);
 
-	pk = mc_tree_add(a->t, u, pk, c->adj.port[e], c->adj.rport[e]);
-	while (pk != MC_NONE && s->parent[u] != MC_NONE) {
-		uint32_t w = s->parent[u];
-		pk = mc_tree_add(a->t, w, pk, s->dport[u], s->up_port[u]);
-		u = w;
-	}
+	for (uint32_t u = x; pk != MC_NONE && s->parent[u] != MC_NONE;
+	     u = s->parent[u])
+		pk = mc_tree_add(a->t, s->parent[u], pk, s->up_port[u], s->dport[u]);
 	return pk == MC_NONE ? -ENOMEM : 0;
 }
 
-/* BFS from the sources queued in s->queue[0..n) until a built switch is
- * met; adds the path.  1 joined, 0 not reachable now, -errno. */
+/* Pops the least key of the search heap (hn entries). */
+static uint32_t heap_pop(struct mc_scratch *s, uint32_t *hn)
+{
+	uint32_t u = s->heap[0];
+
+	s->heap[0] = s->heap[--*hn];
+	s->hpos[s->heap[0]] = 0;
+	if (*hn)
+		mc_heap_down(s, 0, *hn);
+	return u;
+}
+
+/* Relaxes the link from u through adjacency entry e: its weight is a hop
+ * (MC_LINK_WEIGHT_BASE) plus the link's EFI, so the join takes a shortest
+ * path and, among those, the least loaded one. */
+static void relax(struct attach *a, uint32_t u, uint32_t e, uint32_t self,
+		  uint32_t *hn)
+{
+	struct mc_ctx *c = a->c;
+	struct mc_scratch *s = a->s;
+	uint32_t v = c->adj.peer[e];
+	uint64_t k = s->key[u] + MC_LINK_WEIGHT_BASE +
+		     c->efi[c->port_base[u] + c->adj.port[e]];
+
+	if ((mc_seen(s, v) && s->key[v] >> 63) || !passable(a, v, self))
+		return; /* settled, or not usable */
+	if (!mc_seen(s, v)) {
+		mc_mark(s, v);
+		s->key[v] = k;
+		s->heap[*hn] = v;
+		mc_heap_up(s, (*hn)++);
+	} else if (k < s->key[v]) {
+		s->key[v] = k;
+		mc_heap_up(s, s->hpos[v]);
+	} else {
+		return;
+	}
+	s->parent[v] = u;
+	s->up_port[v] = c->adj.port[e];	 /* the parent's port towards v */
+	s->dport[v] = c->adj.rport[e];	 /* v's port towards the parent */
+}
+
+/* Search from the sources queued in s->queue[0..n) (already marked,
+ * parent MC_NONE) until a built switch is settled; adds the path.
+ * 1 joined, 0 not reachable now, -errno.  A settled switch has the top
+ * bit of its key set. */
 static int join_from(struct attach *a, uint32_t n, uint32_t self,
 		     uint32_t *src_end)
 {
 	struct mc_ctx *c = a->c;
 	struct mc_scratch *s = a->s;
-	uint32_t head = 0, tail = n;
+	uint32_t hn = 0;
 
-	while (head < tail) {
-		uint32_t u = s->queue[head++];
-		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
-			uint32_t v = c->adj.peer[e];
-			if (mc_seen(s, v) || !passable(a, v, self))
-				continue;
-			if (mc_tree_node(a->t, v)) {
-				*src_end = u;
-				return add_chain(a, v, u, e) < 0 ? -ENOMEM : 1;
-			}
-			mc_mark(s, v);
-			s->parent[v] = u;
-			s->up_port[v] = c->adj.rport[e];
-			s->dport[v] = c->adj.port[e];
-			s->queue[tail++] = v;
+	for (uint32_t i = 0; i < n; i++) {
+		s->key[s->queue[i]] = 0;
+		s->heap[hn] = s->queue[i];
+		mc_heap_up(s, hn++);
+	}
+	while (hn) {
+		uint32_t u = heap_pop(s, &hn);
+		s->key[u] |= 1ull << 63;
+		if (s->parent[u] != MC_NONE && mc_tree_node(a->t, u)) {
+			uint32_t x = u;
+			while (s->parent[x] != MC_NONE)
+				x = s->parent[x];
+			*src_end = x;
+			return add_chain(a, u) < 0 ? -ENOMEM : 1;
 		}
+		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++)
+			relax(a, u, e, self, &hn);
 	}
 	return 0;
 }
@@ -127,9 +170,7 @@ static int join_tree(struct attach *a, const struct mc_tree *o)
 	}
 	if ((rc = join_from(a, o->n_nodes, o->id, &end)) <= 0)
 		return rc;
-	/* the chain ends at a switch of o: walk it to find which */
-	while (s->parent[end] != MC_NONE)
-		end = s->parent[end];
+	/* the chain ends at a switch of o: o joins from there */
 	return add_old_tree(a, o, end) < 0 ? -ENOMEM : 1;
 }
 

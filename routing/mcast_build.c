@@ -122,7 +122,7 @@ uint32_t mc_optimal_roots(struct mc_ctx *c, const uint32_t *msw, uint32_t nm,
  * scratch) into t: each chain is added from its first ancestor already in
  * the tree downwards, so parents always precede children. */
 int mc_materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
-		       uint32_t *chain)
+		   uint32_t *chain)
 {
 	uint32_t n = 0, cur = sw;
 
@@ -134,33 +134,58 @@ int mc_materialise(struct mc_scratch *s, struct mc_tree *t, uint32_t sw,
 		uint32_t x = chain[n], p = s->parent[x];
 		struct mc_tnode *pn = mc_tree_node(t, p);
 		uint32_t pk = (uint32_t)(pn - t->nodes);
-		if (mc_tree_add(t, x, pk, s->up_port[x], s->dport[x]) == MC_NONE)
+		if (mc_tree_add(t, x, pk, s->up_port[x], s->dport[x]) ==
+		    MC_NONE)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
+/* Least EFI with which switch v goes on one hop nearer the root (row
+ * rrow of the hop table), 0 if v is the root. */
+uint32_t mc_continue_efi(const struct mc_ctx *c, uint32_t v,
+			 const uint8_t *rrow)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t e = c->adj.off[v]; e < c->adj.off[v + 1]; e++)
+		if (rrow[c->adj.peer[e]] == rrow[v] - 1 &&
+		    c->efi[c->port_base[v] + c->adj.port[e]] < best)
+			best = c->efi[c->port_base[v] + c->adj.port[e]];
+	return best == UINT32_MAX ? 0 : best;
+}
+
 /* Next hop of cur towards root: the neighbour one hop nearer the root whose
- * link carries the least EFI; first such port on a tie.  With a color,
- * neighbours usable in G_color (free, or held by a tree marked `mark`) go
- * first, then neighbours whose tree of that color carries fewer groups. */
-static uint32_t next_hop(struct mc_ctx *c, uint32_t cur, uint32_t root,
-			 uint32_t color, uint32_t mark, uint8_t *port,
-			 uint8_t *rport)
+ * link carries the least EFI; on a tie, the one that goes on towards the
+ * root over the less loaded link (a switch already visited goes on for
+ * free: FULB's tie rule, mcast_fulb.c), then the first port.  With a
+ * color, neighbours usable in G_color (free, or held by a tree marked
+ * `mark`) go first, then neighbours whose tree of that color carries
+ * fewer groups. */
+static uint32_t next_hop(struct mc_ctx *c, struct mc_scratch *s, uint32_t cur,
+			 uint32_t root, uint32_t color, uint32_t mark,
+			 bool onward, uint8_t *port, uint8_t *rport)
 {
 	const uint8_t *rrow = c->h->d + (size_t)root * c->n_sw;
 	uint8_t want = (uint8_t)(rrow[cur] - 1);
-	uint32_t best = MC_NONE;
+	uint32_t best = MC_NONE, bpen = UINT32_MAX;
 	uint64_t bload = UINT64_MAX;
 
 	for (uint32_t e = c->adj.off[cur]; e < c->adj.off[cur + 1]; e++) {
-		uint32_t v = c->adj.peer[e];
+		uint32_t v = c->adj.peer[e], pen = 0;
 		if (rrow[v] != want)
 			continue;
-		uint64_t load = c->efi[c->port_base[cur] + c->adj.port[e]];
 		if (color != MC_NONE && !mc_gc_usable(c, color, mark, v))
-			load += (uint64_t)(1 + c->trees[mc_color_owner(c, v, color)].n_groups) << 32;
-		if (load < bload) {
+			pen =
+			    1 + c->trees[mc_color_owner(c, v, color)].n_groups;
+		if (pen > bpen)
+			continue;
+		uint64_t load =
+		    (uint64_t)c->efi[c->port_base[cur] + c->adj.port[e]] << 32;
+		if (onward && v != root && !mc_seen(s, v))
+			load |= mc_continue_efi(c, v, rrow);
+		if (pen < bpen || load < bload) {
+			bpen = pen;
 			bload = load;
 			best = e;
 		}
@@ -172,15 +197,9 @@ static uint32_t next_hop(struct mc_ctx *c, uint32_t cur, uint32_t root,
 	return c->adj.peer[best];
 }
 
-int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
-		       struct ib_port *const *m, uint32_t n, struct mc_tree *t)
-{
-	return mc_build_bottom_up_in(c, root, MC_NONE, 0, m, n, t);
-}
-
-int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
-			  uint32_t mark, struct ib_port *const *m, uint32_t n,
-			  struct mc_tree *t)
+static int build(struct mc_ctx *c, uint32_t root, uint32_t color, uint32_t mark,
+		 bool onward, struct ib_port *const *m, uint32_t n,
+		 struct mc_tree *t)
 {
 	struct mc_scratch *s = mc_scratch_get(c, 0);
 	int rc;
@@ -195,7 +214,8 @@ int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
 		uint32_t first = cur;
 		while (!mc_seen(s, cur)) {
 			uint8_t p, rp;
-			uint32_t nx = next_hop(c, cur, root, color, mark, &p, &rp);
+			uint32_t nx = next_hop(c, s, cur, root, color, mark,
+					       onward, &p, &rp);
 			if (nx == MC_NONE)
 				return -EHOSTUNREACH;
 			mc_mark(s, cur);
@@ -210,4 +230,18 @@ int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
 			return rc;
 	}
 	return 0;
+}
+
+int mc_build_bottom_up(struct mc_ctx *c, uint32_t root,
+		       struct ib_port *const *m, uint32_t n, bool onward,
+		       struct mc_tree *t)
+{
+	return build(c, root, MC_NONE, 0, onward, m, n, t);
+}
+
+int mc_build_bottom_up_in(struct mc_ctx *c, uint32_t root, uint32_t color,
+			  uint32_t mark, struct ib_port *const *m, uint32_t n,
+			  struct mc_tree *t)
+{
+	return build(c, root, color, mark, true, m, n, t);
 }

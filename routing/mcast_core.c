@@ -80,7 +80,9 @@ static int build_adj(struct mc_ctx *c)
 	c->adj.rport = malloc(ne + 1);
 	c->efi = calloc(slots + 1, sizeof(uint32_t));
 	c->sw_load = calloc(c->n_sw + 1, sizeof(uint32_t));
-	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi || !c->sw_load)
+	c->sw_clock = calloc(c->n_sw + 1, sizeof(uint32_t));
+	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi || !c->sw_load ||
+	    !c->sw_clock)
 		return -ENOMEM;
 	ne = 0;
 	for (uint32_t s = 0; s < c->n_sw; s++) {
@@ -227,6 +229,8 @@ void mcast_destroy(struct mc_ctx *c)
 	free(c->port_base);
 	free(c->efi);
 	free(c->sw_load);
+	free(c->sw_clock);
+	free(c->forecast);
 	free(c);
 }
 
@@ -297,6 +301,29 @@ uint32_t mcast_group_find(const struct mc_ctx *c, const uint8_t mgid[16])
 		if (c->groups[i].live && memcmp(c->groups[i].mgid, mgid, 16) == 0)
 			return i;
 	return MC_NONE;
+}
+
+int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
+		   int delta)
+{
+	if (!c->forecast && !(c->forecast = calloc(c->n_sw + 1, sizeof(uint32_t))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		if (sw[i] >= c->n_sw)
+			return -EINVAL;
+		if (delta > 0)
+			c->forecast[sw[i]] += (uint32_t)delta;
+		else
+			c->forecast[sw[i]] -= c->forecast[sw[i]] < (uint32_t)-delta
+						      ? c->forecast[sw[i]]
+						      : (uint32_t)-delta;
+	}
+	return 0;
+}
+
+void mcast_forecast_peak(struct mc_ctx *c, uint32_t max_efi)
+{
+	c->forecast_peak = max_efi;
 }
 
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],

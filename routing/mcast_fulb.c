@@ -12,8 +12,8 @@
  * one that can go on towards the root over the less loaded link (a switch
  * already in the tree goes on for free), then the lower port.  Ties are
  * the common case on a leaf whose uplinks were balanced by earlier groups;
- * taking the first port there (as the core's mc_build_bottom_up does for
- * MR4LMS's FBTC) piles the groups onto the links above the first uplink:
+ * taking the first port there (as the core's mc_build_bottom_up does
+ * without `onward`) piles the groups onto the links above the first uplink:
  * on ibsmgen's TaihuLight model, 128x32x40 with 4 processes per host, max
  * EFI 182 against SSSP-MC's 128; with the tie rule, 128 (the lower bound).
  * Still local information: one more hop of link loads. */
@@ -25,19 +25,6 @@
 static inline uint32_t edge_efi(const struct mc_ctx *c, uint32_t s, uint32_t e)
 {
 	return c->efi[c->port_base[s] + c->adj.port[e]];
-}
-
-/* Least EFI with which switch v continues one hop nearer the root. */
-static uint32_t continue_efi(const struct mc_ctx *c, uint32_t v,
-			     const uint8_t *rrow)
-{
-	uint32_t best = UINT32_MAX;
-
-	for (uint32_t e = c->adj.off[v]; e < c->adj.off[v + 1]; e++)
-		if (rrow[c->adj.peer[e]] == rrow[v] - 1 &&
-		    edge_efi(c, v, e) < best)
-			best = edge_efi(c, v, e);
-	return best == UINT32_MAX ? 0 : best;
 }
 
 /* Adjacency entry of cur's least loaded min-hop next hop, MC_NONE if none. */
@@ -53,8 +40,9 @@ static uint32_t next_hop(const struct mc_ctx *c, const struct mc_scratch *s,
 		if (rrow[v] != rrow[cur] - 1)
 			continue;
 		uint32_t l1 = edge_efi(c, cur, e);
-		uint32_t l2 =
-		    v == root || mc_seen(s, v) ? 0 : continue_efi(c, v, rrow);
+		uint32_t l2 = v == root || mc_seen(s, v)
+				  ? 0
+				  : mc_continue_efi(c, v, rrow);
 		uint64_t cost = ((uint64_t)l1 << 32) | l2;
 		if (cost < best_cost) {
 			best_cost = cost;

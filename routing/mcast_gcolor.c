@@ -244,7 +244,7 @@ uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
 
 /* ---- Dijkstra with old trees kept ---- */
 
-static void heap_up(struct mc_scratch *s, uint32_t i)
+void mc_heap_up(struct mc_scratch *s, uint32_t i)
 {
 	uint32_t x = s->heap[i];
 	uint64_t kx = s->key[x];
@@ -261,7 +261,7 @@ static void heap_up(struct mc_scratch *s, uint32_t i)
 	s->hpos[x] = i;
 }
 
-static void heap_down(struct mc_scratch *s, uint32_t i, uint32_t n)
+void mc_heap_down(struct mc_scratch *s, uint32_t i, uint32_t n)
 {
 	uint32_t x = s->heap[i];
 	uint64_t kx = s->key[x];
@@ -303,10 +303,10 @@ static void dj_relax(struct dj *d, uint32_t u, uint32_t e)
 		s->stamp[v] = d->vgen;
 		s->key[v] = nk;
 		s->heap[d->hn] = v;
-		heap_up(s, d->hn++);
+		mc_heap_up(s, d->hn++);
 	} else if (nk < s->key[v]) {
 		s->key[v] = nk;
-		heap_up(s, s->hpos[v]);
+		mc_heap_up(s, s->hpos[v]);
 	} else {
 		return;
 	}
@@ -338,11 +338,11 @@ static uint32_t dj_claim_tree(struct dj *d, uint32_t x, uint32_t *out)
 			if (s->stamp[v] == d->vgen) {
 				/* in the heap: lift to the top and pop it */
 				s->key[v] = 0;
-				heap_up(s, s->hpos[v]);
+				mc_heap_up(s, s->hpos[v]);
 				s->heap[0] = s->heap[--d->hn];
 				s->hpos[s->heap[0]] = 0;
 				if (d->hn)
-					heap_down(s, 0, d->hn);
+					mc_heap_down(s, 0, d->hn);
 			}
 			s->stamp[v] = d->vgen;
 			s->key[v] = s->key[u] + MC_LINK_WEIGHT_BASE;
@@ -364,7 +364,7 @@ static uint32_t dj_pop(struct dj *d)
 	s->heap[0] = s->heap[--d->hn];
 	s->hpos[s->heap[0]] = 0;
 	if (d->hn)
-		heap_down(s, 0, d->hn);
+		mc_heap_down(s, 0, d->hn);
 	return u;
 }
 

@@ -37,6 +37,7 @@ struct mc_tree *mc_tree_new(struct mc_ctx *c)
 	t->n_nodes = 0;
 	t->n_groups = 0;
 	t->msw_valid = false;
+	t->lstamp = 0;
 	if (t->slot)
 		memset(t->slot, 0, t->slot_cap * sizeof(*t->slot));
 	t->live = true;
@@ -212,13 +213,64 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t)
 	t->height = h;
 }
 
+uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
+{
+	uint32_t peak = 0;
+
+	for (uint32_t i = 0; i < t->n_nodes; i++) {
+		const struct mc_tnode *n = &t->nodes[i];
+		const uint32_t *efi = c->efi + c->port_base[n->sw];
+		for (int w = 0; w < MC_MASK_WORDS; w++)
+			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
+				uint32_t e = efi[w * 64 + __builtin_ctzll(b)] + 1;
+				peak = e > peak ? e : peak;
+			}
+	}
+	return peak;
+}
+
+void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
+		  uint64_t *sum, uint32_t *ports)
+{
+	bool fresh = t->lstamp != 0;
+
+	for (uint32_t i = 0; i < t->n_nodes && fresh; i++)
+		fresh = c->sw_clock[t->nodes[i].sw] <= t->lstamp;
+	if (!fresh) {
+		t->lmax = t->lports = 0;
+		t->lsum = 0;
+		for (uint32_t i = 0; i < t->n_nodes; i++) {
+			const struct mc_tnode *n = &t->nodes[i];
+			const uint32_t *efi = c->efi + c->port_base[n->sw];
+			for (int w = 0; w < MC_MASK_WORDS; w++)
+				for (uint64_t b = n->mask[w]; b; b &= b - 1) {
+					uint32_t e = efi[w * 64 + __builtin_ctzll(b)];
+					t->lmax = e > t->lmax ? e : t->lmax;
+					t->lsum += e;
+					t->lports++;
+				}
+		}
+		t->lstamp = c->load_clock ? c->load_clock : 1;
+	}
+	*max = t->lmax;
+	*sum = t->lsum;
+	*ports = t->lports;
+}
+
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 {
 	uint32_t k = t->n_groups;
 
+	if (++c->load_clock == 0) { /* wrapped: every cache goes stale */
+		for (uint32_t i = 0; i < c->n_trees; i++)
+			c->trees[i].lstamp = 0;
+		c->load_clock = 1;
+	}
+
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		const struct mc_tnode *n = &t->nodes[i];
 		uint32_t base = c->port_base[n->sw];
+		c->sw_clock[n->sw] = c->load_clock;
 		c->sw_load[n->sw] += (uint32_t)(sign * (int)k);
 		for (int w = 0; w < MC_MASK_WORDS; w++) {
 			uint64_t bits = n->mask[w];
@@ -226,6 +278,8 @@ void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 				unsigned p = (unsigned)(w * 64 + __builtin_ctzll(bits));
 				bits &= bits - 1;
 				c->efi[base + p] += (uint32_t)(sign * (int)k);
+				if (c->efi[base + p] > c->efi_high)
+					c->efi_high = c->efi[base + p];
 			}
 		}
 	}

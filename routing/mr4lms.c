@@ -7,21 +7,31 @@
  *   FBTC; an FCTB failure resets the count.  The group that made FBTC
  *   fail is merged at once (Algorithm 7 line 8), not retried with FCTB.
  * - Root load (FBTC candidate order, FULB root rotation): the number of
- *   groups whose trees hold the switch (mcast_build.c).
+ *   groups whose trees hold the switch (mcast_build.c).  FBTC keeps the
+ *   first colorable root unless its tree would raise the highest EFI
+ *   reached; then the best of up to 16, built with FULB's tie rule
+ *   (mr4lms_fbtc.c).
  * - G_color for a group that owns trees of the color (merge, member
  *   addition): its own trees count as free (mcast.h, mc_gc_usable).
  * - FCTB root test by bounded BFS from each member switch instead of from
  *   each root (equivalent), smallest usable color wins (mr4lms_fctb.c).
- * - Merge distance, formula (1), between distinct member switches; ties
- *   to the tree with fewer groups; pessimistic shortcut above 32 trees per
- *   color (mr4lms_merge.c).
+ * - Merge target (departs from the paper, mr4lms_merge.c): the color
+ *   whose trees on the group's switches can take it without pulling in
+ *   others, priced by the link loads it leaves; formula (1), between
+ *   distinct member switches, ties to the tree with fewer groups, and the
+ *   pessimistic shortcut above 32 trees per color only when no color can
+ *   (mr4lms_nearest.c).
+ * - Early sharing under the offline planner's forecast: a group whose
+ *   member switches are exactly a tree's shares it where more trees are
+ *   coming than colors are free (mr4lms_share.c); tried before FBTC/FCTB.
  * - Temporary tree of a merge: several optimal roots tried, next hops
  *   free of the color preferred, the one pulling in fewest groups kept
  *   (mcast_merge.c).
  * - Root of a merged tree: best of the optimal roots of G by BFS in
  *   G_color, exact search only if none reaches (mcast_gcolor.c).
  * - Extend mode: the biggest old tree is kept as is and the others join
- *   whole along shortest G_color paths, members likewise; Dijkstra of
+ *   whole along shortest G_color paths (least EFI among them), members
+ *   likewise; Dijkstra of
  *   Algorithm 5 as the fallback (mcast_attach.c).  A group whose member
  *   switches are all on the chosen tree uses it as is (§3.2.1 remark).
  * - Deletion keeps the root even when it is left with one branch (the
@@ -74,6 +84,8 @@ static int mr4lms_route(struct mc_ctx *c, struct mc_group *g)
 	int rc;
 
 	m->nmsw = mc_member_switches(c, g->members, g->n_members, m->msw);
+	if ((rc = mr4lms_share(c, g)) != -ENOSPC)
+		return rc;
 	if (m->alg == MR4LMS_FBTC) {
 		rc = mr4lms_fbtc(c, g);
 		if (rc == -ENOSPC) {

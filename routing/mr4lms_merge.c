@@ -1,222 +1,273 @@
-/* MR4LMS merging (Algorithm 4), choosing what to merge with: the existing
- * tree nearest to the new group by the paper's formula (1) — the mean,
- * over the members of both, of each member's shortest distance to the
- * other group (optimistic step) — or, when trees are many, the color
- * holding the fewest groups (the paper's pessimistic shortcut).  The
- * virtual group is then routed by mc_vmcg_route(), which pulls in every
- * further tree needed for connectivity.
+/* MR4LMS merging (Algorithm 4): where a group goes when no color admits a
+ * lowest tree of its own.  The merge keeps every existing group's color
+ * (hence MLID) and the old trees' links (extend mode); what it decides is
+ * the color, i.e. which existing trees the new group shares.
  *
- * Readings: a tree's "members" are the members of all groups on it;
- * distances are taken between member switches (each distinct switch
- * counted once; CA-to-CA distance is the switch distance + 2 for every
- * pair, which does not change the order).  To avoid the exact O(|g||t|)
- * formula on every tree, a lower bound (the tree side exactly, the group
- * side as |g| times the smallest distance from the tree to the group) is
- * computed for all trees in parallel, and the exact value only for trees
- * whose bound beats the best so far, in increasing order of the bound.
- * The group side of the bound uses the triangle inequality through the
- * tree's root: d(x, tree) >= d(x, root) - (height - 1).  Ties (equal distance) go to the
- * tree with fewer groups, then the lower id.
- * The pessimistic shortcut is used when more than prm.pessimistic_trees
- * trees exist (0 = auto: 32 per available color; measured on the
- * 40,960-host pruned tree with 128 colors, the optimistic search over
- * 6,000+ trees costs ~25 ms a merge against ~1 ms for the shortcut). */
+ * How the merge decides:
+ * 1. Candidates, one per color (all colors scanned in parallel): the trees
+ *    of that color on the group's member switches.  A color none of whose
+ *    trees touches the group is no candidate (using it would be a new,
+ *    taller tree, not a merge).  The candidate is a "cover" when one tree
+ *    already holds every member switch (the group only adds its ports),
+ *    otherwise a "join" of those trees and the group's other switches.
+ * 2. Each candidate is priced by the link loads the merge would leave:
+ *    every link of a tree in the candidate gains the groups of the others
+ *    and the new group; a member port not yet on one gains them all; a
+ *    member switch where the color is free gains them on its least loaded
+ *    link at least (its branch is not built yet).  The price is first the
+ *    highest EFI so made (the bottleneck), then the growth of the sum of
+ *    squared EFIs (so a loaded link pays more for the same groups than an
+ *    idle one, and a big tree more than a small one), then the groups
+ *    sharing the result, then the color.
+ * 3. The cheapest candidate that holds is taken: a cover always, a join
+ *    only if the group and its trees are connected in G_color (free
+ *    switches and the candidate's own trees), so it pulls in no other
+ *    tree.  It is routed by mc_vmcg_route (cover: the ports are added;
+ *    join: the old trees joined whole along shortest, least loaded G_color
+ *    paths, mcast_attach.c).  Candidates are priced in increasing order of
+ *    a lower bound of their peak (the groups they would share, the member
+ *    ports, each tree's last known max load) and the search stops when the
+ *    bound passes the best peak found; the trees' link loads are cached
+ *    between changes (mc_tree_load).
+ * 4. Only when no candidate holds does the paper's own step run: the
+ *    nearest tree by formula (1) (or, with many trees, the emptiest color)
+ *    plus every tree a temporary bottom-up tree meets (mr4lms_nearest.c,
+ *    mcast_merge.c absorb_blockers).
+ *
+ * Why not the paper's formula (1) first: it measures distance, not load.
+ * On 3-level pruned fat trees one merge that absorbs the trees met by a
+ * temporary tree makes a tree over most leaves; formula (1) then finds it
+ * at distance ~0 from every later group and each one is attached to it as
+ * a subset: 1,033 groups on one tree and max EFI 1,050 against 72 with no
+ * limit on the 8,704-host tree at MFT 128 (docs/benchmarks.md).  Pricing
+ * by the loads spreads groups of one shape over the trees that already
+ * hold their switches, which on a fat tree costs little more EFI than
+ * separate trees would.  Whether such trees exist when the colors run out
+ * is decided earlier: by early sharing (mr4lms_share.c) and, offline, by
+ * the order the planner routes the groups in (tools/ibsmroute). */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-struct lb_job {
-	struct mc_ctx *c;
-	struct mr4lms *m;
-	float *lb;
-	float *side;	/* tree-side sum */
-	uint32_t *cnt;	/* tree member switches */
-	uint8_t *dmin_t; /* smallest distance from the tree to the group */
-	uint32_t *ys;	 /* [n_sw] member switches of the tree being summed */
-	uint32_t tag;	 /* bfs_to_set marks */
+struct mcand {
+	uint32_t color;
+	uint32_t groups; /* groups sharing the merged tree */
+	uint32_t peak;	 /* highest EFI on the links priced */
+	uint64_t added;	 /* EFI added over all links */
+	uint32_t ntrees; /* trees of the color on the member switches */
+	uint32_t lb;	 /* lower bound of peak before the trees are priced */
+	bool cover;	 /* one tree holds every member switch */
 };
 
-static void tree_bound(void *arg, size_t i, unsigned worker)
+struct scan {
+	struct mc_ctx *c;
+	struct mr4lms *m;
+	struct mc_group *g;
+	uint32_t base; /* trees of color col are marked base + col */
+	struct mcand *cand;
+};
+
+/* The trees of color col on the member switches into own[]; marks them
+ * with mark and returns how many; *missing gets the member switches where
+ * the color is free. */
+static uint32_t color_trees(struct scan *s, uint32_t col, uint32_t mark,
+			    uint32_t *own, uint32_t *missing)
 {
-	struct lb_job *j = arg;
-	struct mc_tree *t = &j->c->trees[i];
-	uint32_t sum = 0, n = 0, dmin = 255;
-	const uint32_t *ms;
+	struct mc_ctx *c = s->c;
+	uint32_t n = 0;
 
-	(void)worker;
-	j->lb[i] = INFINITY;
-	if (!t->live || t->color == MC_NONE || !t->n_groups ||
-	    !(ms = mc_tree_msw(t, &n)) || !n)
-		return;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t d = j->m->dmin[ms[k]];
-		sum += d;
-		dmin = d < dmin ? d : dmin;
-	}
-	/* Group side: member x is at least d(x, root) - r from the tree's
-	 * member switches (triangle inequality, r = the deepest member switch,
-	 * height - 1), and at least dmin. */
-	const uint8_t *rrow = j->c->h->d + (size_t)t->root * j->c->n_sw;
-	int r = t->height > 0 ? t->height - 1 : 0;
-	uint32_t gside = 0;
-	for (uint32_t x = 0; x < j->m->nmsw; x++) {
-		int d = (int)rrow[j->m->msw[x]] - r;
-		gside += d > (int)dmin ? (uint32_t)d : dmin;
-	}
-	j->side[i] = (float)sum;
-	j->cnt[i] = n;
-	j->dmin_t[i] = (uint8_t)dmin;
-	j->lb[i] = (float)(sum + gside) / (float)(j->m->nmsw + n);
-}
-
-/* Exact formula (1) for tree i, or INFINITY as soon as it is sure to
- * exceed limit: each group member switch not yet summed adds at least the
- * tree's smallest distance to the group (dmin of the bound pass). */
-/* Distance from switch x to the nearest switch stamped `tag` in key[]:
- * a BFS from x that stops at the first level holding one (big trees). */
-static uint8_t bfs_to_set(struct mc_ctx *c, struct mc_scratch *s,
-			  uint32_t x, uint64_t tag)
-{
-	uint32_t head = 0, tail = 0;
-
-	if (s->key[x] == tag)
-		return 0;
-	s = mc_scratch_get(c, 0);
-	s->queue[tail++] = x;
-	mc_mark(s, x);
-	s->dist[x] = 0;
-	while (head < tail) {
-		uint32_t u = s->queue[head++];
-		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
-			uint32_t v = c->adj.peer[e];
-			if (mc_seen(s, v))
-				continue;
-			if (s->key[v] == tag)
-				return (uint8_t)(s->dist[u] + 1);
-			mc_mark(s, v);
-			s->dist[v] = s->dist[u] + 1;
-			s->queue[tail++] = v;
+	*missing = 0;
+	for (uint32_t k = 0; k < s->m->nmsw; k++) {
+		uint32_t o = mc_color_owner(c, s->m->msw[k], col);
+		if (o == MC_NONE)
+			(*missing)++;
+		else if (c->trees[o].mark != mark) {
+			c->trees[o].mark = mark;
+			own[n++] = o;
 		}
 	}
-	return 255;
+	return n;
 }
 
-#define MC_EXACT_BFS 64 /* member switches above which bfs_to_set is used */
-
-static float tree_exact(struct lb_job *j, uint32_t i, float limit)
+/* What a link at EFI e pays for gaining d groups: the growth of e^2, so
+ * a loaded link pays more for the same groups than an idle one. */
+static inline uint64_t sq(uint64_t e, uint64_t d)
 {
-	struct mc_ctx *c = j->c;
-	const struct mr4lms *m = j->m;
-	struct mc_scratch *s = &c->scr[0];
-	uint32_t ny = 0, gsum = 0;
-	const uint32_t *ys = mc_tree_msw(&c->trees[i], &ny);
-	float denom = (float)(m->nmsw + j->cnt[i]);
-	float budget = limit * denom - j->side[i];
-	uint64_t tag = ((uint64_t)++j->tag << 32) | 0xffffffffu;
+	return 2 * e * d + d * d;
+}
 
-	if (!ys)
-		return INFINITY;
-	if (ny > MC_EXACT_BFS)
-		for (uint32_t y = 0; y < ny; y++)
-			s->key[ys[y]] = tag;
-	for (uint32_t x = 0; x < m->nmsw; x++) {
-		const uint8_t *row = c->h->d + (size_t)m->msw[x] * c->n_sw;
-		uint8_t best = 255;
-		if (ny > MC_EXACT_BFS)
-			best = bfs_to_set(c, s, m->msw[x], tag);
-		else
-			for (uint32_t y = 0; y < ny && best > j->dmin_t[i]; y++)
-				best = row[ys[y]] < best ? row[ys[y]] : best;
-		gsum += best;
-		if ((float)gsum + (float)(m->nmsw - x - 1) * j->dmin_t[i] > budget + 1e-4f)
-			return INFINITY;
+/* Raises the price by tree t's links, each gaining `gain` groups (its
+ * link loads are cached in t between changes, mc_tree_load). */
+static void price_tree(const struct mc_ctx *c, struct mc_tree *t, uint32_t gain,
+		       struct mcand *k)
+{
+	uint32_t max, ports;
+	uint64_t sum;
+
+	mc_tree_load(c, t, &max, &sum, &ports);
+	if (max + gain > k->peak)
+		k->peak = max + gain;
+	k->added += 2 * (uint64_t)gain * sum + (uint64_t)gain * gain * ports;
+}
+
+/* Raises the price by the new group's member ports no tree of the
+ * candidate carries yet: each gains every group of the merged tree. */
+static void price_members(const struct mc_ctx *c, const struct mc_group *g,
+			  uint32_t mark, struct mcand *k)
+{
+	for (uint32_t i = 0; i < g->n_members; i++) {
+		const struct ib_port *r = g->members[i]->remote;
+		uint32_t sw = (uint32_t)r->node->sw_idx;
+		uint32_t o = mc_color_owner(c, sw, k->color);
+		const struct mc_tnode *n;
+		if (o != MC_NONE && c->trees[o].mark == mark &&
+		    (n = mc_tree_node(&c->trees[o], sw)) &&
+		    mc_mask_test(n->mask, r->num))
+			continue;
+		uint32_t e = c->efi[c->port_base[sw] + r->num] + k->groups;
+		k->peak = e > k->peak ? e : k->peak;
+		k->added += sq(e - k->groups, k->groups);
 	}
-	return (j->side[i] + (float)gsum) / denom;
 }
 
-/* Tie-break between trees at the same distance: fewer groups (so merges
- * spread over trees and colors instead of piling on one), then lower id. */
-static bool fewer(const struct mc_ctx *c, uint32_t a, uint32_t b)
+/* Raises the price by the member switches where the color is free: each
+ * must be joined by one of its switch links at least, which gains every
+ * group of the merged tree; the least loaded one is the bound taken. */
+static void price_branches(const struct mc_ctx *c, const struct mr4lms *m,
+			   struct mcand *k)
 {
-	uint32_t ga = c->trees[a].n_groups, gb = c->trees[b].n_groups;
-	return ga < gb || (ga == gb && a < b);
+	for (uint32_t i = 0; i < m->nmsw; i++) {
+		uint32_t sw = m->msw[i], best = UINT32_MAX;
+		if (mc_color_owner(c, sw, k->color) != MC_NONE)
+			continue;
+		for (uint32_t e = c->adj.off[sw]; e < c->adj.off[sw + 1]; e++) {
+			uint32_t l = c->efi[c->port_base[sw] + c->adj.port[e]];
+			best = l < best ? l : best;
+		}
+		if (best == UINT32_MAX)
+			continue;
+		if (best + k->groups > k->peak)
+			k->peak = best + k->groups;
+		k->added += sq(best, k->groups);
+	}
 }
 
-static const float *lb_sort; /* event loop thread only */
+/* First pass, all colors in parallel: the candidate's trees, groups and
+ * the cheap part of its price (member ports, branches); `lb` bounds the
+ * peak from below: every port of the merged tree carries all its groups,
+ * and each tree's links carry at least their last known load. */
+static void scan_color(void *arg, size_t i, unsigned worker)
+{
+	struct scan *s = arg;
+	struct mc_ctx *c = s->c;
+	struct mcand *k = &s->cand[i];
+	uint32_t *own = s->m->wroots[worker < c->n_scr ? worker : 0];
+	uint32_t missing, n = color_trees(s, (uint32_t)i, s->base + (uint32_t)i,
+					  own, &missing);
+
+	*k = (struct mcand){.color = (uint32_t)i, .ntrees = n, .groups = 1};
+	if (!n)
+		return;
+	for (uint32_t j = 0; j < n; j++)
+		k->groups += c->trees[own[j]].n_groups;
+	price_members(c, s->g, s->base + (uint32_t)i, k);
+	if (missing)
+		price_branches(c, s->m, k);
+	k->cover = n == 1 && !missing;
+	k->lb = k->peak > k->groups ? k->peak : k->groups;
+	for (uint32_t j = 0; j < n; j++) {
+		/* a tree's last known max load: links only gain groups while
+		 * groups are added and merges extend, so it still bounds the
+		 * peak from below then (after deletes it is only a guess) */
+		const struct mc_tree *t = &c->trees[own[j]];
+		uint32_t e = t->lmax + k->groups - t->n_groups;
+		if (t->lstamp && e > k->lb)
+			k->lb = e;
+	}
+}
+
+static int cmp_price(const struct mcand *x, const struct mcand *y)
+{
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? -1 : 1;
+	if (x->added != y->added)
+		return x->added < y->added ? -1 : 1;
+	if (x->groups != y->groups)
+		return x->groups < y->groups ? -1 : 1;
+	return x->color < y->color ? -1 : x->color > y->color;
+}
 
 static int cmp_lb(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	float fx = lb_sort[x], fy = lb_sort[y];
+	const struct mcand *x = a, *y = b;
 
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->lb != y->lb)
+		return x->lb < y->lb ? -1 : 1;
+	return cmp_price(x, y);
 }
 
-static uint32_t nearest_tree(struct mc_ctx *c, struct mr4lms *m)
+/* Second pass, in increasing order of the bound: the trees' links priced
+ * (their loads are cached), a candidate kept if it beats the best so far
+ * and holds (a cover, or connected in G_color with its trees), until the
+ * bound passes the best peak.  The trees of the chosen color go to own[];
+ * returns their count, 0 if none holds. */
+static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
+			 uint32_t *color)
 {
-	uint32_t n = c->n_trees, best = MC_NONE;
-	float bd = INFINITY;
-	struct lb_job j = { .c = c, .m = m };
+	struct mc_ctx *c = s->c;
+	struct mr4lms *m = s->m;
+	struct mcand *best = NULL;
+	uint32_t missing, n, mark;
 
-	j.lb = malloc(n * sizeof(float));
-	j.side = malloc(n * sizeof(float));
-	j.cnt = malloc(n * sizeof(uint32_t));
-	j.dmin_t = malloc(n + 1);
-	j.ys = malloc((c->n_sw + 1) * sizeof(uint32_t));
-	if (!j.lb || !j.side || !j.cnt || !j.dmin_t || !j.ys)
-		goto out;
-	/* dmin[s] = distance from switch s to the group */
-	memset(m->dmin, 255, c->n_sw);
-	for (uint32_t x = 0; x < m->nmsw; x++)
-		mc_row_min(m->dmin, c->h->d + (size_t)m->msw[x] * c->n_sw, c->n_sw);
-	pool_for(c->pool, n, tree_bound, &j);
-	/* Exact values in increasing order of the bound: the first ones set
-	 * a small best distance that prunes the rest. */
-	uint32_t *ord = malloc(n * sizeof(uint32_t)), no = 0;
-	if (!ord)
-		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		if (j.lb[i] < INFINITY)
-			ord[no++] = i;
-	lb_sort = j.lb;
-	qsort(ord, no, sizeof(*ord), cmp_lb);
-	for (uint32_t k = 0; k < no; k++) {
-		uint32_t i = ord[k];
-		if (best != MC_NONE && j.lb[i] > bd + 1e-6f)
+	for (uint32_t i = 0; i < nk; i++) {
+		struct mcand *k = &s->cand[i];
+		if (best && k->lb > best->peak)
 			break;
-		float d = tree_exact(&j, i, best == MC_NONE ? INFINITY : bd);
-		if (best == MC_NONE || d < bd - 1e-6f ||
-		    (d <= bd + 1e-6f && fewer(c, i, best))) {
-			bd = best == MC_NONE || d < bd ? d : bd;
-			best = i;
-		}
+		mark = ++c->mark_gen;
+		n = color_trees(s, k->color, mark, own, &missing);
+		for (uint32_t j = 0; j < n; j++)
+			price_tree(c, &c->trees[own[j]],
+				   k->groups - c->trees[own[j]].n_groups, k);
+		if (best && cmp_price(k, best) >= 0)
+			continue;
+		if (k->cover ||
+		    mc_gc_connected(c, 0, k->color, mark, m->msw, m->nmsw))
+			best = k;
 	}
-	free(ord);
-out:
-	free(j.lb);
-	free(j.side);
-	free(j.cnt);
-	free(j.dmin_t);
-	free(j.ys);
-	return best;
+	if (!best)
+		return 0;
+	*color = best->color;
+	return color_trees(s, best->color, ++c->mark_gen, own, &missing);
 }
 
-static uint32_t emptiest_color(const struct mc_ctx *c)
+/* Routes g into the cheapest candidate that pulls in no other tree.
+ * -ENOSPC when none holds. */
+static int merge_cheapest(struct mc_ctx *c, struct mr4lms *m,
+			  struct mc_group *g)
 {
-	uint32_t best = MC_NONE;
+	uint32_t ncol =
+	    c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
+	struct scan s = {.c = c, .m = m, .g = g};
+	uint32_t nk = 0, n, color = MC_NONE, *own = m->wroots[0];
+	int rc = -ENOSPC;
 
-	for (uint32_t col = 0; col < c->color_limit && col < c->owner_cap; col++) {
-		if (!c->color_trees[col])
-			continue;
-		if (best == MC_NONE || c->color_groups[col] < c->color_groups[best])
-			best = col;
-	}
-	return best;
+	if (!ncol)
+		return -ENOSPC;
+	if (!(s.cand = malloc(ncol * sizeof(*s.cand))))
+		return -ENOMEM;
+	s.base = c->mark_gen + 1;
+	c->mark_gen += ncol + 1; /* later marks stay above the scan's */
+	pool_for(c->pool, ncol, scan_color, &s);
+	for (uint32_t i = 0; i < ncol; i++)
+		if (s.cand[i].ntrees)
+			s.cand[nk++] = s.cand[i];
+	qsort(s.cand, nk, sizeof(*s.cand), cmp_lb);
+	if ((n = cheapest(&s, nk, own, &color)))
+		rc = mc_vmcg_route(c, color, own, n, g, false,
+				   c->prm.merge == MC_MERGE_EXTEND);
+	free(s.cand);
+	return rc;
 }
 
 int mr4lms_merge(struct mc_ctx *c, struct mc_group *g)
@@ -225,16 +276,19 @@ int mr4lms_merge(struct mc_ctx *c, struct mc_group *g)
 	uint64_t limit = c->prm.pessimistic_trees ? c->prm.pessimistic_trees
 						  : 32ull * c->color_limit;
 	uint32_t tid, color;
+	int rc;
 
 	c->st.merges++;
+	if ((rc = merge_cheapest(c, m, g)) != -ENOSPC)
+		return rc;
 	if (c->live_trees > limit) {
-		if ((color = emptiest_color(c)) == MC_NONE)
+		if ((color = mr4lms_emptiest_color(c)) == MC_NONE)
 			return -ENOSPC;
 		c->st.pessimistic++;
 		return mc_vmcg_route(c, color, NULL, 0, g, false,
 				     c->prm.merge == MC_MERGE_EXTEND);
 	}
-	if ((tid = nearest_tree(c, m)) == MC_NONE)
+	if ((tid = mr4lms_nearest_tree(c, m)) == MC_NONE)
 		return -ENOSPC;
 	return mc_vmcg_route(c, c->trees[tid].color, &tid, 1, g, false,
 			     c->prm.merge == MC_MERGE_EXTEND);

@@ -168,7 +168,7 @@ def section(out, agg, topo, label, rec, info, work):
         out.append(f"| {p} | " + " | ".join(cells) + f" | {rss / 1024:.0f} |")
 
 
-def targets(out, agg, topos):
+def targets(out, agg, topos, infos):
     out.append("\n## Targets\n")
     out.append("| check | case | ours | target | met |")
     out.append("|---|---|---|---|---|")
@@ -197,6 +197,25 @@ def targets(out, agg, topos):
                 if r and r["med_ms"] is not None:
                     out.append(f"| MR4LMS median ms/group ≤ 0.5 (MFT {m}) | {topo} {p} | {r['med_ms']:.3f} ms "
                                f"| ≤ 0.5 ms | {'yes' if r['med_ms'] <= 0.5 else 'no'} |")
+    for topo, _, rec, _ in topos:
+        if not topo.startswith("p3"):
+            continue
+        big = (num(str(infos.get(topo, {}).get("hosts", 0))) or 0) > 20000
+        lim = 8 if big else 2.4
+        for p in pats_of(agg, topo):
+            r0, r1 = agg.get((topo, p, "mr4lms", "0")), agg.get((topo, p, "mr4lms", rec))
+            if not (r0 and r1) or num(r0["max_efi"]) is None or num(r1["max_efi"]) is None:
+                continue
+            e0, e1 = num(r0["max_efi"]), num(r1["max_efi"])
+            out.append(f"| max EFI MFT {rec} ≤ {lim} × no limit ({'TaihuLight' if big else 'BlueLight'} scale) "
+                       f"| {topo} {p} | {e1:.0f} ({e0:.0f}, ×{e1 / e0:.2f}) | ≤ {lim * e0:.0f} "
+                       f"| {'yes' if e1 <= lim * e0 else 'no'} |")
+            t, a = num(r1["max_tfi"]), num(r1["avg_tfi"])
+            out.append(f"| max TFI ≤ 66, mean TFI ≤ 1.5 (MFT {rec}) | {topo} {p} | {t:.0f}, {a:.2f} "
+                       f"| ≤ 66, ≤ 1.5 | {'yes' if t <= 66 and a <= 1.5 else 'no'} |")
+            if num(r1["groups"]) == 10496 and r1["seconds"] is not None:
+                out.append(f"| 10,496 groups, MFT {rec}, in ≤ 5 s | {topo} {p} | {r1['seconds']:.2f} s "
+                           f"| ≤ 5 s | {'yes' if r1['seconds'] <= 5 else 'no'} |")
     r0 = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "0"))
     r1 = agg.get(("th40960", "128x32x40-ppn4", "mr4lms", "128"))
     if r0:
@@ -265,8 +284,11 @@ def notes(out, agg, topos):
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
     out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
                "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
-               "the core's bottom-up build that MR4LMS's FBTC uses) the TaihuLight model's 128x32x40 "
-               "pattern reached max EFI 182 instead of 128.")
+               "MR4LMS's FBTC builds its first tree) the TaihuLight model's 128x32x40 pattern reached "
+               "max EFI 182 instead of 128. When that first tree would raise the highest EFI reached, "
+               "FBTC tries up to 16 roots with FULB's rule and keeps the lowest peak "
+               "(routing/mr4lms_fbtc.c): 128 there too, and the dragonfly's 69 down to ~19. FULB's "
+               "rule on every tree would take more colors (bl8704 64x16x34-ppn4: 308, not 194).")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
                "every group its own MLID.")
@@ -281,6 +303,56 @@ def notes(out, agg, topos):
                    "many more trees than on the real machine" + got + ". The paper's 269 colors and max "
                    "EFI 37 were measured on the real TaihuLight, whose leaves (super nodes) are far "
                    "larger; this model cannot reach them, and with 128 colors it forces heavy merging.")
+
+
+# MR4LMS on the 3-level pruned trees before the merge rework (main at
+# 3860445, ibsmroute, measured 2026-11-25 on this machine under load ~7):
+# topo -> (max EFI no limit, max EFI MFT 128, max TFI, mean TFI, seconds).
+P3_BEFORE = {
+    "p3bl": (72, 1050, 1033, 1.38, 0.78),
+    "p3bl-b": (72, 311, 140, 1.36, 0.41),
+    "p3bl-c": (68, 1037, 1029, 1.38, 0.77),
+    "p3th": (128, 885, 110, 2.59, 6.89),
+    "p3th-b": (256, 1659, 110, 2.59, 5.55),
+    "p3th-c": (72, 8483, 8448, 5.16, 28.49),
+}
+
+
+def pruned3_notes(out, agg, topos):
+    ids = [t[0] for t in topos if t[0].startswith("p3")]
+    if not ids:
+        return
+    out.append("- The `p3*` fabrics are `ibsmgen pruned3` trees: pods of leaves under the pod's middle "
+               "switches, the middles trunked to a top layer (M*U/T paths from a leaf to each top), so "
+               "pods talk only through the tops. With 4 processes per host a leaf of 32 hosts holds 128 "
+               "processes: 194 (64x16x34) or 257 (128x32x40) groups meet on it, more than 128 colors, "
+               "so MR4LMS must merge.")
+    out.append("- Why merging collapsed there (main at 3860445): (1) the paper's formula (1) picks the "
+               "merge target by distance alone; one merge that absorbed every tree a temporary tree "
+               "met made a tree over most leaves, formula (1) then found it at distance ~0 from every "
+               "later group and each was attached to it as a subset (p3bl: 1,033 groups on one tree, "
+               "max EFI 1,050); (2) joins took the first-found BFS path, piling branches on the first "
+               "ports; (3) groups of one shape (the y-lines of a pod) arrive together and take every "
+               "color of their switches, so the last shape (z-lines) can only join dozens of foreign "
+               "trees, in any order of merging. Now: merges are priced by the link loads they leave "
+               "(routing/mr4lms_merge.c, docs/design.md), joins take the least loaded shortest path, "
+               "and the planner routes shapes in turn with a forecast of the trees to come, so groups "
+               "of one shape share their own trees before the colors run out (mr4lms_share.c, "
+               "tools/ibsmroute/mcast_plan.c, mcast_order.c). Before, at MFT 128:")
+    out.append("")
+    out.append("| topology | pattern | max EFI no limit | max EFI MFT 128 | ratio | max TFI | mean TFI | s |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    for t in ids:
+        if t in P3_BEFORE:
+            e0, e1, mt, at, sec = P3_BEFORE[t]
+            pat = pats_of(agg, t)[0] if pats_of(agg, t) else "–"
+            out.append(f"| {t} | {pat} | {e0} | {e1:,} | ×{e1 / e0:.1f} | {mt:,} | {at:.2f} | {sec:.2f} |")
+    out.append("")
+    out.append("- Mean TFI: a leaf holds at most 128 trees, so when g groups meet on it its trees must "
+               "carry g/128 groups on average; with the x-line trees alone on one leaf, no routing of "
+               "the 128x32x40 pattern on these trees gets the mean TFI below about 1.8. The planner also "
+               "shares more than that bound needs (every shape under pressure pairs up, small trees "
+               "included), which is why the 64x16x34 trees are at 2 to 3 rather than the ~1.2 possible.")
 
 
 def plot_data(agg, topos, work):
@@ -306,6 +378,55 @@ def plot_data(agg, topos, work):
                 f.write(f"\"{topo}/{p}\" " + " ".join(vals) + "\n")
         files[name] = path
     return files
+
+
+def keep_other_sections(path):
+    """The part of benchmarks.md after the multicast report (the other
+    benchmarks' sections, each a top-level '# ' heading), kept as it is."""
+    try:
+        lines = open(path).read().split("\n")
+    except OSError:
+        return ""
+    for i, line in enumerate(lines):
+        if i > 0 and line.startswith("# "):
+            return "\n" + "\n".join(lines[i:])
+    return ""
+
+
+def ncolor(out, work, docs):
+    """Max EFI against Ncolor (tests/bench/mcast-ncolor.sh), if it ran."""
+    path = os.path.join(work, "ncolor.tsv")
+    try:
+        rows = [line.rstrip("\n").split("\t") for line in open(path)]
+    except OSError:
+        return
+    fabs = []
+    for r in rows:
+        if len(r) >= 8 and (r[0], r[1]) not in fabs:
+            fabs.append((r[0], r[1]))
+    out.append("\n## Max EFI against Ncolor (as the MR4LMS paper's Fig. 8)\n")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(path)))
+    out.append(f"By `tests/bench/mcast-ncolor.sh` (finished {when}, same machine): MR4LMS at each "
+               "MFT size (0 = no limit) as the "
+               "offline planner routes (shapes in turn, with the forecast), and in file order without "
+               "a forecast, as the daemon routes groups that arrive one by one. "
+               "![max EFI against Ncolor](mcast-ncolor.png)\n")
+    out.append("| fabric | pattern | Ncolor | planner: max EFI / max TFI / mean TFI / s | "
+               "file order: max EFI / max TFI / mean TFI / s |")
+    out.append("|---|---|---:|---|---|")
+    by = {}
+    for r in rows:
+        if len(r) >= 8:
+            by[(r[0], r[1], r[2], r[3])] = r
+    for fab, pat in fabs:
+        ns = sorted({int(r[2]) for r in rows if (r[0], r[1]) == (fab, pat)},
+                    key=lambda n: (n == 0, -n))
+        for n in ns:
+            cells = []
+            for mode in ("planner", "fileorder"):
+                r = by.get((fab, pat, str(n), mode))
+                cells.append(" / ".join(r[4:8]) if r else "n/r")
+            out.append(f"| {fab} | {pat} | {n or 'no limit'} | {cells[0]} | {cells[1]} |")
 
 
 def main():
@@ -341,7 +462,7 @@ def main():
         pass
     runs = "; ".join(f"`{c}` ({s} s)" for s, c in walls) or "`tests/bench/mcast.sh`"
     out = ["# Multicast benchmarks", "",
-           f"Generated by {runs} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+           f"Generated by {runs} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(os.path.getmtime(results)))}, "
            f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()} (wall times in brackets); "
            f"1-minute load average {' -> '.join(load_avg) or '?'} (start -> end). On a shared machine "
            "total times grow with the load; the per-group medians are much less sensitive.",
@@ -374,7 +495,9 @@ def main():
     for topo, gen, rec, label in topos:
         section(out, agg, topo, label, rec, infos[topo], work)
     notes(out, agg, topos)
-    targets(out, agg, topos)
+    pruned3_notes(out, agg, topos)
+    ncolor(out, work, docs)
+    targets(out, agg, topos, infos)
     out.append("\n## The papers' figures (for comparison; from the paper texts, their tables and plots were lost)\n")
     out.append("| source | case | figure |")
     out.append("|---|---|---|")
@@ -387,8 +510,10 @@ def main():
         subprocess.run(["gnuplot", "-e", f"work='{work}'; docs='{docs}'", gp], check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         out.append(f"\n(plots not made: {e})")
-    with open(os.path.join(docs, "benchmarks.md"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    path = os.path.join(docs, "benchmarks.md")
+    rest = keep_other_sections(path)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n" + rest)
     print(f"mcast-report: wrote {os.path.join(docs, 'benchmarks.md')}", file=sys.stderr)
 
 

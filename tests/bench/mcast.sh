@@ -6,9 +6,10 @@
 #   tests/bench/mcast.sh [--full] [--reps N] [--only TOPO] [--pattern PAT]
 #                        [--engines "E..."] [--append] [--no-docs]
 #
-# Default: the papers' fat tree, dragonfly and random network and both
-# pruned trees at full scale with their headline patterns, plus a scaled-
-# down torus — well under 15 minutes on 2 cores.  The paper-scale torus:
+# Default: the papers' fat tree, dragonfly and random network, both
+# 2-level pruned trees and six 3-level pruned trees (ibsmgen pruned3, at
+# the two Sunway scales) with their headline patterns, plus a scaled-down
+# torus — about 15 minutes on 2 cores.  The paper-scale torus:
 #   tests/bench/mcast.sh --only torus --append [--engines "..."]
 # --full: all six topologies at the papers' scale and every pattern.
 # --only/--pattern restrict the runs; --append adds them to the results of
@@ -28,12 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/../procs.bash"
 procs_guard
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-O=${O:-build}
-case $O in /*) ;; *) O=$TOP/$O ;; esac
-WORK=${WORK:-$O/bench-mcast}
-DOCS=${DOCS:-$TOP/docs}
-THREADS=${THREADS:-2}
+. "$(dirname "$0")/mcast-env.bash"
 RUN_TIMEOUT=${RUN_TIMEOUT:-} # seconds per ibsmroute run (default 120, --full 1800)
 ARGS="$*"
 ENGINES="minhop minhop-rr sssp sssp-rr fulb mr4lms"
@@ -58,13 +54,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ -n "$RUN_TIMEOUT" ] || RUN_TIMEOUT=$([ $FULL = 1 ] && echo 1800 || echo 120)
-GEN=$O/ibsmgen PAT=$O/ibsmpattern ROUTE=$O/ibsmroute
-for b in "$GEN" "$PAT" "$ROUTE"; do
-	[ -x "$b" ] || { echo "mcast.sh: $b missing; run make first" >&2; exit 1; }
-done
-for t in jq gnuplot /usr/bin/time; do
-	command -v "$t" >/dev/null || { echo "mcast.sh: needs $t" >&2; exit 1; }
-done
+mcast_bench_need jq gnuplot /usr/bin/time
 mkdir -p "$WORK/topo" "$WORK/pat" "$WORK/runs"
 RESULTS=$WORK/results.tsv
 TOPOS_TSV=$WORK/topologies.tsv
@@ -84,6 +74,15 @@ topologies() {
 	echo "th40960|pruned --hosts 40960 --radix 64 --uplinks 2|128|pruned fat tree, 40,960 hosts, 2 paths (Sunway TaihuLight model)"
 	echo "df|dragonfly --a 18 --p 9 --h 9|256|dragonfly a=18 p=h=9, 26,406 hosts (paper)"
 	echo "rnd|random --switches 2048 --ports 40 --hosts-per-switch 20 --seed 1|256|random, 2,048 40-port switches, 40,960 hosts (paper)"
+	# 3-level pruned fat trees (pods of leaves under pod middles, middles
+	# trunked to tops, M*U/T paths leaf -> top), at the Sunway machines'
+	# two scales, three shapes each
+	echo "p3bl|pruned3 --pods 8 --leaves 34 --hosts-per-leaf 32 --middles 4 --tops 16 --uplinks 8|128|3-level pruned, 8 pods x 34 leaves x 32 hosts, 4 middles/pod, 16 tops, 2 paths (8,704 hosts)"
+	echo "p3bl-b|pruned3 --pods 16 --leaves 17 --hosts-per-leaf 32 --middles 4 --tops 16 --uplinks 8|128|3-level pruned, 16 pods x 17 leaves x 32 hosts, 4 middles/pod, 16 tops, 2 paths (8,704 hosts)"
+	echo "p3bl-c|pruned3 --pods 4 --leaves 68 --hosts-per-leaf 32 --middles 8 --tops 16 --uplinks 8|128|3-level pruned, 4 pods x 68 leaves x 32 hosts, 8 middles/pod, 16 tops, 4 paths (8,704 hosts)"
+	echo "p3th|pruned3 --pods 40 --leaves 32 --hosts-per-leaf 32 --middles 8 --tops 32 --uplinks 16|128|3-level pruned, 40 pods x 32 leaves x 32 hosts, 8 middles/pod, 32 tops, 4 paths (40,960 hosts)"
+	echo "p3th-b|pruned3 --pods 40 --leaves 32 --hosts-per-leaf 32 --middles 4 --tops 16 --uplinks 8|128|3-level pruned, 40 pods x 32 leaves x 32 hosts, 4 middles/pod, 16 tops, 2 paths (40,960 hosts)"
+	echo "p3th-c|pruned3 --pods 160 --leaves 8 --hosts-per-leaf 32 --middles 4 --tops 16 --uplinks 4|128|3-level pruned, 160 pods x 8 leaves x 32 hosts, 4 middles/pod, 16 tops, 1 path (40,960 hosts)"
 	if [ $FULL = 1 ] || [ "$ONLY" = torus ]; then
 		echo "torus|torus 30 20 20 --hosts-per-switch 2|256|3-D torus 30x20x20, 2 hosts/switch, 24,000 hosts (paper)"
 	else
@@ -135,6 +134,20 @@ patterns() {
 		echo "256x160|grid 256x160|1"
 		[ $FULL = 1 ] && echo "32x32x40|grid 32x32x40|0"
 		[ $FULL = 1 ] && echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|0"
+		;;
+	p3bl)
+		echo "64x16x34-ppn4|grid 64x16x34 --ppn 4|1"
+		[ $FULL = 1 ] && echo "90x90|grid 90x90|0"
+		;;
+	p3bl-*)
+		echo "64x16x34-ppn4|grid 64x16x34 --ppn 4|0"
+		;;
+	p3th)
+		echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|1"
+		[ $FULL = 1 ] && echo "34x34x34|grid 34x34x34|0"
+		;;
+	p3th-*)
+		echo "128x32x40-ppn4|grid 128x32x40 --ppn 4|0"
 		;;
 	torus-s)
 		echo "40x40|grid 40x40|0"

@@ -21,6 +21,8 @@
 #include "routing/mcast_dump.h"
 #include "tools/ibsmroute/ibsmroute.h"
 #include "tools/ibsmroute/mcast_events.h"
+#include "tools/ibsmroute/mcast_order.h"
+#include "tools/ibsmroute/mcast_plan.h"
 
 static double now_s(void)
 {
@@ -67,6 +69,8 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 
 struct runner {
 	struct mc_ctx *c;
+	struct mc_plan plan;	/* forecast (limited MFT only) */
+	bool fits;		/* the unlimited trial fits: it is the result */
 	struct mc_events ev;
 	struct mgid_map map;
 	bool progress;
@@ -110,6 +114,8 @@ static int run_events(struct runner *r, const char *path)
 
 	for (uint32_t i = 0; i < r->ev.n && rc == 0; i++) {
 		rc = run_event(r, &r->ev.ev[i], path);
+		if (rc == 0 && r->plan.off && !r->fits)
+			rc = mc_plan_take(&r->plan, r->c, r->ev.ev[i].seq);
 		if ((i & 63) == 0 && now_s() > next) {
 			next = now_s() + 2.0;
 			fprintf(stderr, "ibsmroute: multicast: %u/%u events, %u groups, %u trees, %u colors (%.1f s)\n",
@@ -137,7 +143,8 @@ static int write_dumps(const char *dir, const struct mc_ctx *c,
 }
 
 static void write_json(FILE *j, const char *engine, unsigned mft,
-		       const struct mc_stats *st, bool verified)
+		       const struct mc_stats *st, double forecast_s,
+		       bool verified)
 {
 	struct rusage ru;
 
@@ -150,14 +157,45 @@ static void write_json(FILE *j, const char *engine, unsigned mft,
 		"\"median_ms_per_group\": %.6f, \"verified\": %s, "
 		"\"fbtc_failures\": %" PRIu64 ", \"fctb_successes\": %" PRIu64 ", "
 		"\"merges\": %" PRIu64 ", \"absorbing_merges\": %" PRIu64 ", "
-		"\"pessimistic_merges\": %" PRIu64 ", \"max_rss_mb\": %.1f}",
+		"\"pessimistic_merges\": %" PRIu64 ", \"early_shares\": %" PRIu64 ", "
+		"\"forecast_seconds\": %.6f, \"max_rss_mb\": %.1f}",
 		engine, mft, st->groups, st->trees, st->colors_used,
 		st->merged_groups, st->max_efi, st->avg_efi, st->max_tfi,
 		st->avg_tfi, st->max_height_excess, st->seconds,
 		st->ms_per_group, st->median_ms, verified ? "true" : "false",
 		st->fbtc_fail, st->fctb_ok, st->merges, st->absorbs,
-		st->pessimistic,
+		st->pessimistic, st->shares, forecast_s,
 		ru.ru_maxrss / 1024.0);
+}
+
+/* With an MFT limit and MR4LMS: the unlimited trial in file order; if it
+ * fits the limit it is the result (r->c, r->fits), else the events are
+ * reordered so shapes take turns and the trial is the forecast of the
+ * limited run.  IBSM_MC_NO_FORECAST and IBSM_MC_FILE_ORDER switch the two
+ * off for comparisons. */
+static int plan(const struct ibsmroute_opts *o, struct runner *r,
+		struct fabric *f, const struct hops *h, struct pool *pool,
+		const char *engine, const struct mc_params *prm)
+{
+	int rc;
+
+	if (!prm->mft_size || strcmp(engine, "mr4lms") ||
+	    getenv("IBSM_MC_NO_FORECAST"))
+		return 0;
+	rc = mc_plan_make(&r->plan, f, h, pool, engine, &r->ev, prm->mft_size,
+			  &r->c);
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: multicast trial routing: %s\n",
+			strerror(-rc));
+		return rc;
+	}
+	if ((r->fits = r->c != NULL))
+		return 0;
+	if (!getenv("IBSM_MC_FILE_ORDER") &&
+	    (rc = mc_events_interleave(&r->ev)) < 0)
+		fprintf(stderr, "ibsmroute: --groups %s: %s\n", o->groups_file,
+			strerror(-rc));
+	return rc;
 }
 
 int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
@@ -178,15 +216,22 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		fprintf(stderr, "ibsmroute: --groups %s\n", err);
 		return rc;
 	}
-	rc = mcast_create(&r.c, f, h, pool, engine, &prm);
-	if (rc < 0) {
+	if ((rc = plan(o, &r, f, h, pool, engine, &prm)) < 0)
+		goto out;
+	if (!r.c && (rc = mcast_create(&r.c, f, h, pool, engine, &prm)) < 0) {
 		fprintf(stderr, "ibsmroute: multicast engine %s: %s\n", engine,
 			rc == -EINVAL ? "unknown engine" : strerror(-rc));
 		goto out;
 	}
-	if ((rc = run_events(&r, o->groups_file)) < 0)
+	if (r.plan.off && !r.fits && (rc = mc_plan_announce(&r.plan, r.c)) < 0)
+		goto out;
+	if (!r.fits && (rc = run_events(&r, o->groups_file)) < 0)
 		goto out;
 	mcast_stats(r.c, &st);
+	if (!r.fits)
+		st.seconds += r.plan.seconds;
+	if (r.c->routed)
+		st.ms_per_group = st.seconds * 1e3 / (double)r.c->routed;
 	rc = mcast_verify(r.c, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "ibsmroute: multicast verification failed: %s\n", err);
@@ -194,7 +239,8 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		engine, st.groups, st.trees, st.colors_used, st.merged_groups,
 		st.max_efi, st.seconds, st.ms_per_group, st.median_ms);
 	if (json)
-		write_json(json, engine, prm.mft_size, &st, rc == 0);
+		write_json(json, engine, prm.mft_size, &st,
+			   r.fits ? 0.0 : r.plan.seconds, rc == 0);
 	if (o->dump_dir) {
 		int drc = write_dumps(o->dump_dir, r.c, f);
 		if (rc == 0)
@@ -202,6 +248,7 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 	}
 out:
 	mcast_destroy(r.c);
+	mc_plan_free(&r.plan);
 	mc_events_free(&r.ev);
 	mgid_map_free(&r.map);
 	return rc;

@@ -181,7 +181,9 @@ static int push_event(struct mc_events *e, const struct mc_event *ev)
 		e->ev = ne;
 		e->cap = nc;
 	}
-	e->ev[e->n++] = *ev;
+	e->ev[e->n] = *ev;
+	e->ev[e->n].seq = e->n;
+	e->n++;
 	return 0;
 }
 

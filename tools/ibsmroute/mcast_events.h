@@ -14,6 +14,7 @@ struct mc_event {
 	char op;		 /* '+' or '-' */
 	uint32_t first, n;	 /* members: ev->ports[first .. first+n) */
 	uint32_t line;
+	uint32_t seq;		 /* index in file order (the order may change) */
 };
 
 struct mc_events {

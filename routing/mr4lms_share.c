@@ -1,0 +1,131 @@
+/* Early sharing: where more trees are still to come through a switch
+ * than it has free colors, not every group can have a tree of its own
+ * there, and the groups that come last would have to merge with trees of
+ * other shapes (with no color left anywhere on their switches, a join of
+ * dozens of foreign trees: the collapse of docs/benchmarks.md).  So a
+ * group whose member switches are exactly those of an existing tree
+ * shares it while the tree holds fewer groups than the pressure asks for:
+ * with R trees to come and F colors free on the most pressed switch of the
+ * tree, trees there must carry R / F groups on average, and a tree of n
+ * groups takes the new one while (n + 1) * F <= R.  Identical member
+ * switches mean the shared tree carries no group where it has no member,
+ * so the EFI is what separate trees on the same links would give; still,
+ * a tree is shared only if its links stay at or below the peak the
+ * group's own tree would make, or the forecast's max EFI (the daemon: the
+ * highest EFI reached so far).
+ *
+ * R: the offline planner's forecast (the trees of the unlimited trial not
+ * routed yet, mcast_forecast), or, in the daemon, which cannot know the
+ * groups to come, the groups whose trees hold the switch now: as many
+ * more as have come.  With no MFT limit nothing is shared. */
+#include "routing/mr4lms.h"
+
+#include <errno.h>
+
+static uint32_t free_colors(const struct mc_ctx *c, uint32_t sw)
+{
+	uint32_t used = 0, words = (c->color_limit + 63) / 64;
+
+	for (uint32_t w = 0; w < words && w < c->cwords; w++) {
+		uint64_t b = c->busy[(size_t)sw * c->cwords + w];
+		if (w == words - 1 && c->color_limit % 64)
+			b &= (1ull << (c->color_limit % 64)) - 1;
+		used += (uint32_t)__builtin_popcountll(b);
+	}
+	return c->color_limit - used;
+}
+
+/* Pressure on tree t's switches (those a tree of the same member
+ * switches uses) as the pair (R, F) with the largest R / F, R the trees
+ * still to come through the switch and F its free colors; false when
+ * every switch has a color for each of them. */
+static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
+		     uint64_t *r, uint64_t *f)
+{
+	bool any = false;
+
+	*r = 0;
+	*f = 1;
+	for (uint32_t i = 0; i < t->n_nodes; i++) {
+		uint32_t sw = t->nodes[i].sw;
+		uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
+			 fi = free_colors(c, sw);
+		if (ri <= fi)
+			continue;
+		if (!any || ri * *f > *r * fi) {
+			*r = ri;
+			*f = fi;
+		}
+		any = true;
+	}
+	return any;
+}
+
+/* Does tree t have exactly the member switches of the group? */
+static bool same_switches(struct mc_tree *t, const struct mr4lms *m)
+{
+	uint32_t n;
+	const uint32_t *ms = mc_tree_msw(t, &n);
+
+	if (!ms || n != m->nmsw)
+		return false;
+	for (uint32_t i = 0; i < m->nmsw; i++) {
+		const struct mc_tnode *nd = mc_tree_node(t, m->msw[i]);
+		if (!nd || !(nd->members[0] | nd->members[1] | nd->members[2] |
+			     nd->members[3]))
+			return false;
+	}
+	return true;
+}
+
+/* The peak a tree of the group's own would make: FBTC's first tree
+ * (least loaded optimal root, least loaded links), built and dropped. */
+static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
+{
+	uint32_t nr = mc_optimal_roots(c, m->msw, m->nmsw, m->roots, NULL);
+	struct mc_tree *t;
+	uint32_t peak = 0;
+
+	if (!nr || !(t = mc_tree_new(c)))
+		return 0;
+	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, false,
+			       t) ==
+	    0)
+		peak = mc_tree_peak(c, t);
+	mc_tree_free(c, t);
+	return peak;
+}
+
+int mr4lms_share(struct mc_ctx *c, struct mc_group *g)
+{
+	struct mr4lms *m = mr4lms_of(c);
+	uint32_t best = MC_NONE, top, bpeak = 0, own = UINT32_MAX;
+	uint64_t r, f;
+
+	if (!m->nmsw || c->color_limit >= MC_MAX_COLORS)
+		return -ENOSPC;
+	top = c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
+	for (uint32_t col = 0; col < top; col++) {
+		uint32_t t = mc_color_owner(c, m->msw[0], col), p;
+		if (t == MC_NONE || !same_switches(&c->trees[t], m) ||
+		    !pressure(c, &c->trees[t], &r, &f) ||
+		    (uint64_t)(c->trees[t].n_groups + 1) * f > r)
+			continue;
+		if (own == UINT32_MAX)
+			own = own_peak(c, m, g);
+		if ((p = mc_tree_peak(c, &c->trees[t])) > own &&
+		    p > (c->forecast ? c->forecast_peak : c->efi_high))
+			continue;
+		if (best == MC_NONE || p < bpeak ||
+		    (p == bpeak &&
+		     c->trees[t].n_groups < c->trees[best].n_groups)) {
+			best = t;
+			bpeak = p;
+		}
+	}
+	if (best == MC_NONE)
+		return -ENOSPC;
+	c->st.shares++;
+	return mc_vmcg_route(c, c->trees[best].color, &best, 1, g, false,
+			     c->prm.merge == MC_MERGE_EXTEND);
+}
