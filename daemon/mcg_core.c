@@ -430,6 +430,7 @@ static bool reroutable(const struct mcg *g)
 static void reroute_groups(struct mcg_mgr *mgr)
 {
 	uint32_t kept = 0, fresh = 0, moved = 0, failed = 0;
+	int rc;
 
 	for (uint32_t i = 0; i < mgr->n; i++) {
 		struct mcg *g = mgr->v[i];
@@ -447,7 +448,15 @@ static void reroute_groups(struct mcg_mgr *mgr)
 
 		if (!reroutable(g) || g->eid != MC_NONE)
 			continue;
-		if (route_how(g, ROUTE_FRESH) < 0) {
+		/* its old color first: if the new tree can take it, the
+		 * members' MLID stays */
+		mcast_color_hint(mgr->mc,
+				 was >= IB_LID_MCAST_START
+				     ? (uint32_t)(was - IB_LID_MCAST_START)
+				     : MC_NONE);
+		rc = route_how(g, ROUTE_FRESH);
+		mcast_color_hint(mgr->mc, MC_NONE);
+		if (rc < 0) {
 			failed++;
 			log_err("multicast: re-routing a group with %u members "
 				"after the sweep failed; it has no tree",

@@ -170,6 +170,8 @@ struct mc_ctx {
 	uint32_t efi_high;	/* highest EFI any port has reached */
 	/* colors */
 	uint32_t color_limit;	/* mft_size, or MC_MAX_COLORS when unlimited */
+	uint32_t color_hint;	/* tried first by the next routing, if it
+				   fits (mcast_color_hint); MC_NONE: none */
 	uint32_t cwords;	/* u64 words per switch in busy[] */
 	uint64_t *busy;		/* [n_sw * cwords]: colors taken on a switch */
 	uint32_t **owner;	/* [color][sw] tree id or MC_NONE; lazily made */
@@ -222,6 +224,11 @@ void mcast_params_default(struct mc_params *prm);
  * does not merge), -ENOMEM. */
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 		    struct ib_port *const *members, uint32_t n, uint32_t *gid);
+/* The color the next mcast_group_add tries before any other, when a new
+ * tree can take it (the daemon: the MLID a group had before its tree was
+ * lost, so its members' MLID stays); MC_NONE: none.  It is not a
+ * constraint: a merge, or a color that does not fit, goes as usual. */
+void mcast_color_hint(struct mc_ctx *c, uint32_t color);
 /* Forecast of the trees still to come (offline planner): each switch
  * sw[0..n) expects delta more (delta > 0) or fewer (delta < 0, floored at
  * 0) trees through it.  The planner announces every group's tree of an

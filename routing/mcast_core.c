@@ -18,12 +18,12 @@ static const struct {
 	const struct mc_engine *eng;
 	bool rr;
 } engines[] = {
-	{ "mr4lms", &mcast_engine_mr4lms, false },
-	{ "fulb", &mcast_engine_fulb, true },
-	{ "minhop", &mcast_engine_minhop, false },
-	{ "minhop-rr", &mcast_engine_minhop, true },
-	{ "sssp", &mcast_engine_sssp, false },
-	{ "sssp-rr", &mcast_engine_sssp, true },
+    {"mr4lms", &mcast_engine_mr4lms, false},
+    {"fulb", &mcast_engine_fulb, true},
+    {"minhop", &mcast_engine_minhop, false},
+    {"minhop-rr", &mcast_engine_minhop, true},
+    {"sssp", &mcast_engine_sssp, false},
+    {"sssp-rr", &mcast_engine_sssp, true},
 };
 
 const struct mc_engine *mcast_engine_find(const char *name, bool *root_rotation)
@@ -81,8 +81,8 @@ static int build_adj(struct mc_ctx *c)
 	c->efi = calloc(slots + 1, sizeof(uint32_t));
 	c->sw_load = calloc(c->n_sw + 1, sizeof(uint32_t));
 	c->sw_clock = calloc(c->n_sw + 1, sizeof(uint32_t));
-	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi || !c->sw_load ||
-	    !c->sw_clock)
+	if (!c->adj.peer || !c->adj.port || !c->adj.rport || !c->efi ||
+	    !c->sw_load || !c->sw_clock)
 		return -ENOMEM;
 	ne = 0;
 	for (uint32_t s = 0; s < c->n_sw; s++) {
@@ -125,8 +125,9 @@ static int alloc_scratch(struct mc_ctx *c)
 		s->bytes = malloc(n);
 		s->dport = malloc(n);
 		s->worst = malloc(n);
-		if (!s->dport || !s->worst || !s->stamp || !s->parent || !s->up_port || !s->dist ||
-		    !s->queue || !s->key || !s->heap || !s->hpos || !s->bytes)
+		if (!s->dport || !s->worst || !s->stamp || !s->parent ||
+		    !s->up_port || !s->dist || !s->queue || !s->key ||
+		    !s->heap || !s->hpos || !s->bytes)
 			return -ENOMEM;
 	}
 	return 0;
@@ -160,8 +161,9 @@ int mcast_create(struct mc_ctx **out, struct fabric *f, const struct hops *h,
 		c->prm.switch_threshold = 20;
 	c->n_sw = f->n_switches;
 	c->color_limit = c->prm.mft_size && c->prm.mft_size < MC_MAX_COLORS
-				 ? c->prm.mft_size
-				 : MC_MAX_COLORS;
+			     ? c->prm.mft_size
+			     : MC_MAX_COLORS;
+	c->color_hint = MC_NONE;
 	if ((rc = build_adj(c)) < 0 || (rc = alloc_scratch(c)) < 0)
 		goto fail;
 	c->node_stamp = calloc(f->n_nodes + 1, sizeof(uint32_t));
@@ -243,8 +245,10 @@ static struct mc_group *group_new(struct mc_ctx *c)
 	} else {
 		if (c->n_groups == c->cap_groups) {
 			uint32_t nc = c->cap_groups ? c->cap_groups * 2 : 64;
-			struct mc_group *ng = realloc(c->groups, nc * sizeof(*ng));
-			uint32_t *nf = realloc(c->free_groups, nc * sizeof(*nf));
+			struct mc_group *ng =
+			    realloc(c->groups, nc * sizeof(*ng));
+			uint32_t *nf =
+			    realloc(c->free_groups, nc * sizeof(*nf));
 			if (ng)
 				c->groups = ng;
 			if (nf)
@@ -298,15 +302,16 @@ uint32_t mcast_group_find(const struct mc_ctx *c, const uint8_t mgid[16])
 	/* Linear: group creation is dominated by routing, and the daemon
 	 * keeps its own MGID index. */
 	for (uint32_t i = 0; i < c->n_groups; i++)
-		if (c->groups[i].live && memcmp(c->groups[i].mgid, mgid, 16) == 0)
+		if (c->groups[i].live &&
+		    memcmp(c->groups[i].mgid, mgid, 16) == 0)
 			return i;
 	return MC_NONE;
 }
 
-int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
-		   int delta)
+int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n, int delta)
 {
-	if (!c->forecast && !(c->forecast = calloc(c->n_sw + 1, sizeof(uint32_t))))
+	if (!c->forecast &&
+	    !(c->forecast = calloc(c->n_sw + 1, sizeof(uint32_t))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		if (sw[i] >= c->n_sw)
@@ -314,9 +319,10 @@ int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
 		if (delta > 0)
 			c->forecast[sw[i]] += (uint32_t)delta;
 		else
-			c->forecast[sw[i]] -= c->forecast[sw[i]] < (uint32_t)-delta
-						      ? c->forecast[sw[i]]
-						      : (uint32_t)-delta;
+			c->forecast[sw[i]] -=
+			    c->forecast[sw[i]] < (uint32_t)-delta
+				? c->forecast[sw[i]]
+				: (uint32_t)-delta;
 	}
 	return 0;
 }
@@ -324,6 +330,11 @@ int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,
 void mcast_forecast_peak(struct mc_ctx *c, uint32_t max_efi)
 {
 	c->forecast_peak = max_efi;
+}
+
+void mcast_color_hint(struct mc_ctx *c, uint32_t color)
+{
+	c->color_hint = color < c->color_limit ? color : MC_NONE;
 }
 
 int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
@@ -370,7 +381,8 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 
 const struct mc_group *mcast_group_get(const struct mc_ctx *c, uint32_t gid)
 {
-	return gid < c->n_groups && c->groups[gid].live ? &c->groups[gid] : NULL;
+	return gid < c->n_groups && c->groups[gid].live ? &c->groups[gid]
+							: NULL;
 }
 
 const struct mc_tree *mcast_group_tree(const struct mc_ctx *c, uint32_t gid)

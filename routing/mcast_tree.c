@@ -16,7 +16,8 @@ struct mc_tree *mc_tree_new(struct mc_ctx *c)
 	} else {
 		if (c->n_trees == c->cap_trees) {
 			uint32_t nc = c->cap_trees ? c->cap_trees * 2 : 64;
-			struct mc_tree *nt = realloc(c->trees, nc * sizeof(*nt));
+			struct mc_tree *nt =
+			    realloc(c->trees, nc * sizeof(*nt));
 			uint32_t *nf = realloc(c->free_trees, nc * sizeof(*nf));
 			if (nt)
 				c->trees = nt;
@@ -85,7 +86,8 @@ struct mc_tnode *mc_tree_node(const struct mc_tree *t, uint32_t sw)
 {
 	if (!t->slot_cap)
 		return NULL;
-	for (uint32_t i = slot_hash(sw, t->slot_cap);; i = (i + 1) & (t->slot_cap - 1)) {
+	for (uint32_t i = slot_hash(sw, t->slot_cap);;
+	     i = (i + 1) & (t->slot_cap - 1)) {
 		uint32_t v = t->slot[i];
 		if (!v)
 			return NULL;
@@ -166,7 +168,8 @@ const uint32_t *mc_tree_msw(struct mc_tree *t, uint32_t *n)
 {
 	if (!t->msw_valid) {
 		if (t->cap_msw < t->n_nodes) {
-			uint32_t *nm = realloc(t->msw, t->n_nodes * sizeof(*nm));
+			uint32_t *nm =
+			    realloc(t->msw, t->n_nodes * sizeof(*nm));
 			if (!nm)
 				return NULL;
 			t->msw = nm;
@@ -175,7 +178,8 @@ const uint32_t *mc_tree_msw(struct mc_tree *t, uint32_t *n)
 		t->n_msw = 0;
 		for (uint32_t k = 0; k < t->n_nodes; k++) {
 			const struct mc_tnode *nd = &t->nodes[k];
-			if (nd->members[0] | nd->members[1] | nd->members[2] | nd->members[3])
+			if (nd->members[0] | nd->members[1] | nd->members[2] |
+			    nd->members[3])
 				t->msw[t->n_msw++] = nd->sw;
 		}
 		t->msw_valid = true;
@@ -209,7 +213,8 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t)
 			h = (uint8_t)(n->depth + 1);
 	}
 	if (t->n_nodes)
-		t->root = t->nodes[0].parent == MC_NONE ? t->nodes[0].sw : t->root;
+		t->root =
+		    t->nodes[0].parent == MC_NONE ? t->nodes[0].sw : t->root;
 	t->height = h;
 }
 
@@ -222,7 +227,8 @@ uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
 		const uint32_t *efi = c->efi + c->port_base[n->sw];
 		for (int w = 0; w < MC_MASK_WORDS; w++)
 			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-				uint32_t e = efi[w * 64 + __builtin_ctzll(b)] + 1;
+				uint32_t e =
+				    efi[w * 64 + __builtin_ctzll(b)] + 1;
 				peak = e > peak ? e : peak;
 			}
 	}
@@ -244,7 +250,8 @@ void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
 			const uint32_t *efi = c->efi + c->port_base[n->sw];
 			for (int w = 0; w < MC_MASK_WORDS; w++)
 				for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-					uint32_t e = efi[w * 64 + __builtin_ctzll(b)];
+					uint32_t e =
+					    efi[w * 64 + __builtin_ctzll(b)];
 					t->lmax = e > t->lmax ? e : t->lmax;
 					t->lsum += e;
 					t->lports++;
@@ -275,7 +282,8 @@ void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 		for (int w = 0; w < MC_MASK_WORDS; w++) {
 			uint64_t bits = n->mask[w];
 			while (bits) {
-				unsigned p = (unsigned)(w * 64 + __builtin_ctzll(bits));
+				unsigned p =
+				    (unsigned)(w * 64 + __builtin_ctzll(bits));
 				bits &= bits - 1;
 				c->efi[base + p] += (uint32_t)(sign * (int)k);
 				if (c->efi[base + p] > c->efi_high)
@@ -347,7 +355,8 @@ int mc_tree_paint(struct mc_ctx *c, const struct mc_tree *t, bool on)
 
 	if (col == MC_NONE)
 		return -EINVAL;
-	if (on && ((rc = owner_reserve(c, col)) < 0 || (rc = busy_reserve(c, col)) < 0))
+	if (on && ((rc = owner_reserve(c, col)) < 0 ||
+		   (rc = busy_reserve(c, col)) < 0))
 		return rc;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		uint32_t sw = t->nodes[i].sw;
@@ -365,16 +374,33 @@ int mc_tree_paint(struct mc_ctx *c, const struct mc_tree *t, bool on)
 	return 0;
 }
 
+/* Whether color is free on every switch of t. */
+static bool color_free_on(const struct mc_ctx *c, const struct mc_tree *t,
+			  uint32_t color)
+{
+	for (uint32_t i = 0; i < t->n_nodes; i++)
+		if (color / 64 < c->cwords &&
+		    mc_color_busy(c, t->nodes[i].sw, color))
+			return false;
+	return true;
+}
+
 uint32_t mc_color_first_free(const struct mc_ctx *c, const struct mc_tree *t)
 {
 	uint32_t limit = c->color_limit;
 	uint32_t words = (limit + 63) / 64;
 
+	if (c->color_hint < limit && color_free_on(c, t, c->color_hint))
+		return c->color_hint;
+
 	for (uint32_t w = 0; w < words; w++) {
 		uint64_t used = 0;
 		if (w < c->cwords)
-			for (uint32_t i = 0; i < t->n_nodes && used != ~0ull; i++)
-				used |= c->busy[(size_t)t->nodes[i].sw * c->cwords + w];
+			for (uint32_t i = 0; i < t->n_nodes && used != ~0ull;
+			     i++)
+				used |=
+				    c->busy[(size_t)t->nodes[i].sw * c->cwords +
+					    w];
 		uint64_t fr = ~used;
 		if (w == words - 1 && limit % 64)
 			fr &= (1ull << (limit % 64)) - 1;

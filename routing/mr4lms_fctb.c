@@ -30,27 +30,39 @@ static void fctb_color(void *arg, size_t i, unsigned worker)
 	struct fctb_job *j = arg;
 	struct mc_ctx *c = j->c;
 	uint32_t *roots = j->m->wroots[worker < c->n_scr ? worker : 0];
-	uint32_t k = mc_gc_bounded_roots(c, worker, j->base + (uint32_t)i, 0,
-					 j->m->msw, j->m->nmsw, j->bound, roots);
+	uint32_t k =
+	    mc_gc_bounded_roots(c, worker, j->base + (uint32_t)i, 0, j->m->msw,
+				j->m->nmsw, j->bound, roots);
 	uint32_t best = MC_NONE;
 
 	for (uint32_t r = 0; r < k; r++)
-		if (best == MC_NONE || c->sw_load[roots[r]] < c->sw_load[best] ||
-		    (c->sw_load[roots[r]] == c->sw_load[best] && roots[r] < best))
+		if (best == MC_NONE ||
+		    c->sw_load[roots[r]] < c->sw_load[best] ||
+		    (c->sw_load[roots[r]] == c->sw_load[best] &&
+		     roots[r] < best))
 			best = roots[r];
 	j->res[i] = best;
 }
 
-/* Smallest color with a valid root, or MC_NONE; *root gets the root. */
+/* The hinted color if it has a valid root, else the smallest color with
+ * one, or MC_NONE; *root gets the root. */
 static uint32_t fctb_find(struct mc_ctx *c, struct mr4lms *m, uint8_t bound,
 			  uint32_t *root)
 {
 	uint32_t top = mcast_colors_top(c), batch = 4 * c->n_scr, res[64];
 	uint32_t end = top < c->color_limit ? top + 1 : c->color_limit;
-	struct fctb_job j = { .c = c, .m = m, .bound = bound, .res = res };
+	struct fctb_job j = {.c = c, .m = m, .bound = bound, .res = res};
 
 	if (batch > 64)
 		batch = 64;
+	if (c->color_hint < c->color_limit) { /* the hinted color first */
+		j.base = c->color_hint;
+		fctb_color(&j, 0, 0);
+		if (res[0] != MC_NONE) {
+			*root = res[0];
+			return c->color_hint;
+		}
+	}
 	for (j.base = 0; j.base < end; j.base += batch) {
 		uint32_t n = end - j.base < batch ? end - j.base : batch;
 		pool_for(n > 1 ? c->pool : NULL, n, fctb_color, &j);
@@ -77,7 +89,8 @@ int mr4lms_fctb(struct mc_ctx *c, struct mc_group *g)
 		return -ENOSPC;
 	if (!(t = mc_tree_new(c)))
 		return -ENOMEM;
-	rc = mc_gc_build(c, 0, color, 0, false, root, g->members, g->n_members, t);
+	rc = mc_gc_build(c, 0, color, 0, false, root, g->members, g->n_members,
+			 t);
 	if (rc == 0)
 		rc = mc_tree_commit(c, t, color, g);
 	if (rc < 0)

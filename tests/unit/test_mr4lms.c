@@ -83,8 +83,9 @@ static void diamond_setup(struct diamond *d)
 	assert_int_equal(hops_compute(&d->f, &d->h, NULL), 0);
 	mcast_params_default(&prm);
 	prm.mft_size = 2;
-	assert_int_equal(mcast_create(&d->c, &d->f, &d->h, NULL, "mr4lms", &prm), 0);
-	struct ib_port *g0[1] = { d->a1 }, *g1[2] = { d->a1, d->a2 };
+	assert_int_equal(
+	    mcast_create(&d->c, &d->f, &d->h, NULL, "mr4lms", &prm), 0);
+	struct ib_port *g0[1] = {d->a1}, *g1[2] = {d->a1, d->a2};
 	add_n(d->c, 100, g0, 1);
 	add_n(d->c, 101, g1, 2);
 	assert_int_equal(mcast_colors_top(d->c), 2);
@@ -167,8 +168,8 @@ static void ring_merge(enum mc_merge mode, struct fabric *f, struct hops *h,
 	prm.mft_size = 1;
 	prm.merge = mode;
 	assert_int_equal(mcast_create(cp, f, h, NULL, "mr4lms", &prm), 0);
-	struct ib_port *g1[2] = { hp[0], hp[1] }, *g2[2] = { hp[2], hp[3] },
-		       *g3[2] = { hp[0], hp[2] };
+	struct ib_port *g1[2] = {hp[0], hp[1]}, *g2[2] = {hp[2], hp[3]},
+		       *g3[2] = {hp[0], hp[2]};
 	add_n(*cp, 1, g1, 2);
 	add_n(*cp, 2, g2, 2);
 	add_n(*cp, 3, g3, 2);
@@ -181,7 +182,8 @@ static bool tree_link(const struct mc_tree *t, const struct ib_node *a,
 {
 	const struct mc_tnode *na = mc_tree_node(t, (uint32_t)a->sw_idx);
 	const struct mc_tnode *nb = mc_tree_node(t, (uint32_t)b->sw_idx);
-	return na && nb && mc_mask_test(na->mask, pa) && mc_mask_test(nb->mask, pb);
+	return na && nb && mc_mask_test(na->mask, pa) &&
+	       mc_mask_test(nb->mask, pb);
 }
 
 static void test_merge_extend_rebuild(void **state)
@@ -254,7 +256,7 @@ static void run_property(struct fabric *f, struct ib_port **hosts, uint32_t nh,
 			 unsigned mft, enum mc_merge merge, struct pool *pool,
 			 unsigned ngroups, unsigned maxn)
 {
-	struct hops h = { 0 };
+	struct hops h = {0};
 	struct mc_params prm;
 	struct mc_ctx *c;
 	struct ib_port *mem[64];
@@ -278,7 +280,8 @@ static void run_property(struct fabric *f, struct ib_port **hosts, uint32_t nh,
 		assert_true(mcast_colors_top(c) <= mft);
 	struct mc_stats st;
 	mcast_stats(c, &st);
-	print_message("  mft %u %s: %u groups %u trees %u colors, merged %u, max tfi %u, fbtc fail %llu fctb ok %llu\n",
+	print_message("  mft %u %s: %u groups %u trees %u colors, merged %u, "
+		      "max tfi %u, fbtc fail %llu fctb ok %llu\n",
 		      mft, merge == MC_MERGE_EXTEND ? "extend" : "rebuild",
 		      st.groups, st.trees, st.colors_used, st.merged_groups,
 		      st.max_tfi, (unsigned long long)st.fbtc_fail,
@@ -357,15 +360,61 @@ static void test_property_fat2(void **state)
 	pool_destroy(pool);
 }
 
+/* mcast_color_hint: the hinted color is taken when the new tree can have
+ * it (FBTC and FCTB alike), not when a tree of it shares a switch with
+ * the new one, and a later group without a hint gets the lowest free
+ * color again. */
+static void test_color_hint(void **state)
+{
+	struct fabric f;
+	struct hops h = {0};
+	struct ib_port *hosts[256];
+	struct mc_params prm;
+	struct mc_ctx *c;
+	uint32_t g;
+
+	(void)state;
+	fabric_init(&f);
+	fab_fat2(&f, 8, 8, 4, hosts); /* leaf i: hosts 8i..8i+7 */
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	mcast_params_default(&prm);
+	prm.mft_size = 16;
+	assert_int_equal(mcast_create(&c, &f, &h, NULL, "mr4lms", &prm), 0);
+	struct ib_port *a[2] = {hosts[0], hosts[1]},
+		       *b[2] = {hosts[2], hosts[9]},
+		       *d[2] = {hosts[16], hosts[17]},
+		       *e[2] = {hosts[24], hosts[25]};
+	g = add_n(c, 1, a, 2);
+	assert_int_equal(mcast_group_mlid(c, g), 0xC000);
+	mcast_color_hint(c, 5);
+	g = add_n(c, 2, d, 2); /* leaf 2 alone: 5 is free there */
+	assert_int_equal(mcast_group_mlid(c, g), 0xC005);
+	mcast_color_hint(c, 0);
+	g = add_n(c, 3, b, 2); /* leaf 0 holds color 0 */
+	assert_int_not_equal(mcast_group_mlid(c, g), 0xC000);
+	mr4lms_of(c)->alg = MR4LMS_FCTB;
+	mcast_color_hint(c, 9);
+	g = add_n(c, 4, e, 2);
+	assert_int_equal(mcast_group_mlid(c, g), 0xC009);
+	mcast_color_hint(c, MC_NONE);
+	mcast_color_hint(c, 99); /* past the MFT: no hint */
+	assert_int_equal(c->color_hint, MC_NONE);
+	verify_ok(c, true);
+	mcast_destroy(c);
+	hops_free(&h);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fbtc_fails_merges),
-		cmocka_unit_test(test_fctb_finds_gcolor_tree),
-		cmocka_unit_test(test_merge_extend_rebuild),
-		cmocka_unit_test(test_property_fat2),
-		cmocka_unit_test(test_property_fat_tree),
-		cmocka_unit_test(test_property_torus),
+	    cmocka_unit_test(test_fbtc_fails_merges),
+	    cmocka_unit_test(test_fctb_finds_gcolor_tree),
+	    cmocka_unit_test(test_merge_extend_rebuild),
+	    cmocka_unit_test(test_color_hint),
+	    cmocka_unit_test(test_property_fat2),
+	    cmocka_unit_test(test_property_fat_tree),
+	    cmocka_unit_test(test_property_torus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
