@@ -172,7 +172,7 @@ static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
 
 /* CA-to-CA routes per link: the routes to one LID form an in-tree; push
  * each switch's source count to its next hop, every switch before the
- * one it leads to (the reverse of the order resolve() settled them). */
+ * one it leads to (the reverse of the order settle_all() settled them). */
 static void count_loads(const struct cdg_job *j, struct walk_scratch *w,
 			uint32_t dsw)
 {
