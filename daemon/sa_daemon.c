@@ -2,10 +2,21 @@
  * (sm->sa); discovery feeds it through the observer it finds in
  * sm->disc_obs, and it follows the model on SM_EV_FABRIC_REPLACED.  SA
  * requests reach ibsmd because the daemon holds the port's issm device
- * open (daemon/issm.c). */
+ * open (daemon/issm.c).
+ *
+ * Gets of the records answered from the model and the raw-attribute cache
+ * alone (PathRecord, NodeRecord, ...: rx_answerable()) are answered on
+ * the MAD receiver thread as they arrive (txn_set_rx_hook), so a routing
+ * computation, a multicast slice or a state-file write on the loop never
+ * delays them; everything else goes to the loop as before.  What those
+ * answers read is written only under d->lock: the model pointer (a model,
+ * once adopted, is not changed; the sweep frees the old one only after
+ * SM_EV_FABRIC_REPLACED moved the SA off it), the cache and the SM's own
+ * fields. */
 #include "daemon/sa_daemon.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +36,17 @@ struct sa_daemon {
 	int agent;
 	struct disc_observer obs;
 	struct sa_svc_store *svc; /* services.state */
+	/* the receiver thread's side (see the top of the file) */
+	pthread_rwlock_t lock; /* write: the loop changes what Gets read */
+	bool live;	       /* a model is adopted: Gets are answered */
+	struct sa_out rx_out;  /* the receiver thread's answer buffer */
+	struct txn_engine *txn;
 };
 
 static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
 		     const uint8_t *data);
+
+static void refresh(struct sm *sm);
 
 /* The SA answers from the model of the last complete sweep. */
 static void on_fabric(struct sm *sm, enum sm_event ev,
@@ -36,7 +54,66 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 {
 	struct sa_daemon *d = ctx;
 
+	pthread_rwlock_wrlock(&d->lock);
 	d->sa.fabric = sm->fab ? sm->fab : &d->empty;
+	d->live = sm->fab != NULL;
+	pthread_rwlock_unlock(&d->lock);
+	refresh(sm);
+}
+
+/* Records built from the model, the raw-attribute cache and the SM's
+ * fields alone, never changed by a request: their Gets may be answered
+ * on the receiver thread. */
+static bool rx_answerable(const uint8_t *mad, size_t len)
+{
+	struct sa_hdr h;
+
+	if (sa_hdr_decode(&h, mad, len) < 0 || h.base_version != 1 ||
+	    h.mgmt_class != SA_MGMT_CLASS ||
+	    h.class_version != SA_CLASS_VERSION ||
+	    (h.method != SA_METHOD_GET && h.method != SA_METHOD_GET_TABLE) ||
+	    (h.rmpp_flags & RMPP_FLAG_ACTIVE))
+		return false;
+	switch (h.attr_id) {
+	case SA_ATTR_CLASS_PORT_INFO:
+	case SA_ATTR_NODE_REC:
+	case SA_ATTR_PORTINFO_REC:
+	case SA_ATTR_SWITCHINFO_REC:
+	case SA_ATTR_LFT_REC:
+	case SA_ATTR_LINK_REC:
+	case SA_ATTR_GUIDINFO_REC:
+	case SA_ATTR_PATH_REC:
+		return true;
+	}
+	return false;
+}
+
+/* The receiver thread's hook: answers an answerable Get at once, under
+ * the read lock; anything else (and everything before the first model)
+ * goes to the loop. */
+static bool rx_get(void *ctx, const struct mad_rx *rx)
+{
+	struct sa_daemon *d = ctx;
+	struct sa_peer from = {.lid = rx->from.lid};
+	bool taken = false;
+
+	if (!rx_answerable(rx->mad, rx->len))
+		return false;
+	pthread_rwlock_rdlock(&d->lock);
+	if (d->live) {
+		taken = true; /* a drop is counted and logged by sa_handle */
+		if (sa_handle(&d->sa, &from, rx->mad, rx->len, &d->rx_out) ==
+		    0) {
+			int rc = txn_respond_rx(d->txn, rx, d->rx_out.buf,
+						d->rx_out.len);
+			if (rc < 0 && log_ratelimit_ok(&d->sa.drop_rl))
+				log_warn("SA: cannot answer a Get from LID "
+					 "%u: %s",
+					 from.lid, strerror(-rc));
+		}
+	}
+	pthread_rwlock_unlock(&d->lock);
+	return taken;
 }
 
 static int start(struct sm *sm, struct sa_daemon *d)
@@ -44,6 +121,7 @@ static int start(struct sm *sm, struct sa_daemon *d)
 	int rc;
 
 	fabric_init(&d->empty);
+	pthread_rwlock_init(&d->lock, NULL);
 	rc = sa_init(&d->sa, &d->empty, NULL);
 	if (rc < 0) {
 		log_err("SA: out of memory creating the SA");
@@ -53,7 +131,12 @@ static int start(struct sm *sm, struct sa_daemon *d)
 	d->obs.ctx = d;
 	sm->disc_obs = &d->obs;
 	sm->sa = d;
-	return sm_subscribe(sm, SM_EV_FABRIC_REPLACED, on_fabric, d);
+	rc = sm_subscribe(sm, SM_EV_FABRIC_REPLACED, on_fabric, d);
+	if (rc == 0 && sm->txn) {
+		d->txn = sm->txn;
+		txn_set_rx_hook(sm->txn, rx_get, d);
+	}
+	return rc;
 }
 
 int sa_daemon_init(struct sm *sm)
@@ -91,13 +174,17 @@ void sa_daemon_fini(struct sm *sm)
 	sa_durable_drop();
 	if (!d)
 		return;
+	if (sm->txn)
+		txn_set_rx_hook(sm->txn, NULL, NULL);
 	sm_unsubscribe(sm, on_fabric, d);
 	sm->disc_obs = NULL;
 	sm->sa = NULL;
 	sa_svc_store_close(d->svc);
 	sa_free(&d->sa);
 	sa_out_free(&d->out);
+	sa_out_free(&d->rx_out);
 	fabric_free(&d->empty);
+	pthread_rwlock_destroy(&d->lock);
 	free(d);
 }
 
@@ -106,17 +193,27 @@ struct sa *sa_daemon_get(struct sm *sm)
 	return sm->sa ? &sm->sa->sa : NULL;
 }
 
-/* The SM's side of the records, as of now. */
+/* The SM's side of the records, as of now (written under the lock only
+ * when it changed: the receiver thread's answers read it). */
 static void refresh(struct sm *sm)
 {
-	struct sa_sm_info *si = &sm->sa->sa.sm;
+	struct sa_daemon *d = sm->sa;
+	struct sa_sm_info si = d->sa.sm;
 
-	si->guid = sm->sm_guid;
-	si->lid = sm->sm_lid;
-	si->act_count = sm->act_count;
-	si->priority = elect_priority(sm);
-	si->sm_key = sm->cfg.sm_sm_key;
-	si->state = (uint8_t)sm->sm_state;
+	si.guid = sm->sm_guid;
+	si.lid = sm->sm_lid;
+	si.act_count = sm->act_count;
+	si.priority = elect_priority(sm);
+	si.sm_key = sm->cfg.sm_sm_key;
+	si.state = (uint8_t)sm->sm_state;
+	if (si.guid == d->sa.sm.guid && si.lid == d->sa.sm.lid &&
+	    si.act_count == d->sa.sm.act_count &&
+	    si.priority == d->sa.sm.priority && si.sm_key == d->sa.sm.sm_key &&
+	    si.state == d->sa.sm.state)
+		return;
+	pthread_rwlock_wrlock(&d->lock);
+	d->sa.sm = si;
+	pthread_rwlock_unlock(&d->lock);
 }
 
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
@@ -182,8 +279,10 @@ static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
 	default:
 		return;
 	}
+	pthread_rwlock_wrlock(&d->lock);
 	sa_cache_put(&d->sa, guid, port, attr, data,
 		     attr == SMP_ATTR_SWITCH_INFO ? 20
 		     : attr == SMP_ATTR_NODE_INFO ? 40
 						  : 64);
+	pthread_rwlock_unlock(&d->lock);
 }

@@ -87,9 +87,16 @@ void sa_free(struct sa *sa)
 	sa_cache_free(&sa->cache);
 }
 
+/* The counters are bumped by the loop and by the receiver thread's Gets
+ * (daemon/sa_daemon.c) at once. */
+static inline void count(unsigned long *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
 static void count_drop(struct sa *sa, const char *why, const struct sa_peer *p)
 {
-	sa->stats.dropped++;
+	count(&sa->stats.dropped);
 	if (log_ratelimit_ok(&sa->drop_rl))
 		log_warn("SA: dropped request from LID %u: %s (%lu dropped so "
 			 "far); no answer sent",
@@ -183,9 +190,9 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 	if (h.method == SA_METHOD_GET_TABLE_RESP)
 		out->len = SA_HDR_SIZE + (status ? 0 : n * stride);
 	out->records = status ? 0 : n;
-	sa->stats.responses++;
+	count(&sa->stats.responses);
 	if (status)
-		sa->stats.errors++;
+		count(&sa->stats.errors);
 	return 0;
 }
 
@@ -273,7 +280,7 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 	struct sa_ctx c;
 	int st;
 
-	sa->stats.requests++;
+	count(&sa->stats.requests);
 	if (sa_hdr_decode(&h, req, len) < 0) {
 		count_drop(sa, "shorter than an SA header", from);
 		return -EBADMSG;
@@ -281,7 +288,7 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 	st = validate(sa, &h, len, &ae, from);
 	if (st < 0)
 		return -EBADMSG;
-	sa->stats.by_attr[attr_slot(h.attr_id)]++;
+	count(&sa->stats.by_attr[attr_slot(h.attr_id)]);
 	if (st)
 		return finish(sa, &h, req + SA_HDR_SIZE, len - SA_HDR_SIZE,
 			      ae ? ae->desc : NULL, 0, (uint16_t)st, out);

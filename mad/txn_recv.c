@@ -152,6 +152,24 @@ int txn_respond_raw(struct txn_engine *e, const struct txn_request *req,
 	return rc;
 }
 
+int txn_respond_rx(struct txn_engine *e, const struct mad_rx *rx,
+		   const uint8_t *mad, size_t len)
+{
+	struct mad_addr to = rx->from;
+
+	if (!to.qkey)
+		to.qkey = MAD_QKEY_GSI;
+	return e->tr.send(e->tr.ctx, rx->agent, mad, len, &to, 0);
+}
+
+void txn_set_rx_hook(struct txn_engine *e, txn_rx_hook fn, void *ctx)
+{
+	pthread_rwlock_wrlock(&e->rxq.hook_lock);
+	e->rxq.hook = fn;
+	e->rxq.hook_ctx = ctx;
+	pthread_rwlock_unlock(&e->rxq.hook_lock);
+}
+
 int txn_respond_smp(struct txn_engine *e, const struct txn_request *req,
 		    uint16_t status, const uint8_t *data)
 {

@@ -21,6 +21,12 @@ struct txn_rxq {
 	pthread_t thread;
 	bool running;
 	bool stop; /* set by txn_rxq_fini, read atomically */
+	/* txn_set_rx_hook(): offered each MAD on the thread before it is
+	 * queued; the lock lets a caller know no call is running after it
+	 * replaced the hook */
+	pthread_rwlock_t hook_lock;
+	bool (*hook)(void *ctx, const struct mad_rx *rx);
+	void *hook_ctx;
 };
 
 int txn_rxq_init(struct txn_rxq *q);

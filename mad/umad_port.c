@@ -24,7 +24,6 @@ struct mad_port {
 	int portid;
 	int issm_fd; /* -1 unless IsSM is claimed */
 	struct mad_port_info info;
-	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
 
 #define NO_DEVICE_HINT                                                         \
@@ -146,10 +145,8 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			   "(state %u), the SM will bring it up",
 			   pk.info.ca, pk.info.num, pk.info.state);
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->sbuf = calloc(1, UMAD_BUF_SIZE))) {
-		free(p);
+	if (!p)
 		return -ENOMEM;
-	}
 	p->info = pk.info;
 	p->issm_fd = -1;
 	p->portid = umad_open_port(pk.info.ca, pk.info.num);
@@ -160,7 +157,6 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			rc == -EACCES || rc == -EPERM
 			    ? " (needs root or access to /dev/infiniband/umad*)"
 			    : "");
-		free(p->sbuf);
 		free(p);
 		return rc;
 	}
@@ -177,7 +173,6 @@ void mad_port_close(struct mad_port *p)
 		return;
 	mad_port_set_sm(p, false);
 	umad_close_port(p->portid);
-	free(p->sbuf);
 	free(p);
 }
 
@@ -186,7 +181,6 @@ void mad_port_exit(struct mad_port *p)
 	if (!p)
 		return;
 	mad_port_set_sm(p, false);
-	free(p->sbuf);
 	free(p);
 }
 
@@ -304,7 +298,10 @@ int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
 		  const struct mad_addr *addr, int timeout_ms)
 {
-	void *buf = p->sbuf;
+	/* on the stack, not in p: the SA answers from the receiver thread
+	 * while the loop sends SMPs (docs/design.md §3.1) */
+	uint8_t sbuf[UMAD_BUF_SIZE] __attribute__((aligned(8)));
+	void *buf = sbuf;
 	int rc;
 
 	/* Longer than a MAD: an RMPP answer (SA tables) that the kernel's
@@ -323,7 +320,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
 		      (int)addr->qkey);
 	umad_set_pkey(buf, addr->pkey_index);
 	rc = umad_send(p->portid, agent, buf, (int)len, timeout_ms, 0);
-	if (buf != p->sbuf)
+	if (buf != sbuf)
 		free(buf);
 	return rc < 0 ? (rc == -1 ? -EIO : rc) : 0;
 }
