@@ -8,9 +8,10 @@
  *   exactly as an operator's SIGTERM would find it; only the moment is
  *   chosen.
  * - IBSMD_TEST_HOLD_AT=NAME[:N] with IBSMD_TEST_HOLD_FILE=PATH holds the
- *   loop thread at that point while PATH exists, as a long computation
- *   would (checked every 10 ms), after creating PATH.held: a test then
- *   knows the loop is busy for as long as it wants, with no timing.
+ *   loop thread at that point (the Nth pass; without N every pass) while
+ *   PATH exists, as a long computation would (checked every 10 ms), after
+ *   creating PATH.held: a test then knows the loop is busy for as long as
+ *   it wants, with no timing.
  * Without the variables this costs one getenv each at the first point. */
 #include <fcntl.h>
 #include <signal.h>
@@ -30,13 +31,13 @@ struct tp {
 
 static struct tp TP, HOLD;
 
-static void tp_read(struct tp *t, const char *var)
+static void tp_read(struct tp *t, const char *var, unsigned nth)
 {
 	const char *v = getenv(var);
 	const char *colon;
 
 	t->read = true;
-	t->nth = 1;
+	t->nth = nth;
 	if (!v || !*v)
 		return;
 	colon = strrchr(v, ':');
@@ -48,12 +49,16 @@ static void tp_read(struct tp *t, const char *var)
 	}
 }
 
-/* True the Nth time point name is passed. */
-static bool tp_hit(struct tp *t, const char *var, const char *name)
+/* True the Nth time point name is passed (every time for N = 0); N is
+ * dflt when the variable gives none. */
+static bool tp_hit(struct tp *t, const char *var, unsigned dflt,
+		   const char *name)
 {
 	if (!t->read)
-		tp_read(t, var);
-	return t->name[0] && strcmp(name, t->name) == 0 && ++t->seen == t->nth;
+		tp_read(t, var, dflt);
+	if (!t->name[0] || strcmp(name, t->name) != 0)
+		return false;
+	return ++t->seen == t->nth || !t->nth;
 }
 
 static void hold(const char *name)
@@ -62,7 +67,7 @@ static void hold(const char *name)
 	char held[512];
 	int fd;
 
-	if (!path || !*path)
+	if (!path || !*path || access(path, F_OK) != 0)
 		return;
 	snprintf(held, sizeof(held), "%s.held", path);
 	log_notice("test point %s (IBSMD_TEST_HOLD_AT): holding the loop "
@@ -79,9 +84,9 @@ static void hold(const char *name)
 
 void testpoint(const char *name)
 {
-	if (tp_hit(&HOLD, "IBSMD_TEST_HOLD_AT", name))
+	if (tp_hit(&HOLD, "IBSMD_TEST_HOLD_AT", 0, name))
 		hold(name);
-	if (!tp_hit(&TP, "IBSMD_TEST_SIGTERM_AT", name))
+	if (!tp_hit(&TP, "IBSMD_TEST_SIGTERM_AT", 1, name))
 		return;
 	log_notice("test point %s (IBSMD_TEST_SIGTERM_AT): sending SIGTERM "
 		   "to myself",

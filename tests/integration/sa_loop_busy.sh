@@ -1,7 +1,7 @@
 #!/bin/bash
 # The SA answers Gets of model records while the event loop is busy
-# (docs/design.md §3.1): IBSMD_TEST_HOLD_AT holds the loop thread at the
-# second heavy sweep's CONFIGURE (its routing done, nothing programmed),
+# (docs/design.md §3.1): IBSMD_TEST_HOLD_AT holds the loop thread at a
+# heavy sweep's CONFIGURE (its routing done, nothing programmed),
 # for as long as the test wants, as a routing computation at scale or a
 # state-file write would.  Meanwhile 8 clients' PathRecords to every
 # host, a NodeRecord table and a PortInfoRecord Get must all be answered,
@@ -15,8 +15,7 @@ LOAD="$O/tests/sim/sa_load"
 need saquery
 CLIENTS=8
 
-touch "$T/hold"
-export IBSMD_TEST_HOLD_AT=sweep:CONFIGURE:2 IBSMD_TEST_HOLD_FILE="$T/hold"
+export IBSMD_TEST_HOLD_AT=sweep:CONFIGURE IBSMD_TEST_HOLD_FILE="$T/hold"
 mc_start "$TOP/tests/data/ft3-small.net"
 LIDS=$(sim ibnetdiscover 2>/dev/null |
 	awk '/^Ca/ { ca = 1; next } ca && /^\[1\]/ {
@@ -25,6 +24,7 @@ LIDS=$(sim ibnetdiscover 2>/dev/null |
 [ -n "$LIDS" ] || fail "no host LIDs found"
 h=$(ctl status | field heavy_sweeps)
 
+touch "$T/hold"
 ctl sweep >/dev/null || fail "ibsmctl sweep refused"
 for _ in $(seq 300); do
 	[ -e "$T/hold.held" ] && break
