@@ -115,6 +115,11 @@ int txn_rxq_start(struct txn_rxq *q, struct mad_port *port)
 	return 0;
 }
 
+void txn_rxq_stop(struct txn_rxq *q)
+{
+	__atomic_store_n(&q->stop, true, __ATOMIC_RELEASE);
+}
+
 void txn_rxq_fini(struct txn_rxq *q)
 {
 	struct rx_item *it, *next;

@@ -32,6 +32,9 @@ struct txn_rxq {
 int txn_rxq_init(struct txn_rxq *q);
 /* Starts the thread reading port into the queue. */
 int txn_rxq_start(struct txn_rxq *q, struct mad_port *port);
+/* Tells the thread to stop after the MAD it waits for (or its next
+ * 100 ms poll). */
+void txn_rxq_stop(struct txn_rxq *q);
 /* Stops the thread and frees queued items. */
 void txn_rxq_fini(struct txn_rxq *q);
 /* Takes a copy of rx into the queue and signals the eventfd. */
