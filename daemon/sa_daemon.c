@@ -16,11 +16,14 @@
 #include "daemon/sa_daemon.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/discover.h"
+#include "daemon/sa_priv.h"
+#include "daemon/sa_answers.h"
 #include "daemon/sa_server.h"
 #include "daemon/sm.h"
 #include "daemon/sm_elect.h"
@@ -40,7 +43,9 @@ struct sa_daemon {
 	pthread_rwlock_t lock; /* write: the loop changes what Gets read */
 	bool live;	       /* a model is adopted: Gets are answered */
 	struct sa_out rx_out;  /* the receiver thread's answer buffer */
+	struct sa_answers *answers; /* its Get answers, cleared on changes */
 	struct txn_engine *txn;
+	uint64_t rx_gets, rx_cached; /* answered there, from the cache */
 };
 
 static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
@@ -57,6 +62,7 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	pthread_rwlock_wrlock(&d->lock);
 	d->sa.fabric = sm->fab ? sm->fab : &d->empty;
 	d->live = sm->fab != NULL;
+	sa_answers_clear(d->answers);
 	pthread_rwlock_unlock(&d->lock);
 	refresh(sm);
 }
@@ -88,6 +94,28 @@ static bool rx_answerable(const uint8_t *mad, size_t len)
 	return false;
 }
 
+/* The answer to rx into d->rx_out: a copy from the answer cache, else
+ * built (and kept).  0, or <0 for a request dropped. */
+static int rx_answer(struct sa_daemon *d, const struct mad_rx *rx,
+		     const struct sa_peer *from)
+{
+	size_t klen = sa_request_size(rx->mad, rx->len);
+	int rc;
+
+	if (sa_out_reserve(&d->rx_out, SA_MAD_SIZE) == 0 &&
+	    sa_answers_get(d->answers, rx->mad, klen, from->lid,
+			   d->rx_out.buf)) {
+		d->rx_out.len = SA_MAD_SIZE;
+		__atomic_fetch_add(&d->rx_cached, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	rc = sa_handle(&d->sa, from, rx->mad, rx->len, &d->rx_out);
+	if (rc == 0)
+		sa_answers_put(d->answers, rx->mad, klen, from->lid,
+			       d->rx_out.buf, d->rx_out.len);
+	return rc;
+}
+
 /* The receiver thread's hook: answers an answerable Get at once, under
  * the read lock; anything else (and everything before the first model)
  * goes to the loop. */
@@ -102,8 +130,8 @@ static bool rx_get(void *ctx, const struct mad_rx *rx)
 	pthread_rwlock_rdlock(&d->lock);
 	if (d->live) {
 		taken = true; /* a drop is counted and logged by sa_handle */
-		if (sa_handle(&d->sa, &from, rx->mad, rx->len, &d->rx_out) ==
-		    0) {
+		__atomic_fetch_add(&d->rx_gets, 1, __ATOMIC_RELAXED);
+		if (rx_answer(d, rx, &from) == 0) {
 			int rc = txn_respond_rx(d->txn, rx, d->rx_out.buf,
 						d->rx_out.len);
 			if (rc < 0 && log_ratelimit_ok(&d->sa.drop_rl))
@@ -122,6 +150,7 @@ static int start(struct sm *sm, struct sa_daemon *d)
 
 	fabric_init(&d->empty);
 	pthread_rwlock_init(&d->lock, NULL);
+	d->answers = sa_answers_new(); /* NULL: every Get built afresh */
 	rc = sa_init(&d->sa, &d->empty, NULL);
 	if (rc < 0) {
 		log_err("SA: out of memory creating the SA");
@@ -183,9 +212,24 @@ void sa_daemon_fini(struct sm *sm)
 	sa_free(&d->sa);
 	sa_out_free(&d->out);
 	sa_out_free(&d->rx_out);
+	sa_answers_free(d->answers);
 	fabric_free(&d->empty);
 	pthread_rwlock_destroy(&d->lock);
 	free(d);
+}
+
+void sa_daemon_print_status(struct sm *sm, FILE *out)
+{
+	struct sa_daemon *d = sm->sa;
+
+	if (!d)
+		return;
+	fprintf(out, "sa_requests %lu\n",
+		__atomic_load_n(&d->sa.stats.requests, __ATOMIC_RELAXED));
+	fprintf(out, "sa_gets_on_receiver %" PRIu64 "\n",
+		__atomic_load_n(&d->rx_gets, __ATOMIC_RELAXED));
+	fprintf(out, "sa_answers_cached %" PRIu64 "\n",
+		__atomic_load_n(&d->rx_cached, __ATOMIC_RELAXED));
 }
 
 struct sa *sa_daemon_get(struct sm *sm)
@@ -213,6 +257,7 @@ static void refresh(struct sm *sm)
 		return;
 	pthread_rwlock_wrlock(&d->lock);
 	d->sa.sm = si;
+	sa_answers_clear(d->answers);
 	pthread_rwlock_unlock(&d->lock);
 }
 
@@ -284,5 +329,6 @@ static void note_smp(void *ctx, const struct ib_node *n, const struct smp *smp,
 		     attr == SMP_ATTR_SWITCH_INFO ? 20
 		     : attr == SMP_ATTR_NODE_INFO ? 40
 						  : 64);
+	sa_answers_clear(d->answers);
 	pthread_rwlock_unlock(&d->lock);
 }

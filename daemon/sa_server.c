@@ -111,6 +111,18 @@ static const struct sa_attr_entry *find_attr(uint16_t attr)
 	return NULL;
 }
 
+size_t sa_request_size(const uint8_t *req, size_t len)
+{
+	const struct sa_attr_entry *ae;
+	size_t need;
+
+	if (len < (size_t)SA_HDR_SIZE)
+		return 0;
+	ae = find_attr(sa_get16(req + 16));
+	need = ae ? (size_t)SA_HDR_SIZE + ae->desc->size : 0;
+	return need && len >= need ? need : 0;
+}
+
 static uint8_t method_bit(uint8_t method)
 {
 	switch (method) {

@@ -62,4 +62,11 @@ for _ in $(seq 300); do
 done
 [ "$(ctl status | field heavy_sweeps)" -gt "$h" ] || fail "the held sweep did not finish after the release"
 sim saquery -N >/dev/null 2>&1 || fail "no NodeRecords after the release"
+# Each client asked its 400 paths over fewer destinations: the repeats
+# came from the answer cache.
+st=$(ctl status)
+rg=$(echo "$st" | field sa_gets_on_receiver) ca=$(echo "$st" | field sa_answers_cached)
+echo "status: sa_gets_on_receiver $rg, sa_answers_cached $ca"
+[ "${rg:-0}" -ge $((CLIENTS * 400)) ] || fail "sa_gets_on_receiver ${rg:-none}, want >= $((CLIENTS * 400))"
+[ "${ca:-0}" -gt 0 ] || fail "no answer came from the answer cache"
 echo "PASS: the SA answered PathRecord, NodeRecord and PortInfoRecord Gets while the loop was held"
