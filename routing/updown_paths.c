@@ -404,9 +404,22 @@ static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 	}
 	while (n && i < end) {
 		uint64_t least = UINT64_MAX;
-		for (unsigned t = 0; t < n; t++)
-			least = c[t].key < least ? c[t].key : least;
-		for (unsigned t = 0; t < n && i < end; t++) {
+		unsigned first = 0, ties = 0;
+		for (unsigned t = 0; t < n; t++) {
+			if (c[t].key < least) {
+				least = c[t].key;
+				first = t;
+				ties = 0;
+			}
+			ties += c[t].key == least;
+		}
+		if (ties == 1) { /* a round of one: no second scan */
+			lft[i] = (uint8_t)c[first].p;
+			count_route(j, base, c[first].p, j->lids[i++]);
+			c[first].key = port_key(j, base, c[first].p);
+			continue;
+		}
+		for (unsigned t = first; t < n && i < end; t++) {
 			if (c[t].key != least)
 				continue;
 			lft[i] = (uint8_t)c[t].p;
