@@ -63,29 +63,30 @@ static const char *sw_name(const struct ib_node *n, char *buf, size_t len)
 	return buf;
 }
 
-/* Next switch of every switch for one LID: a switch index, NEXT_SELF
- * (delivered: the destination switch's port to the LID) or NEXT_DEAD. */
-static void next_hops(const struct cdg_job *j, struct walk_scratch *w,
-		      uint32_t dsw, uint8_t dport)
+/* Next switch from s for one LID: a switch index, NEXT_SELF (delivered:
+ * the destination switch's port to the LID) or NEXT_DEAD. */
+static inline uint32_t next_hop(const struct cdg_job *j, const uint8_t *outp,
+				uint32_t s, uint32_t dsw, uint8_t dport)
 {
-	for (uint32_t s = 0; s < j->n; s++) {
-		uint8_t p = w->outp[s];
-		w->next[s] = p && p <= j->nports[s]
-				 ? j->peer[j->port_base[s] + p]
-				 : NEXT_DEAD;
-	}
-	w->next[dsw] = w->outp[dsw] == dport ? NEXT_SELF : NEXT_DEAD;
+	uint8_t p = outp[s];
+
+	if (s == dsw)
+		return p == dport ? NEXT_SELF : NEXT_DEAD;
+	return p && p <= j->nports[s] ? j->peer[j->port_base[s] + p]
+				      : NEXT_DEAD;
 }
 
-/* Distance of every switch to the destination (DIST_INF: dropped or
- * looping), each switch settled once, after its next hop: a switch's
- * chain of next hops is followed up to a settled switch, the
- * destination, a drop or itself (a loop), then settled backwards. */
-static void settle_all(const struct cdg_job *j, struct walk_scratch *w)
+/* Next hop and distance of every switch to the destination (DIST_INF:
+ * dropped or looping), each switch settled once, after its next hop: a
+ * switch's chain of next hops is followed (and computed) up to a settled
+ * switch, the destination, a drop or itself (a loop), then settled
+ * backwards. */
+static void settle_all(const struct cdg_job *j, struct walk_scratch *w,
+		       uint32_t dsw, uint8_t dport)
 {
-	const uint32_t *next = w->next;
-	uint32_t *dist = w->dist, *stack = w->stack, *fin = w->fin;
-	uint32_t n = j->n, nfin = 0;
+	const uint8_t *outp = w->outp;
+	uint32_t *next = w->next, *dist = w->dist, *stack = w->stack;
+	uint32_t *fin = w->fin, n = j->n, nfin = 0;
 
 	memset(dist, 0xFF, n * sizeof(*dist)); /* DIST_UNKNOWN */
 	for (uint32_t s = 0; s < n; s++) {
@@ -95,7 +96,7 @@ static void settle_all(const struct cdg_job *j, struct walk_scratch *w)
 		do {
 			dist[cur] = DIST_BUSY;
 			stack[sp++] = cur;
-			cur = next[cur];
+			cur = next[cur] = next_hop(j, outp, cur, dsw, dport);
 		} while (cur < NEXT_SELF && dist[cur] == DIST_UNKNOWN);
 		if (cur >= NEXT_SELF) /* the last one delivers (0) or drops */
 			v = cur == NEXT_SELF ? UINT32_MAX : DIST_INF;
@@ -210,8 +211,7 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
 	w->outp = w->blk + (size_t)col * j->n;
-	next_hops(j, w, dsw, dport);
-	settle_all(j, w);
+	settle_all(j, w, dsw, dport);
 	note_deps(j, w, lid);
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
