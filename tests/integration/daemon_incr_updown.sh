@@ -16,19 +16,6 @@
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim ibnetdiscover ibroute python3
 
-# read_back DIR: ibnetdiscover -p and every switch's LFT (ibroute)
-read_back() {
-	local d=$1 lid
-	mkdir -p "$d/lft"
-	sim ibnetdiscover -p >"$d/netdisc" 2>"$d/netdisc.err" ||
-		fail "ibnetdiscover -p failed: $(tail -2 "$d/netdisc.err")"
-	for lid in $(awk '$1 == "SW" { print $2 } $7 == "SW" { print $8 }' \
-			"$d/netdisc" | sort -un); do
-		sim ibroute "$lid" >"$d/lft/$lid" 2>>"$d/ibroute.err" ||
-			fail "ibroute $lid failed: $(tail -2 "$d/ibroute.err")"
-	done
-}
-
 walk() { # walk DIR ROOTS: updown_walk.py over DIR's read-back
 	python3 "$TOP/tests/integration/updown_walk.py" "$1/netdisc" "$1/lft" \
 		--roots "$2" --expect-acyclic >"$1/walk" 2>&1 ||
