@@ -22,15 +22,31 @@
 /* LIDs walked together: their LFT columns are copied once per switch, so
  * the walk reads a small cache-resident block, not n scattered LFTs. */
 #define LID_BLOCK 128
+/* LIDs whose dependencies are noted together, switch by switch: a
+ * switch's dependency words are then read once for all of them instead of
+ * once per LID (per LID they are spread over the whole graph: 864 KB a
+ * worker on a 12,000-switch torus, more than a core's cache). */
+#define DEP_GROUP 16
+#define NO_LOADS  UINT32_MAX /* gdsw[] of a LID whose loads do not count */
 
 struct walk_scratch {
-	uint32_t *next, *dist, *stack;
+	uint32_t *nexts; /* [DEP_GROUP][n]: next hops of a group's LIDs */
+	uint32_t *next;	 /* the LID's row of them */
+	uint32_t *dist, *stack;
 	uint32_t *fin, nfin; /* switches in the order their distance was
 				known: each after its next hop */
 	uint8_t *blk;	     /* [LID_BLOCK][n] LFT columns of a LID block */
 	const uint8_t *outp; /* [n] out-port of each switch for one LID */
-	uint64_t *dep;	     /* this worker's dependencies, merged later */
-	uint64_t *acc, *load;
+	/* the group's LIDs: their columns in blk and their next hops */
+	uint16_t glid[DEP_GROUP];
+	const uint8_t *goutp[DEP_GROUP];
+	uint32_t gdsw[DEP_GROUP]; /* the LID's switch, if its loads count */
+	unsigned ng;
+	uint64_t *dep; /* this worker's dependencies, merged later */
+	/* [DEP_GROUP][n] the CA sources behind each switch, per LID of the
+	 * group (<= 49,151 CA ports); per link the CA-to-CA routes over it
+	 * (at most one per CA pair: < 49,151^2 < 2^32) */
+	uint32_t *accs, *acc, *load;
 	uint64_t pairs, unreach, hop_sum, illegal, sw_unreach;
 	uint32_t sw_bad_lid, sw_bad_sw; /* first undelivered switch LID */
 	uint32_t max_hops;
@@ -112,30 +128,39 @@ static void settle_all(const struct cdg_job *j, struct walk_scratch *w,
 	w->nfin = nfin;
 }
 
-/* Every dependency (s -> t) then (t -> its next hop) the LID's routes
- * show, where t leads on to a switch, and the down->up turns among them
- * (up[] is all 0 without an order). */
-static void note_deps(const struct cdg_job *j, struct walk_scratch *w,
-		      uint16_t lid)
+/* Every dependency (s -> t) then (t -> its next hop) the routes of the
+ * group's LIDs show, where t leads on to a switch, and the down->up turns
+ * among them (up[] is all 0 without an order), and the CA-to-CA routes
+ * each switch sends over its link (count_loads()); switch by switch,
+ * every LID of the group at each (see DEP_GROUP). */
+static void note_deps(const struct cdg_job *j, struct walk_scratch *w)
 {
-	const uint32_t *next = w->next, *pb = j->port_base;
-	const uint32_t *arrive = j->arrive;
-	const uint8_t *outp = w->outp, *up = j->up;
+	const uint32_t *pb = j->port_base, *arrive = j->arrive;
+	const uint8_t *up = j->up;
 	uint64_t *dep = w->dep;
+	uint32_t n = j->n, *load = w->load;
 
-	for (uint32_t s = 0; s < j->n; s++) {
-		uint32_t t = next[s];
-		if (t >= NEXT_SELF || next[t] >= NEXT_SELF)
-			continue;
-		uint32_t vs = pb[s] + outp[s];
-		uint8_t p2 = outp[t];
-		dep[(size_t)arrive[vs] + (p2 >> 6)] |= 1ull << (p2 & 63);
-		if (up[pb[t] + p2] > up[vs] &&
-		    (!w->illegal++ || lid < w->turn_lid)) {
-			w->turn_lid = lid;
-			w->turn_sw = t;
+	for (uint32_t s = 0; s < n; s++)
+		for (unsigned k = 0; k < w->ng; k++) {
+			const uint32_t *next = w->nexts + (size_t)k * n;
+			const uint8_t *outp = w->goutp[k];
+			uint32_t t = next[s];
+			if (w->gdsw[k] != NO_LOADS && s != w->gdsw[k])
+				load[pb[s] + outp[s]] +=
+				    w->accs[(size_t)k * n + s];
+			if (t >= NEXT_SELF || next[t] >= NEXT_SELF)
+				continue;
+			uint32_t vs = pb[s] + outp[s];
+			uint8_t p2 = outp[t];
+			dep[(size_t)arrive[vs] + (p2 >> 6)] |= 1ull
+							       << (p2 & 63);
+			if (up[pb[t] + p2] > up[vs] &&
+			    (!w->illegal++ || w->glid[k] < w->turn_lid)) {
+				w->turn_lid = w->glid[k];
+				w->turn_sw = t;
+			}
 		}
-	}
+	w->ng = 0;
 }
 
 /* The lowest switch s undelivered for the lowest LID. */
@@ -155,7 +180,7 @@ static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
 	for (uint32_t s = 0; s < j->n; s++) {
 		uint64_t c = j->hosts[s] - (s == dsw);
 		uint32_t d = w->dist[s];
-		w->acc[s] = c;
+		w->acc[s] = (uint32_t)c;
 		if (!c)
 			continue;
 		w->pairs += c;
@@ -173,21 +198,18 @@ static void count_pairs(const struct cdg_job *j, struct walk_scratch *w,
 
 /* CA-to-CA routes per link: the routes to one LID form an in-tree; push
  * each switch's source count to its next hop, every switch before the
- * one it leads to (the reverse of the order settle_all() settled them). */
-static void count_loads(const struct cdg_job *j, struct walk_scratch *w,
-			uint32_t dsw)
+ * one it leads to (the reverse of the order settle_all() settled them).
+ * acc[s] then holds what s sends over its link; note_deps() adds it to
+ * the link's load. */
+static void count_loads(struct walk_scratch *w, uint32_t dsw)
 {
-	const uint32_t *fin = w->fin, *next = w->next, *pb = j->port_base;
-	const uint8_t *outp = w->outp;
-	uint64_t *acc = w->acc, *load = w->load;
+	const uint32_t *fin = w->fin, *next = w->next;
+	uint32_t *acc = w->acc;
 
 	for (uint32_t k = w->nfin; k--;) {
-		uint32_t s = fin[k];
-		uint64_t a = acc[s];
-		if (!a || s == dsw)
-			continue;
-		load[pb[s] + outp[s]] += a;
-		acc[next[s]] += a;
+		uint32_t s = fin[k], a = acc[s];
+		if (a && s != dsw)
+			acc[next[s]] += a;
 	}
 }
 
@@ -211,11 +233,15 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 		return; /* unlinked CA port: no source reaches it anyway */
 	}
 	w->outp = w->blk + (size_t)col * j->n;
+	w->next = w->nexts + (size_t)w->ng * j->n;
+	w->acc = w->accs + (size_t)w->ng * j->n;
+	w->glid[w->ng] = lid;
+	w->gdsw[w->ng] = ca && p->lid == lid ? dsw : NO_LOADS;
+	w->goutp[w->ng++] = w->outp;
 	settle_all(j, w, dsw, dport);
-	note_deps(j, w, lid);
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
-		count_loads(j, w, dsw);
+		count_loads(w, dsw);
 	} else if (!ca) {
 		for (uint32_t s = 0; s < j->n; s++)
 			if (w->dist[s] == DIST_INF && j->hosts[s]) {
@@ -253,8 +279,13 @@ static void walk_block(void *arg, size_t bi, unsigned worker)
 						     : LFT_NO_PORT;
 		}
 	}
-	for (uint32_t l = l0; l < l1; l++)
+	for (uint32_t l = l0; l < l1; l++) {
 		walk_lid(j, w, (uint16_t)l, l - l0);
+		if (w->ng == DEP_GROUP)
+			note_deps(j, w);
+	}
+	if (w->ng)
+		note_deps(j, w);
 }
 
 static int alloc_job(struct cdg_job *j, unsigned nw)
@@ -314,17 +345,19 @@ static int alloc_job(struct cdg_job *j, unsigned nw)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nw; i++) {
 		struct walk_scratch *w = &j->ws[i];
-		w->next = malloc((n + 2) * sizeof(uint32_t));
+		w->nexts =
+		    malloc((size_t)(n + 2) * DEP_GROUP * sizeof(uint32_t));
 		w->dist = malloc((n + 2) * sizeof(uint32_t));
 		w->stack = malloc((n + 2) * sizeof(uint32_t));
 		w->fin = malloc((n + 2) * sizeof(uint32_t));
 		w->blk = malloc((size_t)(n + 2) * LID_BLOCK);
 		w->dep =
 		    calloc((size_t)j->port_base[n] * j->W + 1, sizeof(*w->dep));
-		w->acc = malloc((n + 2) * sizeof(uint64_t));
-		w->load = calloc(j->port_base[n] + 1, sizeof(uint64_t));
-		if (!w->next || !w->dist || !w->stack || !w->fin || !w->blk ||
-		    !w->dep || !w->acc || !w->load)
+		w->accs =
+		    malloc((size_t)(n + 2) * DEP_GROUP * sizeof(uint32_t));
+		w->load = calloc(j->port_base[n] + 1, sizeof(uint32_t));
+		if (!w->nexts || !w->dist || !w->stack || !w->fin || !w->blk ||
+		    !w->dep || !w->accs || !w->load)
 			return -ENOMEM;
 	}
 	return 0;
@@ -334,13 +367,13 @@ static void free_job(struct cdg_job *j, unsigned nw)
 {
 	for (unsigned i = 0; j->ws && i < nw; i++) {
 		struct walk_scratch *w = &j->ws[i];
-		free(w->next);
+		free(w->nexts);
 		free(w->dist);
 		free(w->stack);
 		free(w->fin);
 		free(w->blk);
 		free(w->dep);
-		free(w->acc);
+		free(w->accs);
 		free(w->load);
 	}
 	free(j->ws);
