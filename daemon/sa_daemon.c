@@ -146,10 +146,17 @@ static bool rx_get(void *ctx, const struct mad_rx *rx)
 
 static int start(struct sm *sm, struct sa_daemon *d)
 {
+	pthread_rwlockattr_t la;
 	int rc;
 
 	fabric_init(&d->empty);
-	pthread_rwlock_init(&d->lock, NULL);
+	/* The receiver thread takes the lock for every Get, back to back
+	 * under load: a writer (the loop) must not wait behind that. */
+	pthread_rwlockattr_init(&la);
+	pthread_rwlockattr_setkind_np(
+	    &la, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&d->lock, &la);
+	pthread_rwlockattr_destroy(&la);
 	d->answers = sa_answers_new(); /* NULL: every Get built afresh */
 	rc = sa_init(&d->sa, &d->empty, NULL);
 	if (rc < 0) {

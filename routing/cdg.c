@@ -144,10 +144,13 @@ static void note_deps(const struct cdg_job *j, struct walk_scratch *w)
 		for (unsigned k = 0; k < w->ng; k++) {
 			const uint32_t *next = w->nexts + (size_t)k * n;
 			const uint8_t *outp = w->goutp[k];
-			uint32_t t = next[s];
+			uint32_t t = next[s], a = 0;
+			/* sources only behind a switch that delivers: its
+			 * port is a link (a drop's may be any byte) */
 			if (w->gdsw[k] != NO_LOADS && s != w->gdsw[k])
-				load[pb[s] + outp[s]] +=
-				    w->accs[(size_t)k * n + s];
+				a = w->accs[(size_t)k * n + s];
+			if (a)
+				load[pb[s] + outp[s]] += a;
 			if (t >= NEXT_SELF || next[t] >= NEXT_SELF)
 				continue;
 			uint32_t vs = pb[s] + outp[s];
