@@ -2,8 +2,9 @@
  * Per destination LID (parallel), each switch's next hop is resolved into
  * a hop distance by a memoised iterative walk (loops and drops detected);
  * the dependencies it shows are OR-ed into per-(switch, in-port) bitmasks
- * of out-ports.  The graph is then checked with Kahn's algorithm, no
- * recursion, so 12,000-switch tori are fine. */
+ * of out-ports, switch by switch for a group of LIDs at a time.  The graph
+ * is then checked with Kahn's algorithm, no recursion, so 12,000-switch
+ * tori are fine. */
 #include "routing/cdg.h"
 
 #include <errno.h>
