@@ -80,30 +80,33 @@ static const char *sw_name(const struct ib_node *n, char *buf, size_t len)
 	return buf;
 }
 
-/* Next switch from s for one LID: a switch index, NEXT_SELF (delivered:
- * the destination switch's port to the LID) or NEXT_DEAD. */
-static inline uint32_t next_hop(const struct cdg_job *j, const uint8_t *outp,
-				uint32_t s, uint32_t dsw, uint8_t dport)
+/* Next switch of every switch for one LID: a switch index, NEXT_SELF
+ * (delivered: the destination switch's port to the LID) or NEXT_DEAD.  A
+ * pass in switch order, so the reads are sequential; settle_all() then
+ * chases chains through next[] alone. */
+static void next_hops(const struct cdg_job *j, struct walk_scratch *w,
+		      uint32_t dsw, uint8_t dport)
 {
-	uint8_t p = outp[s];
+	const uint8_t *outp = w->outp, *nports = j->nports;
+	const uint32_t *pb = j->port_base, *peer = j->peer;
+	uint32_t *next = w->next;
 
-	if (s == dsw)
-		return p == dport ? NEXT_SELF : NEXT_DEAD;
-	return p && p <= j->nports[s] ? j->peer[j->port_base[s] + p]
-				      : NEXT_DEAD;
+	for (uint32_t s = 0; s < j->n; s++) {
+		uint8_t p = outp[s];
+		next[s] = p && p <= nports[s] ? peer[pb[s] + p] : NEXT_DEAD;
+	}
+	next[dsw] = outp[dsw] == dport ? NEXT_SELF : NEXT_DEAD;
 }
 
-/* Next hop and distance of every switch to the destination (DIST_INF:
- * dropped or looping), each switch settled once, after its next hop: a
- * switch's chain of next hops is followed (and computed) up to a settled
- * switch, the destination, a drop or itself (a loop), then settled
- * backwards. */
-static void settle_all(const struct cdg_job *j, struct walk_scratch *w,
-		       uint32_t dsw, uint8_t dport)
+/* Distance of every switch to the destination (DIST_INF: dropped or
+ * looping), each switch settled once, after its next hop: a switch's
+ * chain of next hops is followed up to a settled switch, the
+ * destination, a drop or itself (a loop), then settled backwards. */
+static void settle_all(const struct cdg_job *j, struct walk_scratch *w)
 {
-	const uint8_t *outp = w->outp;
-	uint32_t *next = w->next, *dist = w->dist, *stack = w->stack;
-	uint32_t *fin = w->fin, n = j->n, nfin = 0;
+	const uint32_t *next = w->next;
+	uint32_t *dist = w->dist, *stack = w->stack, *fin = w->fin;
+	uint32_t n = j->n, nfin = 0;
 
 	memset(dist, 0xFF, n * sizeof(*dist)); /* DIST_UNKNOWN */
 	for (uint32_t s = 0; s < n; s++) {
@@ -113,7 +116,7 @@ static void settle_all(const struct cdg_job *j, struct walk_scratch *w,
 		do {
 			dist[cur] = DIST_BUSY;
 			stack[sp++] = cur;
-			cur = next[cur] = next_hop(j, outp, cur, dsw, dport);
+			cur = next[cur];
 		} while (cur < NEXT_SELF && dist[cur] == DIST_UNKNOWN);
 		if (cur >= NEXT_SELF) /* the last one delivers (0) or drops */
 			v = cur == NEXT_SELF ? UINT32_MAX : DIST_INF;
@@ -242,7 +245,8 @@ static void walk_lid(const struct cdg_job *j, struct walk_scratch *w,
 	w->glid[w->ng] = lid;
 	w->gdsw[w->ng] = ca && p->lid == lid ? dsw : NO_LOADS;
 	w->goutp[w->ng++] = w->outp;
-	settle_all(j, w, dsw, dport);
+	next_hops(j, w, dsw, dport);
+	settle_all(j, w);
 	if (ca && p->lid == lid) {
 		count_pairs(j, w, dsw, lid);
 		count_loads(w, dsw);
