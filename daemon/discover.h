@@ -18,7 +18,6 @@
 struct dport {
 	uint8_t pi[SMP_DATA_SIZE]; /* PortInfo as read */
 	bool have_pi;
-	bool activating; /* port setup sent ACTIVE during CONFIGURE */
 };
 
 /* Per-node data beside the model, indexed like fabric.nodes. */

@@ -1,14 +1,11 @@
 /* Port setup: each port gets one PortInfo Set carrying its LID, LMC, the
  * master SM LID and PortState ARMED, and only when one of them is not yet
  * right; switches get a SwitchInfo Set of LinearFDBTop (ibsim drops
- * LID-routed packets beyond it) and the PortStateChange clear.  A port
- * goes ACTIVE only once its neighbour is ARMED (IBA; ibsim refuses it
- * otherwise), so both ends of a link are set ACTIVE as soon as both have
- * acknowledged ARMED, while the rest of CONFIGURE (other ports, the LFT
- * blocks) is still in flight; ACTIVATE then sets whatever is left (ports
- * found ARMED by discovery, a failed activation).  Sets are built from
- * the PortInfo the node reported (ibsim takes LID, SM LID, LMC from every
- * Set, so nothing may be left zero). */
+ * LID-routed packets beyond it) and the PortStateChange clear.  Then every
+ * armed port is set ACTIVE: ibsim accepts ACTIVE only once the neighbour
+ * is ARMED, so all ports are armed before any is activated.  Sets are built
+ * from the PortInfo the node reported (ibsim takes LID, SM LID, LMC from
+ * every Set, so nothing may be left zero). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,8 +34,6 @@ static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 		 q->node->guid, q->port, strerror(-status), mad_status);
 }
 
-static void activate_link(struct sweep *s, struct ib_node *n, uint8_t pn);
-
 /* After a refused state Set: what the port really is now. */
 static void verify_cb(void *ctx, int status, const struct txn_result *r)
 {
@@ -49,8 +44,6 @@ static void verify_cb(void *ctx, int status, const struct txn_result *r)
 	    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0 &&
 	    pi.port_state >= q->state) {
 		q->node->ports[q->port].state = pi.port_state;
-		if (q->state == IB_PORT_ARMED)
-			activate_link(q->s, q->node, q->port);
 	} else {
 		set_failed(q, status < 0 ? status : -EREMOTEIO,
 			   r ? r->mad_status : 0);
@@ -100,8 +93,6 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 			p->state = pi.port_state;
 		else
 			p->state = q->state;
-		if (q->state == IB_PORT_ARMED)
-			activate_link(s, q->node, q->port);
 	}
 	free(q);
 	sweep_release(s);
@@ -268,27 +259,6 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 		return rc;
 	s->activated++;
 	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, IB_PORT_ACTIVE);
-}
-
-/* Port pn of n and its neighbour, once both are ARMED (or the neighbour
- * already ACTIVE): ACTIVE now, each once.  A Set that cannot be submitted
- * is left to ACTIVATE. */
-static void activate_link(struct sweep *s, struct ib_node *n, uint8_t pn)
-{
-	struct ib_port *r = n->ports[pn].remote;
-	struct ib_port *end[2] = {&n->ports[pn], r};
-
-	if (!r || r->state < IB_PORT_ARMED || !s->disc)
-		return;
-	for (int i = 0; i < 2; i++) {
-		struct dnode *dn = disc_node(s->disc, end[i]->node);
-		struct dport *dp = dn ? &dn->ports[end[i]->num] : NULL;
-
-		if (!dp || dp->activating || end[i]->state != IB_PORT_ARMED)
-			continue;
-		if (activate_port(s, dn, end[i]->num) == 0)
-			dp->activating = true;
-	}
 }
 
 int portsetup_activate(struct sweep *s)
