@@ -267,6 +267,9 @@ static int setup(struct sm *sm)
 		rc = mcg_init(sm);
 	if (rc == 0)
 		rc = route_load_guid2lid(sm);
+	/* after sa_daemon_init: on a new model the SA's subscriber runs
+	 * first and holds Gets back until pkeyprog.c publishes that model's
+	 * partitions (sa_daemon.c, on_fabric) */
 	if (rc == 0)
 		rc = pkeyprog_init(sm);
 	if (rc == 0)

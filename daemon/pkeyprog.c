@@ -555,21 +555,30 @@ static int sa_table(void *ctx, const struct ib_port *p, const uint16_t **tbl)
 	return sh->cap;
 }
 
+/* The plan of the current model and configuration, built aside and
+ * swapped in under the SA's lock: its receiver thread answers PathRecords
+ * by it (sa_daemon.c). */
 static void publish_plan(struct pkeyprog *pp)
 {
 	struct sm *sm = pp->sm;
 	struct sa *sa = sa_daemon_get(sm);
+	struct pkey_plan np, old = pp->plan;
+	bool had = pp->have_plan, have;
 
-	if (pp->have_plan)
-		pkey_plan_free(&pp->plan);
-	pp->have_plan =
-	    sm->fab && pkey_plan_build(&pp->plan, sm->fab, &sm->cfg.partitions,
-				       false) == 0;
+	have = sm->fab &&
+	       pkey_plan_build(&np, sm->fab, &sm->cfg.partitions, false) == 0;
+	sa_daemon_change_begin(sm);
+	pp->have_plan = have;
+	if (have)
+		pp->plan = np;
 	if (sa) {
-		sa->pkeys = pp->have_plan ? &pp->plan : NULL;
+		sa->pkeys = have ? &pp->plan : NULL;
 		sa->pkey_table = sa_table;
 		sa->pkey_ctx = pp;
 	}
+	sa_daemon_change_end(sm);
+	if (had)
+		pkey_plan_free(&old);
 }
 
 static void reload_pass(struct pkeyprog *pp)
@@ -635,8 +644,10 @@ void pkeyprog_fini(struct sm *sm)
 	if (!pp)
 		return;
 	sm_unsubscribe(sm, on_event, pp);
+	sa_daemon_change_begin(sm);
 	if (sa)
 		sa->pkeys = NULL;
+	sa_daemon_change_end(sm);
 	if (pp->running)
 		pass_free(pp->running);
 	if (pp->have_plan)

@@ -102,6 +102,7 @@ int sm_reload(struct sm *sm)
 		!config_equal_except(&nc, &sm->cfg, applied_without_sweep);
 	config_free(&sm->cfg);
 	sm->cfg = nc;
+	/* the SA keeps its own copy, swapped on SM_EV_CONFIG_RELOADED */
 	qos_policy_free(&sm->qos);
 	sm->qos = nq;
 	log_set_level((enum log_level)sm->cfg.log_level);

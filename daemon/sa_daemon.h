@@ -1,12 +1,15 @@
 /* Glue between ibsmd and the SA server (daemon/sa_server.h): registers the
  * SA class agent (0x03, version 2, RMPP) on the SM's umad port, answers
- * SubnAdm requests from the event loop on the model of the last complete
- * sweep (SM_EV_FABRIC_REPLACED), and keeps the raw SMP attributes
- * discovery read (its observer, sm->disc_obs) so records carry them. */
+ * SubnAdm requests on the model of the last complete sweep
+ * (SM_EV_FABRIC_REPLACED) - Gets of model records on the MAD receiver
+ * thread, from an answer cache when asked again, the rest on the event
+ * loop - and keeps the raw SMP attributes discovery read (its observer,
+ * sm->disc_obs) so records carry them. */
 #ifndef IBSMD_SA_DAEMON_H
 #define IBSMD_SA_DAEMON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "lib/fabric.h"
 #include "mad/smp.h"
@@ -23,6 +26,9 @@ void sa_daemon_fini(struct sm *sm);
  * manager to fill the group table and set mcm_ops (sa_server.h,
  * sa_mcm.h). */
 struct sa *sa_daemon_get(struct sm *sm);
+/* ibsmctl status lines: SA requests, Gets answered on the receiver
+ * thread, of which from the answer cache (nothing in --once). */
+void sa_daemon_print_status(struct sm *sm, FILE *out);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
 /* durable_ack.c: holds the answer (buf, len) to req when req is a Set or
@@ -74,6 +80,13 @@ struct sa_inform_store;
 struct sa_inform_store *sa_inform_store_open(struct sm *sm, struct sa *sa);
 void sa_inform_store_close(struct sa_inform_store *st);
 int sa_inform_store_reload(struct sa_inform_store *st);
+
+/* The loop changes what the receiver thread's Get answers read besides
+ * the model (the partition plan, the QoS policy): between these two,
+ * under the SA's write lock; the end empties the answer cache and lets
+ * Gets be answered there again.  No-ops without an SA. */
+void sa_daemon_change_begin(struct sm *sm);
+void sa_daemon_change_end(struct sm *sm);
 
 /* sa_report.c: SubnAdmReports of events to the SA's subscribers (traps
  * 64-67), sent on the SA's agent; it sets sm->reports and

@@ -99,9 +99,16 @@ void sa_free(struct sa *sa)
 	sa_cache_free(&sa->cache);
 }
 
+/* The counters are bumped by the loop and by the receiver thread's Gets
+ * (daemon/sa_daemon.c) at once. */
+static inline void count(unsigned long *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
 static void count_drop(struct sa *sa, const char *why, const struct sa_peer *p)
 {
-	sa->stats.dropped++;
+	count(&sa->stats.dropped);
 	if (log_ratelimit_ok(&sa->drop_rl))
 		log_warn("SA: dropped request from LID %u: %s (%lu dropped so "
 			 "far); no answer sent",
@@ -114,6 +121,18 @@ static const struct sa_attr_entry *find_attr(uint16_t attr)
 		if (attr_table[i].attr == attr)
 			return &attr_table[i];
 	return NULL;
+}
+
+size_t sa_request_size(const uint8_t *req, size_t len)
+{
+	const struct sa_attr_entry *ae;
+	size_t need;
+
+	if (len < (size_t)SA_HDR_SIZE)
+		return 0;
+	ae = find_attr(sa_get16(req + 16));
+	need = ae ? (size_t)SA_HDR_SIZE + ae->desc->size : 0;
+	return need && len >= need ? need : 0;
 }
 
 static uint8_t method_bit(uint8_t method)
@@ -220,9 +239,9 @@ static int finish(struct sa *sa, const struct sa_hdr *req,
 	if (table_resp(h.method))
 		out->len = SA_HDR_SIZE + (status ? 0 : n * stride);
 	out->records = status ? 0 : n;
-	sa->stats.responses++;
+	count(&sa->stats.responses);
 	if (status)
-		sa->stats.errors++;
+		count(&sa->stats.errors);
 	return 0;
 }
 
@@ -318,7 +337,7 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 	struct sa_ctx c;
 	int st;
 
-	sa->stats.requests++;
+	count(&sa->stats.requests);
 	if (sa_hdr_decode(&h, req, len) < 0) {
 		count_drop(sa, "shorter than an SA header", from);
 		return -EBADMSG;
@@ -326,7 +345,7 @@ int sa_handle(struct sa *sa, const struct sa_peer *from, const uint8_t *req,
 	st = validate(sa, &h, len, &ae, from);
 	if (st < 0)
 		return -EBADMSG;
-	sa->stats.by_attr[attr_slot(h.attr_id)]++;
+	count(&sa->stats.by_attr[attr_slot(h.attr_id)]);
 	if (st)
 		return finish(sa, &h, req + SA_HDR_SIZE, len - SA_HDR_SIZE,
 			      ae ? ae->desc : NULL, 0, (uint16_t)st, out);

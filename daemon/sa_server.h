@@ -173,6 +173,12 @@ struct sa {
 int sa_init(struct sa *sa, struct fabric *f, const struct sa_sm_info *sm);
 void sa_free(struct sa *sa);
 
+/* The bytes of request req that sa_handle() reads: the SA header and the
+ * attribute's record (what follows is padding, or under ibsim whatever
+ * libumad2sim's buffer held).  0 for an attribute it does not serve or a
+ * request too short for its record. */
+size_t sa_request_size(const uint8_t *req, size_t len);
+
 /* Handles one request MAD (len bytes, normally 256).  Returns 0 with the
  * response in out, or a negative errno when the request is dropped without
  * an answer (not an SA request, a response method, truncated header);

@@ -215,7 +215,8 @@ void issm_close(struct sm *sm);
 int statectl_register(struct sm *sm);
 
 /* testpoint.c: IBSMD_TEST_SIGTERM_AT=NAME[:N] stops the daemon at the Nth
- * pass through point NAME (restart tests). */
+ * pass through point NAME (restart tests); IBSMD_TEST_HOLD_AT=NAME[:N]
+ * holds the loop there while IBSMD_TEST_HOLD_FILE exists (SA tests). */
 void testpoint(const char *name);
 
 /* dumps.c (the multicast tables come from mcg_write_dumps_to) */

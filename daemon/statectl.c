@@ -10,6 +10,7 @@
 #include "daemon/ctl.h"
 #include "daemon/mcg.h"
 #include "daemon/mkey.h"
+#include "daemon/sa_daemon.h"
 #include "daemon/sm.h"
 #include "daemon/sm_elect.h"
 
@@ -113,6 +114,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "smps_min_last_heavy %" PRIu64 "\n", sm->smps.min_needed);
 	elect_print_status(sm, out);
 	mkey_print_status(sm, out);
+	sa_daemon_print_status(sm, out);
 	print_txn(out, txn_stats(sm->txn));
 	return 0;
 }

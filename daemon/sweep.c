@@ -375,17 +375,22 @@ static int adopt_model(struct sweep *s)
 	/* Sets are sent only where something differs, so the Sets sent are
 	 * the Sets needed; Gets are judged against the formula. */
 	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
+	struct fabric *old = sm->fab;
+
 	dumps_join(sm); /* the dump helper reads the model it replaces */
-	struct sm_event_arg replaced = {.old = sm->fab};
 	sm->fab = s->nf;
 	s->nf = NULL;
 	sm->heavy_sweeps++;
 	sm->incremental_sweeps += s->incremental;
 	route_after_sweep(sm);
-	sm_publish(sm, SM_EV_FABRIC_REPLACED, &replaced);
-	if (replaced.old) {
-		fabric_free((struct fabric *)replaced.old);
-		free((struct fabric *)replaced.old);
+	sm_publish(sm, SM_EV_FABRIC_REPLACED,
+		   &(struct sm_event_arg){.old = old});
+	/* Freed only now: the SA's receiver thread answers from the old
+	 * model until its subscriber moved it to the new one, and the
+	 * multicast manager reads the trees routed on it (.old). */
+	if (old) {
+		fabric_free(old);
+		free(old);
 	}
 	if (s->left_out) {
 		/* The model lacks them, so nothing above counts their ports:

@@ -1,6 +1,7 @@
 /* Logging: see log.h. */
 #include "lib/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,18 +71,26 @@ static unsigned long long now_ms(void)
 	return (unsigned long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One lock for every limit: the SA's receiver-thread answers share
+ * theirs with the loop (daemon/sa_daemon.c). */
+static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bool log_ratelimit_ok(struct log_ratelimit *rl)
 {
 	unsigned long long t = now_ms();
+	bool ok = false;
 
+	pthread_mutex_lock(&rl_lock);
 	if (t - rl->window_start_ms >= rl->interval_ms) {
 		rl->window_start_ms = t;
 		rl->printed = 0;
 	}
 	if (rl->printed < rl->burst) {
 		rl->printed++;
-		return true;
+		ok = true;
+	} else {
+		rl->suppressed++;
 	}
-	rl->suppressed++;
-	return false;
+	pthread_mutex_unlock(&rl_lock);
+	return ok;
 }

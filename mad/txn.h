@@ -212,6 +212,21 @@ int txn_repress_trap(struct txn_engine *eng, const struct txn_request *req);
 int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
 		    const uint8_t *mad, size_t len);
 
+/* A hook offered every received MAD (status 0) on the receiver thread,
+ * before it is queued for the loop: it returns true when it answered the
+ * MAD itself (it is then not dispatched), false to let the loop have it.
+ * It runs concurrently with the loop, so it must touch only what it
+ * guards itself; it may answer with txn_respond_rx().  NULL removes it;
+ * once txn_set_rx_hook() returns, no call of the previous hook runs.
+ * Not called for MADs injected without a port. */
+typedef bool (*txn_rx_hook)(void *ctx, const struct mad_rx *rx);
+void txn_set_rx_hook(struct txn_engine *eng, txn_rx_hook fn, void *ctx);
+/* Sends a response MAD (GS classes: GSI Q_Key unless the request's
+ * address had one) to where rx came from, on its agent.  Safe on the
+ * receiver thread; counts nothing in the engine's statistics. */
+int txn_respond_rx(struct txn_engine *eng, const struct mad_rx *rx,
+		   const uint8_t *mad, size_t len);
+
 const struct txn_stats *txn_stats(const struct txn_engine *eng);
 
 #endif

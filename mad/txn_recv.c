@@ -152,6 +152,24 @@ int txn_respond_raw(struct txn_engine *e, const struct txn_request *req,
 	return rc;
 }
 
+int txn_respond_rx(struct txn_engine *e, const struct mad_rx *rx,
+		   const uint8_t *mad, size_t len)
+{
+	struct mad_addr to = rx->from;
+
+	if (!to.qkey)
+		to.qkey = MAD_QKEY_GSI;
+	return e->tr.send(e->tr.ctx, rx->agent, mad, len, &to, 0);
+}
+
+void txn_set_rx_hook(struct txn_engine *e, txn_rx_hook fn, void *ctx)
+{
+	pthread_rwlock_wrlock(&e->rxq.hook_lock);
+	e->rxq.hook = fn;
+	e->rxq.hook_ctx = ctx;
+	pthread_rwlock_unlock(&e->rxq.hook_lock);
+}
+
 int txn_respond_smp(struct txn_engine *e, const struct txn_request *req,
 		    uint16_t status, const uint8_t *data)
 {
@@ -244,10 +262,31 @@ int txn_create(struct mad_port *port, const struct txn_params *params,
 	return rc;
 }
 
+/* The receiver thread waits in umad up to RX_POLL_MS (100 ms) before it
+ * sees its stop flag; a NodeInfo Get to our own port (0 hops, answered by
+ * the port's own SMA, under ibsim too) wakes it at once, so an exit
+ * (--once) does not wait for that.  The answer matches no transaction. */
+static void wake_receiver(struct txn_engine *e)
+{
+	uint8_t mad[MAD_SIZE];
+	struct mad_addr to = {.lid = MAD_LID_PERMISSIVE};
+	struct smp s;
+
+	if (!e->rxq.running)
+		return;
+	smp_init_dr(&s, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, 0);
+	s.hdr.tid = 0xFFFF; /* no slot (txn_by_tid): counted unmatched */
+	if (smp_encode(&s, mad, sizeof(mad)) == 0)
+		e->tr.send(e->tr.ctx, e->tr.agent_smi_dr, mad, sizeof(mad),
+			   &to, (int)e->params.timeout_ms);
+}
+
 void txn_destroy(struct txn_engine *e)
 {
 	if (!e)
 		return;
+	txn_rxq_stop(&e->rxq);
+	wake_receiver(e);
 	txn_rxq_fini(&e->rxq); /* no more receptions */
 	while (e->heap_n)
 		txn_complete(e, e->heap[0], -ECANCELED, NULL, NULL);

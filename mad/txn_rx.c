@@ -21,7 +21,20 @@ int txn_rxq_init(struct txn_rxq *q)
 	if (q->efd < 0)
 		return -errno;
 	pthread_mutex_init(&q->mu, NULL);
+	pthread_rwlock_init(&q->hook_lock, NULL);
 	return 0;
+}
+
+/* The hook took rx (answered it on this thread): true. */
+static bool offer_hook(struct txn_rxq *q, const struct mad_rx *rx)
+{
+	bool taken = false;
+
+	pthread_rwlock_rdlock(&q->hook_lock);
+	if (q->hook)
+		taken = q->hook(q->hook_ctx, rx);
+	pthread_rwlock_unlock(&q->hook_lock);
+	return taken;
 }
 
 int txn_rxq_push(struct txn_rxq *q, const struct mad_rx *rx)
@@ -80,6 +93,8 @@ static void *rx_thread(void *arg)
 			usleep(10000);
 			continue;
 		}
+		if (!rx.status && offer_hook(q, &rx))
+			continue;
 		if (txn_rxq_push(q, &rx) < 0)
 			log_err("txn: out of memory queueing a received MAD; "
 				"dropped");
@@ -100,6 +115,11 @@ int txn_rxq_start(struct txn_rxq *q, struct mad_port *port)
 	return 0;
 }
 
+void txn_rxq_stop(struct txn_rxq *q)
+{
+	__atomic_store_n(&q->stop, true, __ATOMIC_RELEASE);
+}
+
 void txn_rxq_fini(struct txn_rxq *q)
 {
 	struct rx_item *it, *next;
@@ -117,4 +137,5 @@ void txn_rxq_fini(struct txn_rxq *q)
 		close(q->efd);
 	q->efd = -1;
 	pthread_mutex_destroy(&q->mu);
+	pthread_rwlock_destroy(&q->hook_lock);
 }

@@ -21,11 +21,20 @@ struct txn_rxq {
 	pthread_t thread;
 	bool running;
 	bool stop; /* set by txn_rxq_fini, read atomically */
+	/* txn_set_rx_hook(): offered each MAD on the thread before it is
+	 * queued; the lock lets a caller know no call is running after it
+	 * replaced the hook */
+	pthread_rwlock_t hook_lock;
+	bool (*hook)(void *ctx, const struct mad_rx *rx);
+	void *hook_ctx;
 };
 
 int txn_rxq_init(struct txn_rxq *q);
 /* Starts the thread reading port into the queue. */
 int txn_rxq_start(struct txn_rxq *q, struct mad_port *port);
+/* Tells the thread to stop after the MAD it waits for (or its next
+ * 100 ms poll). */
+void txn_rxq_stop(struct txn_rxq *q);
 /* Stops the thread and frees queued items. */
 void txn_rxq_fini(struct txn_rxq *q);
 /* Takes a copy of rx into the queue and signals the eventfd. */

@@ -26,7 +26,6 @@ struct mad_port {
 	int portid;
 	int issm_fd; /* -1 unless IsSM is claimed */
 	struct mad_port_info info;
-	void *sbuf; /* umad send buffer, UMAD_BUF_SIZE */
 };
 
 #define NO_DEVICE_HINT                                                         \
@@ -163,10 +162,8 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			   "(state %u), the SM will bring it up",
 			   info.ca, info.num, info.state);
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->sbuf = calloc(1, UMAD_BUF_SIZE))) {
-		free(p);
+	if (!p)
 		return -ENOMEM;
-	}
 	p->info = info;
 	p->issm_fd = -1;
 	p->portid = open_umad(&info, &p->info.smi);
@@ -178,7 +175,6 @@ int mad_port_open(const struct mad_port_sel *sel, struct mad_port **out)
 			rc == -EACCES || rc == -EPERM
 			    ? " (needs root or access to /dev/infiniband/umad*)"
 			    : "");
-		free(p->sbuf);
 		free(p);
 		return rc;
 	}
@@ -197,7 +193,6 @@ void mad_port_close(struct mad_port *p)
 		return;
 	mad_port_set_sm(p, false);
 	umad_close_port(p->portid);
-	free(p->sbuf);
 	free(p);
 }
 
@@ -206,7 +201,6 @@ void mad_port_exit(struct mad_port *p)
 	if (!p)
 		return;
 	mad_port_set_sm(p, false);
-	free(p->sbuf);
 	free(p);
 }
 
@@ -324,7 +318,10 @@ int mad_port_register_sa(struct mad_port *p, bool rmpp, int *agent)
 int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
 		  const struct mad_addr *addr, int timeout_ms)
 {
-	void *buf = p->sbuf;
+	/* on the stack, not in p: the SA answers from the receiver thread
+	 * while the loop sends SMPs (docs/design.md §3.1) */
+	uint8_t sbuf[UMAD_BUF_SIZE] __attribute__((aligned(8)));
+	void *buf = sbuf;
 	int rc;
 
 	/* Longer than a MAD: an RMPP answer (SA tables) that the kernel's
@@ -343,7 +340,7 @@ int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
 		      (int)addr->qkey);
 	umad_set_pkey(buf, addr->pkey_index);
 	rc = umad_send(p->portid, agent, buf, (int)len, timeout_ms, 0);
-	if (buf != p->sbuf)
+	if (buf != sbuf)
 		free(buf);
 	return rc < 0 ? (rc == -1 ? -EIO : rc) : 0;
 }

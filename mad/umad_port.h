@@ -106,8 +106,10 @@ struct mad_addr {
 /* Sends one MAD (len <= 256; more, up to MAD_RMPP_MAX, on an agent
  * registered for RMPP) on agent.  timeout_ms is handed to the kernel
  * so that it delivers the response (0 for responses and traps); retries
- * are always 0: the transaction engine retries itself.  0 or -errno
- * (-EAGAIN / -ENOBUFS when the send queue is full). */
+ * are always 0: the transaction engine retries itself.  Safe to call
+ * from several threads at once (the receiver thread answers SA Gets while
+ * the loop sends SMPs).  0 or -errno (-EAGAIN / -ENOBUFS when the send
+ * queue is full). */
 int mad_port_send(struct mad_port *p, int agent, const uint8_t *mad, size_t len,
 		  const struct mad_addr *addr, int timeout_ms);
 

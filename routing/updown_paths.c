@@ -36,12 +36,13 @@
 struct lgraph;
 
 struct path_scratch {
-	uint16_t *dist_down;	/* shortest down-only path to the dest */
-	uint16_t *dist_legal;	/* shortest legal path, any mode */
-	uint16_t *len;		/* length of the path the tables will give */
+	uint16_t *dist_down;  /* shortest down-only path to the dest */
+	uint16_t *dist_legal; /* shortest legal path, any mode */
+	uint16_t *len;	      /* length of the path the tables will give */
 	uint8_t *forced;
-	uint8_t *mode;		/* MODE_U, MODE_M or MODE_D per label */
+	uint8_t *mode; /* MODE_U, MODE_M or MODE_D per label */
 	uint32_t *q;
+	uint8_t *row; /* one LFT, for place_lids() */
 };
 
 struct path_job {
@@ -49,9 +50,9 @@ struct path_job {
 	const struct sw_graph *g;
 	const struct lgraph *lg;
 	const uint32_t *order, *by_order;
-	uint32_t W;		/* mask words per switch */
-	uint32_t first, count;	/* destination switches of this batch */
-	uint32_t batch;		/* destinations a batch holds at most */
+	uint32_t W;	       /* mask words per switch */
+	uint32_t first, count; /* destination switches of this batch */
+	uint32_t batch;	       /* destinations a batch holds at most */
 	/* [n][batch][W] candidate ports: a switch's rows for every
 	 * destination of the batch lie together, because assign_switch()
 	 * reads them in that order for 144M (switch, destination) pairs on a
@@ -59,17 +60,34 @@ struct path_job {
 	uint64_t *mask;
 	struct path_scratch *ws;
 	/* destination LIDs grouped by their switch */
-	uint32_t *lid_start;	/* [n + 1] */
+	uint32_t *lid_start; /* [n + 1] */
 	uint16_t *lids;
-	uint8_t *lid_port;	/* [max_lid + 1] port at the dest switch */
-	uint8_t *lid_ca;	/* [max_lid + 1] a CA/router LID */
+	uint8_t *lid_port; /* [max_lid + 1] port at the dest switch */
+	uint8_t *lid_ca;   /* [max_lid + 1] a CA/router LID */
+	uint32_t *n_ca;	   /* [n] CA/router LIDs per destination */
 	/* route counters, per switch port: CA-LID routes to the neighbour
 	 * switch over all parallel cables, CA-LID routes out of the port,
 	 * all routes (switch LIDs too) out of the port */
-	uint32_t *port_base;	/* [n + 1] */
+	uint32_t *port_base; /* [n + 1] */
 	uint32_t *nbr_cnt, *port_cnt, *all_cnt;
-	uint8_t *grp;		/* lowest port number to the same neighbour */
+	uint8_t *grp; /* lowest port number to the same neighbour */
 };
+
+/* Masks are one word below 64 ports: these keep GCC from turning a
+ * one-word loop into a library call per (switch, destination). */
+static inline void mask_zero(uint64_t *m, uint32_t W)
+{
+	m[0] = 0;
+	if (W > 1)
+		memset(m + 1, 0, (W - 1) * sizeof(*m));
+}
+
+static inline void mask_copy(uint64_t *d, const uint64_t *m, uint32_t W)
+{
+	d[0] = m[0];
+	if (W > 1)
+		memcpy(d + 1, m + 1, (W - 1) * sizeof(*m));
+}
 
 static inline void mask_set(uint64_t *m, unsigned p)
 {
@@ -80,10 +98,10 @@ static inline void mask_set(uint64_t *m, unsigned p)
  * per-destination pass walks only the links it needs, in label order,
  * over arrays indexed by label. */
 struct lgraph {
-	uint32_t *ustart, *dstart;	/* [n + 1] */
-	uint32_t *usend;		/* [n] end of the strict up links */
-	uint32_t *uadj, *dadj;		/* peer label */
-	uint8_t *uport, *dport;		/* local port */
+	uint32_t *ustart, *dstart; /* [n + 1] */
+	uint32_t *usend;	   /* [n] end of the strict up links */
+	uint32_t *uadj, *dadj;	   /* peer label */
+	uint8_t *uport, *dport;	   /* local port */
 };
 
 static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
@@ -108,7 +126,8 @@ static int lgraph_build(struct lgraph *lg, const struct sw_graph *g,
 		lg->dstart[i] = nd;
 		/* up links to a lower rank first, then same-rank ones */
 		for (int strict = 1; strict >= 0; strict--) {
-			for (uint32_t k = g->start[s]; k < g->start[s + 1]; k++) {
+			for (uint32_t k = g->start[s]; k < g->start[s + 1];
+			     k++) {
 				uint32_t t = g->peer[k], pl = order[t];
 				int lower = rank ? rank[t] < rank[s] : 1;
 				if (pl > i || lower != strict)
@@ -211,46 +230,62 @@ static inline bool up_usable(const struct lgraph *lg,
 	return k < lg->usend[i] || w->mode[lg->uadj[k]] != MODE_U;
 }
 
+/* Up mode at label i: the usable up links whose final path is shortest,
+ * in one pass (a shorter one starts the set again).  Returns that length
+ * (INF16 and an empty mask if none); *strict tells whether one of them
+ * climbs to a lower rank. */
+static uint32_t plan_up(const struct path_job *j, const struct path_scratch *w,
+			uint32_t i, uint64_t *m, bool *strict)
+{
+	const struct lgraph *lg = j->lg;
+	uint32_t up = INF16;
+
+	*strict = false;
+	for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++) {
+		uint32_t len = w->len[lg->uadj[k]] + 1u;
+		if (len > up || !up_usable(lg, w, i, k))
+			continue;
+		if (len < up) {
+			up = len;
+			*strict = false;
+			mask_zero(m, j->W);
+		}
+		mask_set(m, lg->uport[k]);
+		*strict |= k < lg->usend[i];
+	}
+	return up;
+}
+
 static void plan_dest(void *arg, size_t b, unsigned worker)
 {
 	const struct path_job *j = arg;
 	struct path_scratch *w = &j->ws[worker];
-	const struct lgraph *lg = j->lg;
-	uint32_t n = j->g->n, dl = j->order[j->first + (uint32_t)b];
-	size_t stride = (size_t)j->batch * j->W;
-	uint64_t *rows = j->mask + b * j->W;
+	uint32_t n = j->g->n, dl = j->order[j->first + (uint32_t)b], W = j->W;
+	size_t stride = (size_t)j->batch * W;
+	uint64_t *rows = j->mask + b * W;
 
 	down_bfs(j, w, dl);
 	memset(w->forced, 0, n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t *m = rows + (size_t)j->by_order[i] * stride;
-		uint32_t up = INF16;
-		for (uint32_t wd = 0; wd < j->W; wd++)
-			m[wd] = 0;
+		/* W <= 4: at most 255 ports */
+		uint64_t *m = rows + (size_t)j->by_order[i] * stride,
+			 mk[4] = {0};
+		bool strict;
 		w->mode[i] = MODE_D;
 		if (i == dl) {
 			w->len[i] = 0;
-			continue;
-		}
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u < up && up_usable(lg, w, i, k))
-				up = w->len[lg->uadj[k]] + 1u;
-		if (w->dist_down[i] != INF16 &&
-		    (w->forced[i] || w->dist_down[i] <= up)) {
-			pick_down(j, w, i, m);
-			continue;
-		}
-		w->len[i] = (uint16_t)up;
-		w->mode[i] = MODE_M;
-		if (up == INF16)
-			continue;
-		for (uint32_t k = lg->ustart[i]; k < lg->ustart[i + 1]; k++)
-			if (w->len[lg->uadj[k]] + 1u == up &&
-			    up_usable(lg, w, i, k)) {
-				mask_set(m, lg->uport[k]);
-				if (k < lg->usend[i])
-					w->mode[i] = MODE_U;
+		} else {
+			uint32_t up = plan_up(j, w, i, mk, &strict);
+			if (w->dist_down[i] != INF16 &&
+			    (w->forced[i] || w->dist_down[i] <= up)) {
+				mask_zero(mk, W);
+				pick_down(j, w, i, mk);
+			} else {
+				w->len[i] = (uint16_t)up;
+				w->mode[i] = strict ? MODE_U : MODE_M;
 			}
+		}
+		mask_copy(m, mk, W);
 	}
 }
 
@@ -285,8 +320,8 @@ static unsigned pick_port(const struct path_job *j, uint32_t s,
 	return best;
 }
 
-static void count_route(const struct path_job *j, uint32_t base, unsigned p,
-			uint16_t lid)
+static inline void count_route(const struct path_job *j, uint32_t base,
+			       unsigned p, uint16_t lid)
 {
 	j->all_cnt[base + p]++;
 	if (j->lid_ca[lid]) {
@@ -305,8 +340,8 @@ struct cand {
 /* Candidates of one (switch, destination) in port order; false when two
  * of them lead to the same neighbour (their keys move together, so the
  * caller scans per LID instead). */
-static bool collect(const struct path_job *j, uint32_t base,
-		    const uint64_t *m, struct cand *c, unsigned *n)
+static bool collect(const struct path_job *j, uint32_t base, const uint64_t *m,
+		    struct cand *c, unsigned *n)
 {
 	*n = 0;
 	for (uint32_t wd = 0; wd < j->W; wd++)
@@ -314,9 +349,24 @@ static bool collect(const struct path_job *j, uint32_t base,
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
 			if (j->grp[base + p] != p)
 				return false;
-			c[(*n)++] = (struct cand){ port_key(j, base, p), p };
+			c[(*n)++] = (struct cand){port_key(j, base, p), p};
 		}
 	return true;
+}
+
+/* The only port of mask m, or LFT_NO_PORT if it has none or several. */
+static unsigned single_port(const uint64_t *m, uint32_t W)
+{
+	unsigned p = LFT_NO_PORT;
+
+	for (uint32_t wd = 0; wd < W; wd++) {
+		if (!m[wd])
+			continue;
+		if (p != LFT_NO_PORT || (m[wd] & (m[wd] - 1)))
+			return LFT_NO_PORT;
+		p = wd * 64 + (unsigned)__builtin_ctzll(m[wd]);
+	}
+	return p;
 }
 
 /* Routes the LIDs of destination switch d from switch s.  Same choices
@@ -324,40 +374,69 @@ static bool collect(const struct path_job *j, uint32_t base,
  * least key takes the next LID in port order (a taken port's key grows,
  * so it cannot come before the others of its round), then the least key
  * is looked up again.  A fat-tree leaf spreads a block of LIDs over its
- * up-links in one or two rounds instead of one scan per LID. */
+ * up-links in one or two rounds instead of one scan per LID.  With one
+ * candidate (most pairs on a torus) every LID takes it, counted at once.
+ * LIDs with no candidate get LFT_NO_PORT. */
 static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 			const uint64_t *m, uint8_t *lft)
 {
 	uint32_t base = j->port_base[s], i = j->lid_start[d];
 	uint32_t end = j->lid_start[d + 1];
+	unsigned n, p = single_port(m, j->W);
 	struct cand c[256];
-	unsigned n;
 
+	if (p != LFT_NO_PORT) {
+		memset(lft + i, (int)p, end - i);
+		j->all_cnt[base + p] += end - i;
+		j->port_cnt[base + p] += j->n_ca[d];
+		j->nbr_cnt[base + j->grp[base + p]] += j->n_ca[d];
+		return;
+	}
 	if (!collect(j, base, m, c, &n)) {
 		for (; i < end; i++) {
-			unsigned p = pick_port(j, s, m);
+			p = pick_port(j, s, m);
 			if (p == LFT_NO_PORT)
-				return;
-			lft[j->lids[i]] = (uint8_t)p;
+				break;
+			lft[i] = (uint8_t)p;
 			count_route(j, base, p, j->lids[i]);
 		}
-		return;
+		n = 0;
 	}
 	while (n && i < end) {
 		uint64_t least = UINT64_MAX;
-		for (unsigned t = 0; t < n; t++)
-			least = c[t].key < least ? c[t].key : least;
-		for (unsigned t = 0; t < n && i < end; t++) {
+		unsigned first = 0, ties = 0;
+		for (unsigned t = 0; t < n; t++) {
+			if (c[t].key < least) {
+				least = c[t].key;
+				first = t;
+				ties = 0;
+			}
+			ties += c[t].key == least;
+		}
+		if (ties == 1) { /* a round of one: no second scan */
+			lft[i] = (uint8_t)c[first].p;
+			count_route(j, base, c[first].p, j->lids[i++]);
+			c[first].key = port_key(j, base, c[first].p);
+			continue;
+		}
+		for (unsigned t = first; t < n && i < end; t++) {
 			if (c[t].key != least)
 				continue;
-			lft[j->lids[i]] = (uint8_t)c[t].p;
+			lft[i] = (uint8_t)c[t].p;
 			count_route(j, base, c[t].p, j->lids[i]);
 			c[t].key = port_key(j, base, c[t].p);
 			i++;
 		}
 	}
+	if (i < end)
+		memset(lft + i, LFT_NO_PORT, end - i);
 }
 
+/* Writes switch s's choices for the batch's destinations into its LFT
+ * at their positions in j->lids, not at their LIDs: a batch then fills a
+ * few contiguous bytes of each LFT instead of entries scattered over all
+ * of it (a 12,000-switch torus has 432 MB of LFTs, which stay in no cache
+ * from one batch to the next).  place_lids() moves them to their LIDs. */
 static void assign_switch(void *arg, size_t si, unsigned worker)
 {
 	const struct path_job *j = arg;
@@ -373,8 +452,23 @@ static void assign_switch(void *arg, size_t si, unsigned worker)
 			continue;
 		}
 		for (uint32_t i = j->lid_start[d]; i < j->lid_start[d + 1]; i++)
-			lft[j->lids[i]] = j->lid_port[j->lids[i]];
+			lft[i] = j->lid_port[j->lids[i]];
 	}
+}
+
+/* The LFT of switch si from LID-position order (assign_switch()) to LID
+ * order, every LID no destination owns set to LFT_NO_PORT. */
+static void place_lids(void *arg, size_t si, unsigned worker)
+{
+	const struct path_job *j = arg;
+	struct ib_node *sw = j->f->switches[si];
+	uint8_t *tmp = j->ws[worker].row;
+	uint32_t n_lids = j->lid_start[j->g->n];
+
+	memcpy(tmp, sw->lft, n_lids);
+	memset(sw->lft, LFT_NO_PORT, sw->lft_size);
+	for (uint32_t i = 0; i < n_lids; i++)
+		sw->lft[j->lids[i]] = tmp[i];
 }
 
 /* Destination LIDs by switch: a switch's own LID (port 0) and each CA or
@@ -389,12 +483,15 @@ static int index_lids(struct path_job *j)
 	j->lids = malloc(((size_t)f->max_lid + 1) * sizeof(*j->lids));
 	j->lid_port = calloc((size_t)f->max_lid + 1, 1);
 	j->lid_ca = calloc((size_t)f->max_lid + 1, 1);
-	if (!dsw || !j->lid_start || !j->lids || !j->lid_port || !j->lid_ca) {
+	j->n_ca = calloc(n + 1, sizeof(*j->n_ca));
+	if (!dsw || !j->lid_start || !j->lids || !j->lid_port || !j->lid_ca ||
+	    !j->n_ca) {
 		free(dsw);
 		return -ENOMEM;
 	}
 	for (uint32_t l = 0; l <= f->max_lid; l++) {
-		struct ib_port *p = l ? fabric_port_by_lid(f, (uint16_t)l) : NULL;
+		struct ib_port *p =
+		    l ? fabric_port_by_lid(f, (uint16_t)l) : NULL;
 		dsw[l] = -1;
 		if (p && node_is_switch(p->node)) {
 			dsw[l] = p->node->sw_idx;
@@ -402,6 +499,7 @@ static int index_lids(struct path_job *j)
 			dsw[l] = p->remote->node->sw_idx;
 			j->lid_port[l] = p->remote->num;
 			j->lid_ca[l] = 1;
+			j->n_ca[dsw[l]]++;
 		}
 		if (dsw[l] >= 0)
 			j->lid_start[dsw[l] + 1]++;
@@ -416,7 +514,7 @@ static int index_lids(struct path_job *j)
 	for (uint32_t l = 0; l <= f->max_lid; l++)
 		if (dsw[l] >= 0)
 			j->lids[j->lid_start[dsw[l]] + fill[dsw[l]]++] =
-				(uint16_t)l;
+			    (uint16_t)l;
 	free(fill);
 	free(dsw);
 	return 0;
@@ -474,9 +572,9 @@ static int alloc_scratch(struct path_job *j, unsigned nw)
 		s->forced = malloc(n);
 		s->mode = malloc(n);
 		s->q = malloc(n * sizeof(uint32_t));
+		s->row = malloc((size_t)j->f->max_lid + 1);
 		if (!s->dist_down || !s->dist_legal || !s->len || !s->forced ||
-		    !s->mode ||
-		    !s->q)
+		    !s->mode || !s->q || !s->row)
 			return -ENOMEM;
 	}
 	return 0;
@@ -491,6 +589,7 @@ static void free_job(struct path_job *j, unsigned nw)
 		free(j->ws[w].forced);
 		free(j->ws[w].mode);
 		free(j->ws[w].q);
+		free(j->ws[w].row);
 	}
 	free(j->ws);
 	free((void *)j->by_order);
@@ -499,6 +598,7 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->lids);
 	free(j->lid_port);
 	free(j->lid_ca);
+	free(j->n_ca);
 	free(j->port_base);
 	free(j->port_cnt);
 	free(j->nbr_cnt);
@@ -510,14 +610,11 @@ static void free_job(struct path_job *j, unsigned nw)
  * reused pages, not fresh ones (page faults cost more than batches). */
 #define MASK_BUDGET (4u << 20)
 
-static int reset_lfts(struct fabric *f)
+static int reserve_lfts(struct fabric *f)
 {
-	for (uint32_t s = 0; s < f->n_switches; s++) {
-		struct ib_node *sw = f->switches[s];
-		if (node_lft_reserve(sw, f->max_lid) < 0)
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		if (node_lft_reserve(f->switches[s], f->max_lid) < 0)
 			return -ENOMEM;
-		memset(sw->lft, LFT_NO_PORT, sw->lft_size);
-	}
 	return 0;
 }
 
@@ -560,18 +657,19 @@ int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order,
 		     const uint32_t *rank)
 {
-	struct path_job j = { .f = f, .g = g, .order = order };
-	struct lgraph lg = { 0 };
+	struct path_job j = {.f = f, .g = g, .order = order};
+	struct lgraph lg = {0};
 	unsigned nw = pool_threads(pool);
 	int rc = -ENOMEM;
 
-	if (reset_lfts(f) < 0 || index_lids(&j) < 0 ||
+	if (reserve_lfts(f) < 0 || index_lids(&j) < 0 ||
 	    alloc_counters(&j) < 0 || plan_setup(&j, &lg, rank, nw) < 0)
 		goto out;
 	for (bool first = true; next_batch(&j, first); first = false) {
 		pool_for(pool, j.count, plan_dest, &j);
 		pool_for(pool, g->n, assign_switch, &j);
 	}
+	pool_for(pool, g->n, place_lids, &j);
 	rc = 0;
 out:
 	lgraph_free(&lg);
@@ -583,8 +681,8 @@ int updown_candidates(const struct fabric *f, const struct sw_graph *g,
 		      struct pool *pool, const uint32_t *order,
 		      const uint32_t *rank, updown_cand_fn fn, void *ctx)
 {
-	struct path_job j = { .f = (struct fabric *)f, .g = g, .order = order };
-	struct lgraph lg = { 0 };
+	struct path_job j = {.f = (struct fabric *)f, .g = g, .order = order};
+	struct lgraph lg = {0};
 	unsigned nw = pool_threads(pool), maxp = 0;
 	int rc = -ENOMEM;
 

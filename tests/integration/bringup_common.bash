@@ -46,20 +46,27 @@ stop_sim() {
 	T=$BASE_T
 }
 
-# Reads the fabric back with ibnetdiscover -p, iblinkinfo and ibroute and
-# walks every host pair (bringup_walk.py).  $1: directory for the outputs.
-check_fabric() {
+# read_back DIR: ibnetdiscover -p into DIR/netdisc and every switch's LFT
+# read with ibroute into DIR/lft/LID (for the walks).
+read_back() {
 	local d=$1 lid
 	mkdir -p "$d/lft"
 	sim ibnetdiscover -p >"$d/netdisc" 2>"$d/netdisc.err" ||
 		fail "ibnetdiscover -p failed: $(tail -2 "$d/netdisc.err")"
-	sim iblinkinfo >"$d/linkinfo" 2>/dev/null ||
-		fail "iblinkinfo failed"
 	for lid in $(awk '$1 == "SW" { print $2 } $7 == "SW" { print $8 }' \
 			"$d/netdisc" | sort -un); do
 		sim ibroute "$lid" >"$d/lft/$lid" 2>>"$d/ibroute.err" ||
 			fail "ibroute $lid failed: $(tail -2 "$d/ibroute.err")"
 	done
+}
+
+# Reads the fabric back with ibnetdiscover -p, iblinkinfo and ibroute and
+# walks every host pair (bringup_walk.py).  $1: directory for the outputs.
+check_fabric() {
+	local d=$1
+	read_back "$d"
+	sim iblinkinfo >"$d/linkinfo" 2>/dev/null ||
+		fail "iblinkinfo failed"
 	python3 "$TOP/tests/integration/bringup_walk.py" "$d/netdisc" \
 		"$d/lft" "$d/linkinfo" >"$d/walk" 2>&1 ||
 		{ cat "$d/walk"; fail "LFT walk failed"; }

@@ -10,6 +10,11 @@
 #     port are kept.
 # Then a link comes back: a port coming up is more than the model can
 # take, so that sweep falls back to a heavy one and the link is used again.
+# Last, a failure during an incremental sweep: the sweep is held at PROBE
+# (IBSMD_TEST_HOLD_AT) after a leaf's uplink went down, and meanwhile the
+# leaf loses every link, so the probe's Gets to it go unanswered: the sweep
+# falls back to a heavy one, and the tables read back deliver every pair
+# of the hosts left.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim ibnetdiscover iblinkinfo ibroute python3
@@ -17,7 +22,8 @@ need ibsim ibnetdiscover iblinkinfo ibroute python3
 ARGS=$("$O/ibsmgen" ibsim-args "$T/ft.net")
 start_ibsim "$T/ft.net" $ARGS
 sock=$T/sock
-LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" \
+IBSMD_TEST_HOLD_AT=sweep:PROBE IBSMD_TEST_HOLD_FILE="$T/hold" \
+	LD_PRELOAD="$UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$IBSMD" \
 	--state-dir "$T/state" -o control_socket="$sock" -o log.level=info \
 	-o sm.sweep_interval_ms=0 >"$T/ibsmd.log" 2>&1 &
 DPID=$!
@@ -149,4 +155,23 @@ grep -q "incremental sweep not possible (a port came up)" "$T/ibsmd.log" ||
 [ "$(field incremental_sweeps)" = "$inc" ] || fail "the link coming up was taken incrementally"
 [ "$(field links)" = $((links + 1)) ] || fail "links: $(field links), want $((links + 1))"
 check_fabric "$T/up.walk"
+
+# A failure during the incremental sweep (leaf S3: not the SM's leaf).
+h=$(field heavy_sweeps) inc=$(field incremental_sweeps)
+n0=$(wc -l <"$T/ibsmd.log")
+touch "$T/hold"
+ibsim_cmd "Unlink \"S3\"[5]"
+for _ in $(seq 100); do [ -e "$T/hold.held" ] && break; sleep 0.1; done
+[ -e "$T/hold.held" ] || { rm -f "$T/hold"; fail "the sweep after S3's uplink went down never reached PROBE"; }
+ibsim_cmd "Unlink \"S3\""
+rm -f "$T/hold"
+wait_count heavy_sweeps $((h + 1))
+sleep 0.2 # the log line follows the counter
+tail -n +$((n0 + 1)) "$T/ibsmd.log" >"$T/fail.log"
+grep -q -- "-> PROBE" "$T/fail.log" || fail "mid-sweep failure: the sweep did not start incremental"
+grep -q -- "PROBE -> DISCOVER" "$T/fail.log" ||
+	{ grep "sweep" "$T/fail.log" | tail -5; fail "mid-sweep failure: no fallback from PROBE to DISCOVER"; }
+[ "$(field incremental_sweeps)" = "$inc" ] || fail "mid-sweep failure: counted as incremental"
+grep "PROBE -> DISCOVER" "$T/fail.log" | head -1 | sed 's/^/  /'
+check_fabric "$T/fail.walk"
 echo PASS

@@ -11,19 +11,6 @@
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim ibnetdiscover ibroute ibdmchk python3
 
-# Reads every switch's LFT back; $1 output dir.
-read_back() {
-	local d=$1 lid
-	mkdir -p "$d/lft"
-	sim ibnetdiscover -p >"$d/netdisc" 2>"$d/netdisc.err" ||
-		fail "ibnetdiscover -p failed: $(tail -2 "$d/netdisc.err")"
-	for lid in $(awk '$1 == "SW" { print $2 } $7 == "SW" { print $8 }' \
-			"$d/netdisc" | sort -un); do
-		sim ibroute "$lid" >"$d/lft/$lid" 2>>"$d/ibroute.err" ||
-			fail "ibroute $lid failed: $(tail -2 "$d/ibroute.err")"
-	done
-}
-
 for name in ft3-small torus-small random-small dragonfly-small; do
 	net=$TOP/tests/data/$name.net
 	[ -f "$net" ] || fail "missing $net"
