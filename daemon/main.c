@@ -287,7 +287,8 @@ static void teardown(struct sm *sm)
 {
 	/* The engine first: a SIGTERM mid-sweep or mid-MFT pass leaves SMPs
 	 * outstanding, and their callbacks (run with -ECANCELED) need the
-	 * discovery, sweep and transfers they belong to. */
+	 * discovery, sweep and transfers they belong to.  M_Keys after it:
+	 * its last SMP (the receiver's wake-up) carries our port's key. */
 	sm->stopping = true;
 	if (sm->txn) {
 		txn_destroy(sm->txn);

@@ -6,10 +6,10 @@
  * key is the request's bytes the SA reads (header but its TID, and the
  * record: sa_request_size(); the padding after it is not the client's to
  * vary, and under ibsim holds whatever libumad2sim's buffer held), plus
- * the requester's LID (answers may one day depend on who asks).  Any change to what answers are built
- * from (a model adopted, a raw attribute cached, the SM's fields) empties
- * it by a generation bump, under the SA's write lock; only the receiver
- * thread, under the read lock, fills and reads it. */
+ * the requester's LID (answers may one day depend on who asks).  Any change to
+ * what answers are built from (a model adopted, a raw attribute cached, the
+ * SM's fields) empties it by a generation bump, under the SA's write lock; only
+ * the receiver thread, under the read lock, fills and reads it. */
 #include "daemon/sa_answers.h"
 
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 
 #include "mad/sa_mad.h"
 
-#define SLOTS 4096 /* 2 MiB: requests and answers of 256 bytes */
-#define TID_OFF 8  /* the MAD header's TransactionID, 8 bytes */
+#define SLOTS	4096 /* 2 MiB: requests and answers of 256 bytes */
+#define TID_OFF 8    /* the MAD header's TransactionID, 8 bytes */
 
 struct slot {
 	uint64_t gen; /* valid when equal to the cache's */

@@ -38,13 +38,13 @@ struct sa_daemon {
 	struct fabric empty; /* answered from before the first sweep ends */
 	int agent;
 	struct disc_observer obs;
-	struct sa_svc_store *svc; /* services.state */
+	struct sa_svc_store *svc;	/* services.state */
 	struct sa_inform_store *inform; /* informs.state */
 	struct sa_reports *reports;
 	/* the receiver thread's side (see the top of the file) */
-	pthread_rwlock_t lock; /* write: the loop changes what Gets read */
-	bool live;	       /* a model is adopted: Gets are answered */
-	struct sa_out rx_out;  /* the receiver thread's answer buffer */
+	pthread_rwlock_t lock;	    /* write: the loop changes what Gets read */
+	bool live;		    /* a model is adopted: Gets are answered */
+	struct sa_out rx_out;	    /* the receiver thread's answer buffer */
 	struct sa_answers *answers; /* its Get answers, cleared on changes */
 	struct txn_engine *txn;
 	uint64_t rx_gets, rx_cached; /* answered there, from the cache */
@@ -246,9 +246,8 @@ static int svc_reload(struct sm *sm)
 /* The same for informs.state. */
 static int inform_reload(struct sm *sm)
 {
-	return sm->sa && sm->sa->inform
-		   ? sa_inform_store_reload(sm->sa->inform)
-		   : -ENODEV;
+	return sm->sa && sm->sa->inform ? sa_inform_store_reload(sm->sa->inform)
+					: -ENODEV;
 }
 
 int sa_daemon_init(struct sm *sm)

@@ -194,11 +194,11 @@ int sa_cache_put(struct sa *sa, uint64_t node_guid, uint8_t port,
 
 /* Event subscriptions (daemon/sa_inform.c).  sa_inform_add puts r (a
  * subscription with its subscriber; saved: with its enumeration, kept
- * unless taken) into the table: 0, or an SA status when it is full.  sa_inform_drop_subscriber
- * takes every subscription of that subscriber GID away (its port left the
- * fabric, or stopped answering reports); how many.  sa_inform_matches
- * says whether a subscription wants notice n, about port gid (NULL if
- * none) with LID lid (0 if none). */
+ * unless taken) into the table: 0, or an SA status when it is full.
+ * sa_inform_drop_subscriber takes every subscription of that subscriber GID
+ * away (its port left the fabric, or stopped answering reports); how many.
+ * sa_inform_matches says whether a subscription wants notice n, about port gid
+ * (NULL if none) with LID lid (0 if none). */
 int sa_inform_add(struct sa *sa, const struct sa_inform_rec *r, bool saved);
 unsigned sa_inform_drop_subscriber(struct sa *sa, const uint8_t gid[16]);
 bool sa_inform_matches(const struct sa_inform_info *ii,

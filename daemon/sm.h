@@ -85,13 +85,13 @@ struct sm {
 	struct ctl *ctl;
 	struct pool *pool;
 
-	struct fabric *fab;    /* model of the last complete heavy sweep */
-	struct hops hops;      /* for fab */
-	struct hops next_hops; /* computed for the model being swept */
-	struct guid2lid g2l;   /* from the state dir at start */
-	struct pgprog *pg;     /* port groups per switch (pgprog.c) */
-	struct mkey_state *mkey;   /* M_Keys (mkey.c) */
-	struct pkeyprog *pkeys; /* P_Key tables, partition plan (pkeyprog.c) */
+	struct fabric *fab;	 /* model of the last complete heavy sweep */
+	struct hops hops;	 /* for fab */
+	struct hops next_hops;	 /* computed for the model being swept */
+	struct guid2lid g2l;	 /* from the state dir at start */
+	struct pgprog *pg;	 /* port groups per switch (pgprog.c) */
+	struct mkey_state *mkey; /* M_Keys (mkey.c) */
+	struct pkeyprog *pkeys;	 /* P_Key tables, partition plan (pkeyprog.c) */
 	struct qosprog *qos_prog;  /* SL2VL/VLArb per node (qosprog.c) */
 	struct dump_job *dump_job; /* dumps.c's helper thread */
 
@@ -134,7 +134,7 @@ struct sm {
 	bool heavy_pending;
 	uint64_t sweeps, heavy_sweeps;
 	uint64_t incremental_sweeps; /* of heavy_sweeps: no discovery */
-	struct timespec last_sweep; /* CLOCK_REALTIME end of last sweep */
+	struct timespec last_sweep;  /* CLOCK_REALTIME end of last sweep */
 	double last_sweep_ms;
 	char last_error[256];
 	struct sm_smp_counts smps;
@@ -143,8 +143,8 @@ struct sm {
 	/* The parts that hang off the loop (docs/design.md §8): each owns
 	 * its state and hears of the loop only through subs. */
 	struct sm_subs subs;
-	struct sa_daemon *sa;		 /* NULL in --once */
-	struct mcg_mgr *mcg;		 /* NULL in --once */
+	struct sa_daemon *sa;		      /* NULL in --once */
+	struct mcg_mgr *mcg;		      /* NULL in --once */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 

@@ -3,10 +3,10 @@
  * routes), or PROBE when switches only reported a port state change
  * (incr.c: the model without the links that went down, no discovery; a
  * heavy DISCOVER when that cannot be sure) -> [LIDs, hop tables, unicast
- * routing: computed in the loop] -> CONFIGURE (PortInfo LID/ARMED, SwitchInfo, changed LFT blocks) ->
- * ACTIVATE (PortInfo ACTIVE) -> IDLE.  Every transition goes through
- * change_state(), which logs it.  A phase ends when its last SMP has
- * completed (sweep_release). */
+ * routing: computed in the loop] -> CONFIGURE (PortInfo LID/ARMED, SwitchInfo,
+ * changed LFT blocks) -> ACTIVATE (PortInfo ACTIVE) -> IDLE.  Every transition
+ * goes through change_state(), which logs it.  A phase ends when its last SMP
+ * has completed (sweep_release). */
 #include "daemon/sweep.h"
 
 #include <errno.h>
@@ -22,10 +22,9 @@
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
-    [SWEEP_IDLE] = "IDLE",	   [SWEEP_LIGHT] = "LIGHT",
-    [SWEEP_PROBE] = "PROBE",
-    [SWEEP_DISCOVER] = "DISCOVER", [SWEEP_CONFIGURE] = "CONFIGURE",
-    [SWEEP_ACTIVATE] = "ACTIVATE",
+    [SWEEP_IDLE] = "IDLE",	     [SWEEP_LIGHT] = "LIGHT",
+    [SWEEP_PROBE] = "PROBE",	     [SWEEP_DISCOVER] = "DISCOVER",
+    [SWEEP_CONFIGURE] = "CONFIGURE", [SWEEP_ACTIVATE] = "ACTIVATE",
 };
 
 const char *sweep_state_name(enum sweep_state st)
@@ -56,8 +55,9 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 	if (s->state == to)
 		return;
 	log_info("sweep: %s -> %s (%s) after %.1f ms, %" PRIu64 " SMPs "
-		 "(%.0f/s)", state_names[s->state], state_names[to], why, ms,
-		 n, ms > 0 ? n * 1000.0 / ms : 0.0);
+		 "(%.0f/s)",
+		 state_names[s->state], state_names[to], why, ms, n,
+		 ms > 0 ? n * 1000.0 / ms : 0.0);
 	s->state = to;
 	s->state_us = now;
 	s->state_sent = sent;
@@ -148,7 +148,8 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
-	if (route_compute(s->sm, s->nf, false, s->error, sizeof(s->error)) < 0) {
+	if (route_compute(s->sm, s->nf, false, s->error, sizeof(s->error)) <
+	    0) {
 		finish(s, -EINVAL);
 		return;
 	}
@@ -202,7 +203,8 @@ void sweep_hint(struct sm *sm, uint16_t lid)
 	if (s->n_hints < sizeof(s->hints) / sizeof(s->hints[0]))
 		s->hints[s->n_hints++] = p->node->guid;
 	else
-		s->hints_overflow = true; /* a storm: the light sweep sees all */
+		s->hints_overflow =
+		    true; /* a storm: the light sweep sees all */
 }
 
 /* Trap-named switches go straight to the probe: no SwitchInfo round over
@@ -438,7 +440,8 @@ static void finish(struct sweep *s, int rc)
 	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->error);
 	if (rc == -ECANCELED)
 		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
-			   "configured", sm->sweeps, sm_state_name(sm->sm_state));
+			   "configured",
+			   sm->sweeps, sm_state_name(sm->sm_state));
 	else if (rc < 0)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->error[0] ? s->error : strerror(-rc));
@@ -452,9 +455,10 @@ static void finish(struct sweep *s, int rc)
 			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
 			   s->armed, s->activated, s->lft_blocks,
 			   s->lft_switches, s->lft_read, sm->last_sweep_ms);
-	change_state(s, SWEEP_IDLE, rc == -ECANCELED ? "not master"
-				    : rc < 0	     ? "failed"
-						     : "done");
+	change_state(s, SWEEP_IDLE,
+		     rc == -ECANCELED ? "not master"
+		     : rc < 0	      ? "failed"
+				      : "done");
 	sweep_reset(s);
 	sm_publish(sm, SM_EV_SWEEP_DONE,
 		   &(struct sm_event_arg){.heavy = s->heavy, .rc = rc});

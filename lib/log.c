@@ -14,14 +14,23 @@ static const char *cur_ident = "ibsmd";
 static int on_journal = -1;
 
 static const char *const level_names[] = {
-	[LOG_LVL_ERR] = "error", [LOG_LVL_WARN] = "warn",
-	[LOG_LVL_NOTICE] = "notice", [LOG_LVL_INFO] = "info",
-	[LOG_LVL_DEBUG] = "debug",
+    [LOG_LVL_ERR] = "error",	 [LOG_LVL_WARN] = "warn",
+    [LOG_LVL_NOTICE] = "notice", [LOG_LVL_INFO] = "info",
+    [LOG_LVL_DEBUG] = "debug",
 };
 
-void log_set_level(enum log_level lvl) { cur_level = lvl; }
-enum log_level log_get_level(void) { return cur_level; }
-void log_set_ident(const char *ident) { cur_ident = ident; }
+void log_set_level(enum log_level lvl)
+{
+	cur_level = lvl;
+}
+enum log_level log_get_level(void)
+{
+	return cur_level;
+}
+void log_set_ident(const char *ident)
+{
+	cur_ident = ident;
+}
 
 const char *log_level_name(enum log_level lvl)
 {

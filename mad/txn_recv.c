@@ -271,14 +271,21 @@ static void wake_receiver(struct txn_engine *e)
 	uint8_t mad[MAD_SIZE];
 	struct mad_addr to = {.lid = MAD_LID_PERMISSIVE};
 	struct smp s;
+	struct txn_smp_req req = {.dr = true,
+				  .method = MAD_METHOD_GET,
+				  .attr_id = SMP_ATTR_NODE_INFO};
 
 	if (!e->rxq.running)
 		return;
 	smp_init_dr(&s, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, 0);
 	s.hdr.tid = 0xFFFF; /* no slot (txn_by_tid): counted unmatched */
+	/* like every SMP, it carries our port's M_Key (mkey.c's hook is
+	 * still set: the daemon stops it after the engine) */
+	if (e->mkey_fn)
+		s.mkey = e->mkey_fn(e->mkey_ctx, &req);
 	if (smp_encode(&s, mad, sizeof(mad)) == 0)
-		e->tr.send(e->tr.ctx, e->tr.agent_smi_dr, mad, sizeof(mad),
-			   &to, (int)e->params.timeout_ms);
+		e->tr.send(e->tr.ctx, e->tr.agent_smi_dr, mad, sizeof(mad), &to,
+			   (int)e->params.timeout_ms);
 }
 
 void txn_destroy(struct txn_engine *e)

@@ -74,7 +74,8 @@ static void test_not_cached(void **state)
 	sa_answers_put(c, req, KLEN, 3, req, sizeof(req));
 	assert_false(sa_answers_get(c, req, KLEN, 3, got));
 	request(req, SA_METHOD_GET, 1, 7);
-	sa_answers_put(c, req, 0, 3, req, sizeof(req)); /* no key: unknown attribute */
+	sa_answers_put(c, req, 0, 3, req,
+		       sizeof(req)); /* no key: unknown attribute */
 	assert_false(sa_answers_get(c, req, 0, 3, got));
 	sa_answers_put(c, req, KLEN, 3, req, 300); /* not one MAD */
 	assert_false(sa_answers_get(c, req, KLEN, 3, got));
