@@ -372,6 +372,7 @@ static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
 	if (!best)
 		return 0;
 	*color = best->color;
+	s->c->st.extends += best->ext != MC_NONE;
 	return cand_trees(s, best, ++s->c->mark_gen, own);
 }
 
