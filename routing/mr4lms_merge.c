@@ -27,11 +27,13 @@
  * 3. The cheapest candidate that holds is taken: a cover always, a join
  *    or an extension only if the group and its trees are connected in
  *    G_color (free switches and the candidate's own trees), so it pulls in
- *    no other tree.  Extensions are looked at only when every cover and
- *    join would raise the highest EFI reached, and taken only if cheaper:
- *    they carry a tree's groups to switches where those have no member,
- *    which spends links later groups may need (with them looked at always,
- *    the planner's max EFI moved by -24 to +25 across the fabrics).
+ *    no other tree.  Extensions are candidates only without a forecast
+ *    (the daemon, a planner run with IBSM_MC_NO_FORECAST): there they
+ *    are what the last shape to arrive needs (below); under the offline
+ *    planner's forecast early sharing already keeps trees for it, and
+ *    extensions moved its max EFI both ways (3-level pruned trees at MFT
+ *    128: p3th-b 192 -> 168, p3bl-c 50 -> 51, th40960 175 -> 200; p3th
+ *    34x34x34 at MFT 32: 236 -> 268), so it does without them.
  *    It is routed by mc_vmcg_route (cover: the ports are added; join: the
  *    old trees joined whole along shortest, least loaded G_color paths,
  *    mcast_attach.c; extension: the members joined to the tree).
@@ -60,7 +62,8 @@
  * open to it is then a tree over most leaves that all later groups pile
  * onto (p3th-b: 4 trees of ~550 groups, max EFI 2,217), while the tree of
  * a free color at the next switch up (a z-line of a neighbouring y)
- * brings its groups to the member switches only (max EFI 170).  Whether
+ * brings its groups to the member switches only (max EFI 180; p3th 240 ->
+ * 67, the TaihuLight model th40960 1,911 -> 504).  Whether
  * such trees exist when the colors run out is decided earlier: by early
  * sharing (mr4lms_share.c) and, offline, by the order the planner routes
  * the groups in (tools/ibsmroute). */
@@ -355,19 +358,16 @@ static void cheapest_of(struct scan *s, uint32_t nk, bool ext,
 	}
 }
 
-/* Second pass: the cheapest join or cover; an extension only if it is
- * cheaper and every join or cover would raise the highest EFI reached (an
- * extension brings the tree's groups to switches where they have no
- * member: it spends link capacity a later group could have used).  The
- * trees of the chosen color go to own[]; returns their count, 0 if none
- * holds. */
+/* Second pass: the cheapest join or cover, or without a forecast (the
+ * daemon) the cheapest of those and the extensions.  The trees of the
+ * chosen color go to own[]; returns their count, 0 if none holds. */
 static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
 			 uint32_t *color)
 {
 	struct mcand *best = NULL;
 
 	cheapest_of(s, nk, false, &best);
-	if (!best || best->peak > s->c->efi_high)
+	if (!s->c->forecast) /* both kinds priced: the cheaper wins */
 		cheapest_of(s, nk, true, &best);
 	if (!best)
 		return 0;
