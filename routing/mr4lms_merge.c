@@ -256,7 +256,9 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 	*k = (struct mcand){
 	    .color = (uint32_t)i, .ntrees = n, .groups = 1, .ext = MC_NONE};
 	if (!n) {
-		if ((k->ext = next_tree(c, s->m, (uint32_t)i)) == MC_NONE)
+		/* extensions: only without a forecast (cheapest) */
+		if (c->forecast ||
+		    (k->ext = next_tree(c, s->m, (uint32_t)i)) == MC_NONE)
 			return;
 		c->trees[k->ext].mark = s->base + (uint32_t)i;
 		own[n++] = k->ext;
