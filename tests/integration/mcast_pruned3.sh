@@ -40,16 +40,21 @@ ratio_ok() { # efi base limit -> true when efi <= base * limit
 	python3 -c "import sys; sys.exit(not $1 <= $2 * $3)"
 }
 
+unlimited() { # name gen pat -> $T/name.topo, .ev; sets efi0 colors0 groups
+	local topo=$T/$1.topo ev=$T/$1.ev
+	# shellcheck disable=SC2086
+	"$O/ibsmgen" pruned3 $2 -o "$topo" || fail "$1: ibsmgen pruned3 $2"
+	# shellcheck disable=SC2086
+	"$O/ibsmpattern" "$topo" grid $3 -o "$ev" 2>/dev/null ||
+		fail "$1: ibsmpattern grid $3"
+	route_run "$topo" "$ev" "$T/$1.0" 0
+	read -r efi0 colors0 groups <<<"$(walk "$T/$1.0" 0)"
+}
+
 n=0
 while IFS='|' read -r name gen pat; do
 	topo=$T/$name.topo ev=$T/$name.ev
-	# shellcheck disable=SC2086
-	"$O/ibsmgen" pruned3 $gen -o "$topo" || fail "$name: ibsmgen pruned3 $gen"
-	# shellcheck disable=SC2086
-	"$O/ibsmpattern" "$topo" grid $pat -o "$ev" 2>/dev/null ||
-		fail "$name: ibsmpattern grid $pat"
-	route_run "$topo" "$ev" "$T/$name.0" 0
-	read -r efi0 colors0 groups <<<"$(walk "$T/$name.0" 0)"
+	unlimited "$name" "$gen" "$pat"
 	mft=$(((colors0 + 1) / 2))
 	route_run "$topo" "$ev" "$T/$name.plan" "$mft"
 	read -r efi _ _ <<<"$(walk "$T/$name.plan" "$mft")"
@@ -105,13 +110,7 @@ EOF
 ext=0
 while IFS='|' read -r name gen pat; do
 	topo=$T/$name.topo ev=$T/$name.ev
-	# shellcheck disable=SC2086
-	"$O/ibsmgen" pruned3 $gen -o "$topo" || fail "$name: ibsmgen pruned3 $gen"
-	# shellcheck disable=SC2086
-	"$O/ibsmpattern" "$topo" grid $pat -o "$ev" 2>/dev/null ||
-		fail "$name: ibsmpattern grid $pat"
-	route_run "$topo" "$ev" "$T/$name.0" 0
-	read -r efi0 colors0 _ <<<"$(walk "$T/$name.0" 0)"
+	unlimited "$name" "$gen" "$pat"
 	mft=$(((colors0 + 3) / 4))
 	d=$T/$name.arrival
 	route_run "$topo" "$ev" "$d" "$mft" IBSM_MC_FILE_ORDER=1 IBSM_MC_NO_FORECAST=1
