@@ -7,13 +7,13 @@
  * 1. Candidates, one per color (all colors scanned in parallel): the trees
  *    of that color on the group's member switches.  A color none of whose
  *    trees touches the group is no candidate (using it would be a new,
- *    taller tree, not a merge), except as an extension (below).  The candidate
- * is a "cover" when one tree already holds every member switch (the group only
- * adds its ports), otherwise a "join" of those trees and the group's other
- * switches. A color free on every member switch gives an "extension" candidate
- *    when one tree of it is next to every member switch: that tree is
- *    extended one hop down to them (the tree with fewest groups if
- *    several are).
+ *    taller tree, not a merge), except as an extension (below).  The
+ *    candidate is a "cover" when one tree already holds every member
+ *    switch (the group only adds its ports), otherwise a "join" of those
+ *    trees and the group's other switches.  A color free on every member
+ *    switch gives an "extension" candidate when one tree of it is next to
+ *    every member switch: that tree is extended one hop down to them (the
+ *    tree with fewest groups if several are).
  * 2. Each candidate is priced by the link loads the merge would leave:
  *    every link of a tree in the candidate gains the groups of the others
  *    and the new group; a member port not yet on one gains them all; a
@@ -63,10 +63,10 @@
  * onto (p3th-b: 4 trees of ~550 groups, max EFI 2,217), while the tree of
  * a free color at the next switch up (a z-line of a neighbouring y)
  * brings its groups to the member switches only (max EFI 180; p3th 240 ->
- * 67, the TaihuLight model th40960 1,911 -> 504).  Whether
- * such trees exist when the colors run out is decided earlier: by early
- * sharing (mr4lms_share.c) and, offline, by the order the planner routes
- * the groups in (tools/ibsmroute). */
+ * 67, the TaihuLight model th40960 1,911 -> 504).  Whether such trees
+ * exist when the colors run out is decided earlier: by early sharing
+ * (mr4lms_share.c) and, offline, by the order the planner routes the
+ * groups in (tools/ibsmroute). */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
@@ -149,7 +149,7 @@ static uint32_t next_tree(const struct mc_ctx *c, const struct mr4lms *m,
 				tree[ns] = o;
 				cnt[ns++] = 0;
 			}
-			if (cnt[j] == k && j < 32 && !(seen >> j & 1)) {
+			if (cnt[j] == k && !(seen >> j & 1)) {
 				seen |= 1u << j;
 				cnt[j]++;
 			}
@@ -256,7 +256,7 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 	*k = (struct mcand){
 	    .color = (uint32_t)i, .ntrees = n, .groups = 1, .ext = MC_NONE};
 	if (!n) {
-		/* extensions: only without a forecast (cheapest) */
+		/* extensions: only without a forecast (see cheapest) */
 		if (c->forecast ||
 		    (k->ext = next_tree(c, s->m, (uint32_t)i)) == MC_NONE)
 			return;
