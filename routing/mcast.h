@@ -138,6 +138,7 @@ struct mc_stats {
 	uint64_t fbtc_ok, fbtc_fail, fctb_ok, fctb_fail, merges, pessimistic;
 	uint64_t absorbs;	/* merges that pulled in the trees on a temporary tree */
 	uint64_t shares;	/* groups put early on a tree of the same switches */
+	uint64_t extends;	/* merges that extended a neighbouring tree */
 };
 
 struct mc_ctx;

@@ -13,6 +13,8 @@ struct mc_scratch *mc_scratch_get(struct mc_ctx *c, unsigned worker)
 
 	if (++s->gen == 0) { /* wrapped: clear once every 4G uses */
 		memset(s->stamp, 0, c->n_sw * sizeof(*s->stamp));
+		/* key[] holds tagged counts too (mc_gc_bounded_roots) */
+		memset(s->key, 0, c->n_sw * sizeof(*s->key));
 		s->gen = 1;
 	}
 	return s;

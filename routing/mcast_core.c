@@ -119,7 +119,13 @@ static int alloc_scratch(struct mc_ctx *c)
 		s->up_port = malloc(n);
 		s->dist = malloc(n * sizeof(*s->dist));
 		s->queue = malloc(n * sizeof(*s->queue));
-		s->key = malloc(n * sizeof(*s->key));
+		/* zeroed: mc_gc_bounded_roots trusts a key whose high half
+		 * equals its tag, and a new context's generations start
+		 * again at 1, so recycled memory (the planner's trial
+		 * context, an engine rebuilt by a sweep) held old counts
+		 * under the same tags: wrong roots, a tree without its MFT
+		 * entries, now and then with 2 threads */
+		s->key = calloc(n, sizeof(*s->key));
 		s->heap = malloc(n * sizeof(*s->heap));
 		s->hpos = malloc(n * sizeof(*s->hpos));
 		s->bytes = malloc(n);

@@ -7,9 +7,13 @@
  * 1. Candidates, one per color (all colors scanned in parallel): the trees
  *    of that color on the group's member switches.  A color none of whose
  *    trees touches the group is no candidate (using it would be a new,
- *    taller tree, not a merge).  The candidate is a "cover" when one tree
- *    already holds every member switch (the group only adds its ports),
- *    otherwise a "join" of those trees and the group's other switches.
+ *    taller tree, not a merge), except as an extension (below).  The
+ *    candidate is a "cover" when one tree already holds every member
+ *    switch (the group only adds its ports), otherwise a "join" of those
+ *    trees and the group's other switches.  A color free on every member
+ *    switch gives an "extension" candidate when one tree of it is next to
+ *    every member switch: that tree is extended one hop down to them (the
+ *    tree with fewest groups if several are).
  * 2. Each candidate is priced by the link loads the merge would leave:
  *    every link of a tree in the candidate gains the groups of the others
  *    and the new group; a member port not yet on one gains them all; a
@@ -18,17 +22,26 @@
  *    highest EFI so made (the bottleneck), then the growth of the sum of
  *    squared EFIs (so a loaded link pays more for the same groups than an
  *    idle one, and a big tree more than a small one), then the groups
- *    sharing the result, then the color.
+ *    sharing the result, then the color.  An extension's new links are
+ *    priced as the least loaded link from the tree to each member switch.
  * 3. The cheapest candidate that holds is taken: a cover always, a join
- *    only if the group and its trees are connected in G_color (free
- *    switches and the candidate's own trees), so it pulls in no other
- *    tree.  It is routed by mc_vmcg_route (cover: the ports are added;
- *    join: the old trees joined whole along shortest, least loaded G_color
- *    paths, mcast_attach.c).  Candidates are priced in increasing order of
- *    a lower bound of their peak (the groups they would share, the member
- *    ports, each tree's last known max load) and the search stops when the
- *    bound passes the best peak found; the trees' link loads are cached
- *    between changes (mc_tree_load).
+ *    or an extension only if the group and its trees are connected in
+ *    G_color (free switches and the candidate's own trees), so it pulls in
+ *    no other tree.  Extensions are candidates only without a forecast
+ *    (the daemon, a planner run with IBSM_MC_NO_FORECAST): there they
+ *    are what the last shape to arrive needs (below); under the offline
+ *    planner's forecast early sharing already keeps trees for it, and
+ *    extensions moved its max EFI both ways (3-level pruned trees at MFT
+ *    128: p3th-b 192 -> 168, p3bl-c 50 -> 51, th40960 175 -> 200; p3th
+ *    34x34x34 at MFT 32: 236 -> 268), so it does without them.
+ *    It is routed by mc_vmcg_route (cover: the ports are added; join: the
+ *    old trees joined whole along shortest, least loaded G_color paths,
+ *    mcast_attach.c; extension: the members joined to the tree).
+ *    Candidates are priced in increasing order of a lower bound of their
+ *    peak (the groups they would share, the member ports, each tree's
+ *    last known max load) and the search stops when the bound passes the
+ *    best peak found; the trees' link loads are cached between changes
+ *    (mc_tree_load).
  * 4. Only when no candidate holds does the paper's own step run: the
  *    nearest tree by formula (1) (or, with many trees, the emptiest color)
  *    plus every tree a temporary bottom-up tree meets (mr4lms_nearest.c,
@@ -42,9 +55,18 @@
  * limit on the 8,704-host tree at MFT 128 (docs/benchmarks.md).  Pricing
  * by the loads spreads groups of one shape over the trees that already
  * hold their switches, which on a fat tree costs little more EFI than
- * separate trees would.  Whether such trees exist when the colors run out
- * is decided earlier: by early sharing (mr4lms_share.c) and, offline, by
- * the order the planner routes the groups in (tools/ibsmroute). */
+ * separate trees would.  Why extensions: in arrival order (the daemon)
+ * the last shape to come finds every color of its switches taken by the
+ * trees of earlier shapes (the z-lines of 128x32x40 after the y-lines
+ * have filled the leaves, and their middles' colors); every cover or join
+ * open to it is then a tree over most leaves that all later groups pile
+ * onto (p3th-b: 4 trees of ~550 groups, max EFI 2,217), while the tree of
+ * a free color at the next switch up (a z-line of a neighbouring y)
+ * brings its groups to the member switches only (max EFI 180; p3th 240 ->
+ * 67, the TaihuLight model th40960 1,911 -> 504).  Whether such trees
+ * exist when the colors run out is decided earlier: by early sharing
+ * (mr4lms_share.c) and, offline, by the order the planner routes the
+ * groups in (tools/ibsmroute). */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
@@ -57,6 +79,8 @@ struct mcand {
 	uint64_t added;	 /* EFI added over all links */
 	uint32_t ntrees; /* trees of the color on the member switches */
 	uint32_t lb;	 /* lower bound of peak before the trees are priced */
+	uint32_t ext;	 /* no tree of the color on the member switches: the
+			  * one next to all of them, extended, or MC_NONE */
 	bool cover;	 /* one tree holds every member switch */
 };
 
@@ -95,6 +119,69 @@ static uint32_t color_trees(struct scan *s, uint32_t col, uint32_t mark,
 static inline uint64_t sq(uint64_t e, uint64_t d)
 {
 	return 2 * e * d + d * d;
+}
+
+/* The color is free on every member switch: a tree of the color next to
+ * every one of them (the one with fewest groups), to be extended one hop
+ * down to them, or MC_NONE.  This is the merge a group needs whose
+ * switches have no tree of a free color left (in arrival order, the last
+ * shape to come to switches that others have filled): the trees of the
+ * colors in use there would each bring their groups to the whole of the
+ * joined result, an extended neighbour brings its own only to the group's
+ * switches. */
+static uint32_t next_tree(const struct mc_ctx *c, const struct mr4lms *m,
+			  uint32_t col)
+{
+	enum { SEEN = 8 };
+	uint32_t tree[SEEN], cnt[SEEN], ns = 0, best = MC_NONE;
+
+	for (uint32_t k = 0; k < m->nmsw; k++) {
+		uint32_t sw = m->msw[k], seen = 0;
+		for (uint32_t e = c->adj.off[sw]; e < c->adj.off[sw + 1]; e++) {
+			uint32_t o = mc_color_owner(c, c->adj.peer[e], col), j;
+			if (o == MC_NONE)
+				continue;
+			for (j = 0; j < ns && tree[j] != o; j++)
+				;
+			if (j == ns) {
+				if (k || ns == SEEN)
+					continue; /* not next to the first */
+				tree[ns] = o;
+				cnt[ns++] = 0;
+			}
+			if (cnt[j] == k && !(seen >> j & 1)) {
+				seen |= 1u << j;
+				cnt[j]++;
+			}
+		}
+	}
+	for (uint32_t j = 0; j < ns; j++)
+		if (cnt[j] == m->nmsw &&
+		    (best == MC_NONE ||
+		     c->trees[tree[j]].n_groups < c->trees[best].n_groups))
+			best = tree[j];
+	return best;
+}
+
+/* Raises the price by the links extending tree t down to the member
+ * switches (next to it): each gains every group of the merged tree; the
+ * least loaded link from t to the switch is the one taken. */
+static void price_ext(const struct mc_ctx *c, const struct mr4lms *m,
+		      uint32_t t, struct mcand *k)
+{
+	for (uint32_t i = 0; i < m->nmsw; i++) {
+		uint32_t sw = m->msw[i], best = UINT32_MAX;
+		for (uint32_t e = c->adj.off[sw]; e < c->adj.off[sw + 1]; e++) {
+			uint32_t p = c->adj.peer[e], l;
+			if (mc_color_owner(c, p, k->color) != t)
+				continue;
+			l = c->efi[c->port_base[p] + c->adj.rport[e]];
+			best = l < best ? l : best;
+		}
+		if (best + k->groups > k->peak)
+			k->peak = best + k->groups;
+		k->added += sq(best, k->groups);
+	}
 }
 
 /* Raises the price by tree t's links, each gaining `gain` groups (its
@@ -166,13 +253,23 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 	uint32_t missing, n = color_trees(s, (uint32_t)i, s->base + (uint32_t)i,
 					  own, &missing);
 
-	*k = (struct mcand){.color = (uint32_t)i, .ntrees = n, .groups = 1};
-	if (!n)
-		return;
+	*k = (struct mcand){
+	    .color = (uint32_t)i, .ntrees = n, .groups = 1, .ext = MC_NONE};
+	if (!n) {
+		/* extensions: only without a forecast (see cheapest) */
+		if (c->forecast ||
+		    (k->ext = next_tree(c, s->m, (uint32_t)i)) == MC_NONE)
+			return;
+		c->trees[k->ext].mark = s->base + (uint32_t)i;
+		own[n++] = k->ext;
+		k->ntrees = 1;
+	}
 	for (uint32_t j = 0; j < n; j++)
 		k->groups += c->trees[own[j]].n_groups;
 	price_members(c, s->g, s->base + (uint32_t)i, k);
-	if (missing)
+	if (k->ext != MC_NONE)
+		price_ext(c, s->m, k->ext, k);
+	else if (missing)
 		price_branches(c, s->m, k);
 	k->cover = n == 1 && !missing;
 	k->lb = k->peak > k->groups ? k->peak : k->groups;
@@ -185,6 +282,33 @@ static void scan_color(void *arg, size_t i, unsigned worker)
 		if (t->lstamp && e > k->lb)
 			k->lb = e;
 	}
+}
+
+/* The candidate's trees into own[], marked with mark; their count. */
+static uint32_t cand_trees(struct scan *s, const struct mcand *k, uint32_t mark,
+			   uint32_t *own)
+{
+	uint32_t missing;
+
+	if (k->ext == MC_NONE)
+		return color_trees(s, k->color, mark, own, &missing);
+	s->c->trees[k->ext].mark = mark;
+	own[0] = k->ext;
+	return 1;
+}
+
+/* Does the candidate hold: a cover, or the member switches connected in
+ * G_color with its trees (an extended tree: with its root too)? */
+static bool holds(struct mc_ctx *c, struct mr4lms *m, const struct mcand *k,
+		  uint32_t mark)
+{
+	uint32_t n = m->nmsw;
+
+	if (k->cover)
+		return true;
+	if (k->ext != MC_NONE)
+		m->msw[n++] = c->trees[k->ext].root; /* msw has n_sw + 1 */
+	return mc_gc_connected(c, 0, k->color, mark, m->msw, n);
 }
 
 static int cmp_price(const struct mcand *x, const struct mcand *y)
@@ -207,38 +331,51 @@ static int cmp_lb(const void *a, const void *b)
 	return cmp_price(x, y);
 }
 
-/* Second pass, in increasing order of the bound: the trees' links priced
- * (their loads are cached), a candidate kept if it beats the best so far
- * and holds (a cover, or connected in G_color with its trees), until the
- * bound passes the best peak.  The trees of the chosen color go to own[];
- * returns their count, 0 if none holds. */
-static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
-			 uint32_t *color)
+/* In increasing order of the bound, the candidates of one kind (joins
+ * and covers, or extensions): the trees' links priced (their loads are
+ * cached), a candidate kept if it beats *best and holds (a cover, or
+ * connected in G_color with its trees), until the bound passes the best
+ * peak. */
+static void cheapest_of(struct scan *s, uint32_t nk, bool ext,
+			struct mcand **best)
 {
 	struct mc_ctx *c = s->c;
-	struct mr4lms *m = s->m;
-	struct mcand *best = NULL;
-	uint32_t missing, n, mark;
+	uint32_t n, mark, *own = s->m->wroots[0];
 
 	for (uint32_t i = 0; i < nk; i++) {
 		struct mcand *k = &s->cand[i];
-		if (best && k->lb > best->peak)
+		if (*best && k->lb > (*best)->peak)
 			break;
+		if ((k->ext != MC_NONE) != ext)
+			continue;
 		mark = ++c->mark_gen;
-		n = color_trees(s, k->color, mark, own, &missing);
+		n = cand_trees(s, k, mark, own);
 		for (uint32_t j = 0; j < n; j++)
 			price_tree(c, &c->trees[own[j]],
 				   k->groups - c->trees[own[j]].n_groups, k);
-		if (best && cmp_price(k, best) >= 0)
+		if (*best && cmp_price(k, *best) >= 0)
 			continue;
-		if (k->cover ||
-		    mc_gc_connected(c, 0, k->color, mark, m->msw, m->nmsw))
-			best = k;
+		if (holds(c, s->m, k, mark))
+			*best = k;
 	}
+}
+
+/* Second pass: the cheapest join or cover, or without a forecast (the
+ * daemon) the cheapest of those and the extensions.  The trees of the
+ * chosen color go to own[]; returns their count, 0 if none holds. */
+static uint32_t cheapest(struct scan *s, uint32_t nk, uint32_t *own,
+			 uint32_t *color)
+{
+	struct mcand *best = NULL;
+
+	cheapest_of(s, nk, false, &best);
+	if (!s->c->forecast) /* both kinds priced: the cheaper wins */
+		cheapest_of(s, nk, true, &best);
 	if (!best)
 		return 0;
 	*color = best->color;
-	return color_trees(s, best->color, ++c->mark_gen, own, &missing);
+	s->c->st.extends += best->ext != MC_NONE;
+	return cand_trees(s, best, ++s->c->mark_gen, own);
 }
 
 /* Routes g into the cheapest candidate that pulls in no other tree.

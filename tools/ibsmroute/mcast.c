@@ -158,13 +158,14 @@ static void write_json(FILE *j, const char *engine, unsigned mft,
 		"\"fbtc_failures\": %" PRIu64 ", \"fctb_successes\": %" PRIu64 ", "
 		"\"merges\": %" PRIu64 ", \"absorbing_merges\": %" PRIu64 ", "
 		"\"pessimistic_merges\": %" PRIu64 ", \"early_shares\": %" PRIu64 ", "
+		"\"extension_merges\": %" PRIu64 ", "
 		"\"forecast_seconds\": %.6f, \"max_rss_mb\": %.1f}",
 		engine, mft, st->groups, st->trees, st->colors_used,
 		st->merged_groups, st->max_efi, st->avg_efi, st->max_tfi,
 		st->avg_tfi, st->max_height_excess, st->seconds,
 		st->ms_per_group, st->median_ms, verified ? "true" : "false",
 		st->fbtc_fail, st->fctb_ok, st->merges, st->absorbs,
-		st->pessimistic, st->shares, forecast_s,
+		st->pessimistic, st->shares, st->extends, forecast_s,
 		ru.ru_maxrss / 1024.0);
 }
 
