@@ -48,7 +48,11 @@ static void params_of(const struct mcg_mgr *mgr, const struct cfg_partition *p,
 	r->pkey = (uint16_t)(p->pkey | PKEY_FULL_BIT);
 	r->mtu = (uint8_t)p->mtu;
 	r->rate = (uint8_t)p->rate;
-	r->sl = (uint8_t)p->sl;
+	/* auto, or QoS off (sa_path.c says why): the SL every path gets
+	 * where nothing else says */
+	r->sl = (uint8_t)(p->sl == CFG_SL_AUTO || !mgr->sm->qos.enable
+			      ? mgr->sm->qos.default_sl
+			      : p->sl);
 	r->mtu_sel = r->rate_sel = r->life_sel = SA_SEL_EQ;
 	r->life = mgr->sa->sm.subnet_timeout;
 	r->scope = 2;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pkeys.h"
 #include "lib/qos.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
@@ -164,8 +165,9 @@ static int path_sl(const struct sa_ctx *c, const struct sa_path_rec *q,
 	    .qc = q->qos_class,
 	};
 	bool pinned = false;
-	uint8_t sl =
-	    c->sa->qos ? qos_path_sl(c->sa->qos, &r, part_sl, &pinned) : 0;
+	uint8_t sl = c->sa->qos ? qos_path_sl(c->sa->qos, &r, part_sl, &pinned)
+		     : part_sl != QOS_SL_NONE ? part_sl
+					      : 0;
 
 	if (!sa_has(c, SA_PR_SL))
 		return sl;
@@ -181,11 +183,15 @@ static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
 {
 	struct sa *sa = c->sa;
 	struct walk w, back;
-	int v;
+	/* r->pkey is the path's partition: its own SL, if it gives one and
+	 * QoS programs the SL2VL tables (as OpenSM: without them an SL may
+	 * land on a VL the ports do not run) */
+	int v =
+	    sa->qos && sa->qos->enable ? pkey_plan_sl(sa->pkeys, r->pkey) : -1;
 
 	if (walk_path(sa, src, dst, dlid, &w) < 0)
 		return 0;
-	if ((v = path_sl(c, q, QOS_SL_NONE)) < 0)
+	if ((v = path_sl(c, q, v < 0 ? QOS_SL_NONE : (uint8_t)v)) < 0)
 		return 0;
 	r->sl = (uint8_t)v;
 	if (sa_has(c, SA_PR_REVERSIBLE) && q->reversible &&

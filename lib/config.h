@@ -40,6 +40,7 @@ struct cfg_table {
 /* PathRecord/MCMemberRecord MTU and rate codes a partition may give; 0 is
  * "auto": the smallest of the fabric's linked CA ports. */
 #define CFG_AUTO 0
+#define CFG_SL_AUTO 16 /* partitions[].sl: auto */
 
 /* One item of the partitions key (docs/design.md §1.2). */
 struct cfg_partition {
@@ -48,7 +49,7 @@ struct cfg_partition {
 	int ipoib;	/* 0 or 1: the partition's IPoIB broadcast group */
 	int mtu;	/* CFG_AUTO or IBA MTU code 1..5 */
 	int rate;	/* CFG_AUTO or IBA rate code */
-	uint32_t sl;	/* SL of the IPoIB broadcast group */
+	int sl;		/* 0..15, or CFG_SL_AUTO: qos.default_sl */
 	struct cfg_strlist members; /* full members */
 	struct cfg_strlist limited; /* limited members */
 };

@@ -16,6 +16,26 @@ static const struct cfg_enum mtu_names[] = {
     {"auto", CFG_AUTO}, {"256", 1},  {"512", 2}, {"1024", 3},
     {"2048", 4},	{"4096", 5}, {0}};
 
+/* Service levels; auto leaves the SL to qos.default_sl. */
+static const struct cfg_enum sl_names[] = {{"auto", CFG_SL_AUTO},
+					   {"0", 0},
+					   {"1", 1},
+					   {"2", 2},
+					   {"3", 3},
+					   {"4", 4},
+					   {"5", 5},
+					   {"6", 6},
+					   {"7", 7},
+					   {"8", 8},
+					   {"9", 9},
+					   {"10", 10},
+					   {"11", 11},
+					   {"12", 12},
+					   {"13", 13},
+					   {"14", 14},
+					   {"15", 15},
+					   {0}};
+
 /* IBA rate codes (PathRecord/MCMemberRecord Rate), named in Gb/s. */
 static const struct cfg_enum rate_names[] = {
     {"auto", CFG_AUTO}, {"2.5g", 2},  {"5g", 5},    {"10g", 3},	  {"14g", 11},
@@ -46,8 +66,14 @@ static const struct cfg_key part_keys[] = {
     {"rate", CFG_ENUM, OFF(rate), "auto", 0, 0, rate_names,
      "Rate of the IPoIB group, e.g. 10g, 40g, 100g; auto: the smallest "
      "rate of the fabric's linked CA ports."},
-    {"sl", CFG_U32, OFF(sl), "0", 0, 15, NULL,
-     "Service level of the IPoIB group."},
+    {"sl", CFG_ENUM, OFF(sl), "auto", 0, 0, sl_names,
+     "Service level, 0..15, of the partition's paths (PathRecord and "
+     "MultiPathRecord answers with its P_Key) and of its IPoIB group, "
+     "unless a qos.classes rule matching the request gives another (as "
+     "OpenSM's partition sl); auto: qos.default_sl. Used only with "
+     "qos.enable: true, as OpenSM uses it only with QoS on (without "
+     "SL2VL tables an SL may map to a VL the ports do not run); "
+     "otherwise as auto."},
     {"members", CFG_LIST, OFF(members), "", 0, 64, NULL,
      "Full members: all (every end port: CA ports and switch port 0), "
      "hosts (CA and router ports), switches (switch port 0), "

@@ -269,6 +269,30 @@ static int resolve_all(struct resolve *r, const struct cfg_table *parts,
 	return rc;
 }
 
+/* The partitions' SLs, for the SA's PathRecords (pkey_plan_sl). */
+static int note_sls(struct pkey_plan *pl, const struct cfg_table *parts)
+{
+	const struct cfg_partition *p = parts->v;
+
+	pl->sls = calloc(parts->n ? parts->n : 1, sizeof(*pl->sls));
+	if (!pl->sls)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < parts->n; i++)
+		if (p[i].sl != CFG_SL_AUTO)
+			pl->sls[pl->n_sls++] =
+			    (struct pkey_sl){.pkey = (uint16_t)p[i].pkey,
+					     .sl = (uint8_t)p[i].sl};
+	return 0;
+}
+
+int pkey_plan_sl(const struct pkey_plan *pl, uint16_t pkey)
+{
+	for (uint32_t i = 0; pl && i < pl->n_sls; i++)
+		if (pl->sls[i].pkey == (pkey & PKEY_BASE_MASK))
+			return pl->sls[i].sl;
+	return -1;
+}
+
 int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
 		    const struct cfg_table *parts, bool log_unknown)
 {
@@ -297,6 +321,8 @@ int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
 	}
 	if (!rc)
 		rc = flatten(pl, lists, cnt);
+	if (!rc)
+		rc = note_sls(pl, parts);
 	if (pl->unknown > UNKNOWN_LOGGED && log_unknown)
 		log_warn("partitions: %u more members name no port of the "
 			 "fabric",
@@ -319,6 +345,7 @@ void pkey_plan_free(struct pkey_plan *pl)
 	free(pl->nodes);
 	free(pl->off);
 	free(pl->keys);
+	free(pl->sls);
 	memset(pl, 0, sizeof(*pl));
 }
 

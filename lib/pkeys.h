@@ -36,6 +36,12 @@ struct pkey_plan {
 	uint16_t *keys;	     /* per slot ascending by base */
 	uint32_t n_slots;
 	uint32_t unknown; /* member names or GUIDs that named no port */
+	/* the partitions' own SLs (partitions[].sl other than auto) */
+	struct pkey_sl {
+		uint16_t pkey; /* base, without the membership bit */
+		uint8_t sl;
+	} * sls;
+	uint32_t n_sls;
 };
 
 /* Builds the plan of f (every port's partitions) from parts (items of
@@ -46,6 +52,10 @@ struct pkey_plan {
 int pkey_plan_build(struct pkey_plan *pl, const struct fabric *f,
 		    const struct cfg_table *parts, bool log_unknown);
 void pkey_plan_free(struct pkey_plan *pl);
+
+/* The SL partitions[].sl gives the partition of pkey (membership bit
+ * ignored), or -1 when it gives none (auto, or no such partition). */
+int pkey_plan_sl(const struct pkey_plan *pl, uint16_t pkey);
 
 /* The entries of end port p (switch: port 0), ascending by base; *n = 0
  * for ports that hold none (switch external ports, ports not in f). */

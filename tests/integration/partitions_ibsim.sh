@@ -7,8 +7,9 @@
 #  2. every host asks saquery for a PathRecord to every end port: a record
 #     with the lowest shared P_Key when they share a partition, none
 #     otherwise (no answer leaks across partitions); a P_Key asked for is
-#     answered only when both ends hold it; a MultiPathRecord GetMulti
-#     (tests/sim/sa_raw) answers only the pairs sharing a partition;
+#     answered only when both ends hold it; a MultiPathRecord GetMulti (its paths with their partition's SL)
+#     (tests/sim/sa_raw) answers only the pairs sharing a partition, at
+#     SL 0 while QoS is off though blue says sl 5 (OpenSM does the same);
 #  3. a multicast join with a P_Key the port is not in is refused, one in
 #     its partition accepted; saquery -g shows a host only the groups of
 #     its partitions; P_KeyTableRecord is refused without the SM_Key and
@@ -20,7 +21,9 @@
 #     unchanged fabric then sends no P_KeyTable SMP;
 #  5. OpenSM 3.3.23 given the equivalent partitions.conf on a second ibsim
 #     of the same fabric leaves the same P_Keys on every port and answers
-#     the same MultiPathRecords.
+#     the same MultiPathRecords (P_Keys and SLs);
+#  6. a SIGHUP turning QoS on gives blue's paths its sl 5, green's (sl
+#     auto) qos.default_sl.
 # What ibsim cannot show: it forwards every packet whatever its P_Key (no
 # enforcement, no P_Key check on SA requests: the SA's own rules are what
 # keeps answers inside partitions), and its PortInfo Set ignores the
@@ -50,6 +53,7 @@ partitions:
 $1
   - name: blue
     pkey: 0x0011
+    sl: 5
     members: $2
     limited: [H7]
 EOF
@@ -77,16 +81,16 @@ mpr() { sim_at "$1" "$O/tests/sim/sa_raw" "mpr:$2:$3" 2>/dev/null; }
 # H2 (green) to a green host, a blue one and one in no partition: one path
 mpr H2 "$(pg H2)" "$(pg H3),$(pg H5),$(pg H8)" >"$T/mpr1"
 grep -q "^mpr status 0x0000 records 1$" "$T/mpr1" &&
-	grep -q "^path slid $(lid H2) dlid $(lid H3) pkey 0x8010$" "$T/mpr1" ||
+	grep -q "^path slid $(lid H2) dlid $(lid H3) pkey 0x8010 sl 0$" "$T/mpr1" ||
 	fail "MultiPathRecord from H2: $(cat "$T/mpr1")"
 # H5 (blue): to H6 and H7 (limited) in blue, not to H2
 mpr H5 "$(pg H5)" "$(pg H6),$(pg H7),$(pg H2)" >"$T/mpr2"
-grep -q "^mpr status 0x0000 records 2$" "$T/mpr2" && [ "$(grep -c "pkey 0x8011$" "$T/mpr2")" = 2 ] ||
+grep -q "^mpr status 0x0000 records 2$" "$T/mpr2" && [ "$(grep -c "pkey 0x8011 sl 0$" "$T/mpr2")" = 2 ] ||
 	fail "MultiPathRecord from H5: $(cat "$T/mpr2")"
 # H2 may not learn of blue's pairs
 mpr H2 "$(pg H5)" "$(pg H6)" | grep -q "^mpr status 0x0000 records 0$" ||
 	fail "MultiPathRecord: H2 learnt a path inside blue"
-echo "MultiPathRecords: only pairs sharing a partition"
+echo "MultiPathRecords: only pairs sharing a partition (SL 0: blue's sl 5 waits for QoS, as OpenSM's)"
 
 # 3. joins and the groups a host sees
 join() { sa_at "$1" join "$2" --pkey "$3" --qkey 0x0b1b; }
@@ -155,7 +159,7 @@ guid() { awk -v n="'$1'" '$1 == "CA" && $13 == n { print $4; exit }' "$T/netp"; 
 cat >"$T/partitions.conf" <<EOF
 Default=0x7fff, ipoib : $(guid H1)=full ;
 green=0x0010, ipoib, mtu=4 : $(guid H2)=full, $(guid H3)=full, $(guid H4)=limited ;
-blue=0x0011 : $(guid H5)=full, $(guid H6)=full, ALL_SWITCHES=full, $(guid H7)=limited ;
+blue=0x0011, sl=5 : $(guid H5)=full, $(guid H6)=full, ALL_SWITCHES=full, $(guid H7)=limited ;
 EOF
 NET=$T/small.net SIMARGS="$("$O/ibsmgen" ibsim-args "$T/small.net")"
 start_named_sim osm
@@ -180,4 +184,19 @@ for q in "H2 $(pg H2) $(pg H3),$(pg H5),$(pg H8) mpr1" "H5 $(pg H5) $(pg H6),$(p
 	sed 's/slid [0-9]* dlid [0-9]* //' "$T/$4" | diff - "$T/$4.osm" ||
 		fail "MultiPathRecord from $1: ibsmd and OpenSM differ"
 done
+
+# 6. with QoS on a partition's sl is its paths' SL
+n0=$(grep -c "reload: configuration" "$T/ibsmd.log")
+printf 'qos:\n  enable: true\n  default_sl: 2\n' >>"$T/ibsmd.yaml"
+kill -HUP "$IBSMD_PID"
+for _ in $(seq 100); do
+	[ "$(grep -c "reload: configuration" "$T/ibsmd.log")" -gt "$n0" ] && break
+	sleep 0.1
+done
+[ "$(grep -c "reload: configuration" "$T/ibsmd.log")" -gt "$n0" ] || fail "QoS reload not applied"
+mpr H5 "$(pg H5)" "$(pg H6),$(pg H7)" >"$T/mpr3"
+[ "$(grep -c "pkey 0x8011 sl 5$" "$T/mpr3")" = 2 ] || fail "QoS on: blue's paths not on its sl 5: $(cat "$T/mpr3")"
+mpr H2 "$(pg H2)" "$(pg H3)" | grep -q "pkey 0x8010 sl 2$" ||
+	fail "QoS on: green's paths (sl auto) not on qos.default_sl 2: $(mpr H2 "$(pg H2)" "$(pg H3)")"
+echo "QoS on: blue's paths on SL 5, green's on qos.default_sl 2"
 echo "PASS: partitions programmed, answered and reloaded as configured"

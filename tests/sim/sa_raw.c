@@ -233,9 +233,10 @@ static int run_mpr(const char *spec, void *umad)
 		n++;
 	printf("mpr status 0x%04x records %u\n", st, n);
 	for (unsigned i = 0; i < n; i++)
-		printf("path slid %u dlid %u pkey 0x%04x\n",
+		printf("path slid %u dlid %u pkey 0x%04x sl %u\n",
 		       sa_get16(rec + 64 * i + 42), sa_get16(rec + 64 * i + 40),
-		       sa_get16(rec + 64 * i + 50));
+		       sa_get16(rec + 64 * i + 50),
+		       sa_get16(rec + 64 * i + 52) & 0xfu); /* QoSClass|SL */
 	return 0;
 }
 

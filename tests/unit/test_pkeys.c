@@ -124,6 +124,27 @@ static void test_empty(void **state)
 	teardown(x);
 }
 
+/* A partition's own SL, by its P_Key with or without the membership
+ * bit; auto (the default) and unknown P_Keys give none. */
+static void test_partition_sl(void **state)
+{
+	struct fx *x;
+
+	(void)state;
+	x = setup("[{name: default, pkey: 0x7fff, members: all},"
+		  " {name: a, pkey: 2, sl: 5, members: [H1]},"
+		  " {name: b, pkey: 3, sl: 0, members: [H2]},"
+		  " {name: c, pkey: 4, members: [H3]}]");
+	assert_int_equal(pkey_plan_sl(&x->pl, 0x0002), 5);
+	assert_int_equal(pkey_plan_sl(&x->pl, 0x8002), 5);
+	assert_int_equal(pkey_plan_sl(&x->pl, 0x8003), 0);
+	assert_int_equal(pkey_plan_sl(&x->pl, 0x8004), -1);
+	assert_int_equal(pkey_plan_sl(&x->pl, 0xffff), -1);
+	assert_int_equal(pkey_plan_sl(&x->pl, 0x8005), -1);
+	assert_int_equal(pkey_plan_sl(NULL, 0x8002), -1);
+	teardown(x);
+}
+
 /* The two-partition site, with names, GUIDs and kinds. */
 static void test_two_partitions(void **state)
 {
@@ -219,6 +240,7 @@ int main(void)
 	    cmocka_unit_test(test_default),
 	    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_two_partitions),
+	    cmocka_unit_test(test_partition_sl),
 	    cmocka_unit_test(test_disjoint),
 	    cmocka_unit_test(test_precedence),
 	};
