@@ -35,10 +35,45 @@ static uint32_t free_colors(const struct mc_ctx *c, uint32_t sw)
 	return c->color_limit - used;
 }
 
+/* The trees still to come through switch sw that a share of tree t is
+ * asked to spare, as (r, f) below; false if none.  Without a forecast of
+ * widths (the daemon): r trees to come, f free colors.  With one, the
+ * trees to come that are wider than t (more switches) spare colors first,
+ * since sharing one of them frees a color on more switches (on a 3-level
+ * pruned tree a z-line's share frees a color on a middle of every pod, a
+ * y-line's on one middle): the R - F trees the switch cannot hold are
+ * asked of the A wider ones first, and the B trees of t's width class
+ * spare what is left, so those trees carry r = B groups on
+ * f = B - (R - F - A) trees (f 0: as many as need be). */
+static bool switch_need(const struct mc_ctx *c, uint32_t sw,
+			const struct mc_tree *t, uint64_t *r, uint64_t *f)
+{
+	uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
+		 fi = free_colors(c, sw), wider = 0, mine, over;
+	uint32_t w = mc_width_class(t->n_nodes);
+	const uint32_t *h;
+
+	if (ri <= fi)
+		return false;
+	if (!c->fc_width) {
+		*r = ri;
+		*f = fi;
+		return true;
+	}
+	h = c->fc_width + (size_t)sw * MC_FC_WIDTHS;
+	for (uint32_t k = w + 1; k < MC_FC_WIDTHS; k++)
+		wider += h[k];
+	over = ri - fi;
+	if (wider >= over || !(mine = h[w]))
+		return false;
+	*r = mine;
+	*f = mine > over - wider ? mine - (over - wider) : 0;
+	return true;
+}
+
 /* Pressure on tree t's switches (those a tree of the same member
- * switches uses) as the pair (R, F) with the largest R / F, R the trees
- * still to come through the switch and F its free colors; false when
- * every switch has a color for each of them. */
+ * switches uses) as the pair (r, f) of switch_need with the largest
+ * r / f; false when no switch asks t's groups to share. */
 static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 		     uint64_t *r, uint64_t *f)
 {
@@ -47,10 +82,8 @@ static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 	*r = 0;
 	*f = 1;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		uint32_t sw = t->nodes[i].sw;
-		uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
-			 fi = free_colors(c, sw);
-		if (ri <= fi)
+		uint64_t ri, fi;
+		if (!switch_need(c, t->nodes[i].sw, t, &ri, &fi))
 			continue;
 		if (!any || ri * *f > *r * fi) {
 			*r = ri;
@@ -89,8 +122,7 @@ static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
 	if (!nr || !(t = mc_tree_new(c)))
 		return 0;
 	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, false,
-			       t) ==
-	    0)
+			       t) == 0)
 		peak = mc_tree_peak(c, t);
 	mc_tree_free(c, t);
 	return peak;
