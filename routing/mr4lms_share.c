@@ -35,45 +35,47 @@ static uint32_t free_colors(const struct mc_ctx *c, uint32_t sw)
 	return c->color_limit - used;
 }
 
-/* The trees still to come through switch sw that a share of tree t is
- * asked to spare, as (r, f) below; false if none.  Without a forecast of
- * widths (the daemon): r trees to come, f free colors.  With one, the
- * trees to come that are wider than t (more switches) spare colors first,
- * since sharing one of them frees a color on more switches (on a 3-level
- * pruned tree a z-line's share frees a color on a middle of every pod, a
- * y-line's on one middle): the R - F trees the switch cannot hold are
- * asked of the A wider ones first, and the B trees of t's width class
- * spare what is left, so those trees carry r = B groups on
- * f = B - (R - F - A) trees (f 0: as many as need be). */
+/* Width classes (four per doubling, mc_width_class) between a tree and
+ * the trees to come that spare it: 8, at least four times as wide; and
+ * around it, the trees of its own kind: 3, less than twice as wide or
+ * narrow. */
+#define SPARE_CLASSES 8
+#define LIKE_CLASSES  3
+
+/* Is switch sw short of colors for the trees to come, as far as a share
+ * of tree t is concerned?  (r, f): the trees to come through it and its
+ * free colors.  With the planner's forecast of widths, t is spared where
+ * no tree of its kind is still to come (the shortage is the others'), or
+ * where the trees to come that are at least four times as wide could
+ * absorb the shortage R - F by themselves: a share of one of them frees a
+ * color on four times as many switches (on a 3-level pruned tree a
+ * z-line's share frees a color on a middle of every pod and on 34 leaves,
+ * a y-line's on one middle and 8 leaves), so fewer groups share. */
 static bool switch_need(const struct mc_ctx *c, uint32_t sw,
 			const struct mc_tree *t, uint64_t *r, uint64_t *f)
 {
-	uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
-		 fi = free_colors(c, sw), wider = 0, mine, over;
-	uint32_t w = mc_width_class(t->n_nodes);
+	uint32_t w = mc_width_class(t->n_nodes), k;
+	uint64_t wide = 0, like = 0;
 	const uint32_t *h;
 
-	if (ri <= fi)
+	*r = c->forecast ? c->forecast[sw] : c->sw_load[sw];
+	*f = free_colors(c, sw);
+	if (*r <= *f)
 		return false;
-	if (!c->fc_width) {
-		*r = ri;
-		*f = fi;
+	if (!c->fc_width)
 		return true;
-	}
 	h = c->fc_width + (size_t)sw * MC_FC_WIDTHS;
-	for (uint32_t k = w + 1; k < MC_FC_WIDTHS; k++)
-		wider += h[k];
-	over = ri - fi;
-	if (wider >= over || !(mine = h[w]))
-		return false;
-	*r = mine;
-	*f = mine > over - wider ? mine - (over - wider) : 0;
-	return true;
+	for (k = w > LIKE_CLASSES ? w - LIKE_CLASSES : 0;
+	     k <= w + LIKE_CLASSES && k < MC_FC_WIDTHS; k++)
+		like += h[k];
+	for (k = w + SPARE_CLASSES; k < MC_FC_WIDTHS; k++)
+		wide += h[k];
+	return like && wide < *r - *f;
 }
 
 /* Pressure on tree t's switches (those a tree of the same member
  * switches uses) as the pair (r, f) of switch_need with the largest
- * r / f; false when no switch asks t's groups to share. */
+ * r / f; false when no switch is short of colors for t. */
 static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 		     uint64_t *r, uint64_t *f)
 {
