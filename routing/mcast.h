@@ -249,10 +249,12 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
 void mcast_color_hint(struct mc_ctx *c, uint32_t color);
 /* Forecast of the trees still to come (offline planner): one tree on the
  * switches sw[0..n) is expected (delta > 0) or no longer (delta < 0; the
- * counts are floored at 0), |delta| times.  The planner announces every group's tree of an
- * unlimited trial routing before it starts and takes each back once the
- * group is routed; MR4LMS then shares trees early on the switches where
- * more trees are coming than colors are left (mr4lms_share.c).  Without
+ * counts are floored at 0), |delta| times; each switch counts its trees
+ * in all and by width class (n, mc_width_class).  The planner announces
+ * every group's tree of an unlimited trial routing before it starts and
+ * takes each back once the group is routed; MR4LMS then shares trees
+ * early on the switches where more trees are coming than colors are left
+ * and no much wider trees could spare them (mr4lms_share.c).  Without
  * one (the daemon) MR4LMS takes the groups on a switch so far as the
  * estimate of those to come.  0, -EINVAL, -ENOMEM. */
 int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,

@@ -14,6 +14,30 @@
  * group's own tree would make, or the forecast's max EFI (the daemon: the
  * highest EFI reached so far).
  *
+ * Which groups share (the planner only): a share frees one color on each
+ * switch of the group's tree, so a wide tree's share frees colors on many
+ * pressed switches, a narrow one's on few.  On a 3-level pruned tree with
+ * 64x16x34 at 4 processes per host a y-line (8 leaves, 1 middle) and a
+ * z-line (34 leaves, a middle in each of 8 pods) both press the middles,
+ * and with every group asked alike the y-lines shared: a mean TFI of 2.95
+ * where the bound (docs/benchmarks.md) is 1.26.  So the forecast also
+ * counts the trees to come per switch by width class (number of
+ * switches, mc_width_class), and a switch does not press a tree t where
+ * the trees to come at least four times as wide could take its whole
+ * shortage R - F by sharing, or where no tree of t's own width (within a
+ * factor 2) is still to come: t is then spared there, and shares only
+ * for switches no wider tree relieves.  The wide trees still share only
+ * as their switches' own R / F asks.  Measured at MFT 128 (docs/
+ * benchmarks.md): mean TFI 2.95 / 2.53 / 2.11 -> 1.51 / 1.36 / 1.42 on
+ * p3bl / p3bl-b / p3bl-c, max EFI 103 / 100 / 50 -> 89 / 76 / 53; the
+ * 128x32x40 trees and th40960 route as before (their z-lines are only
+ * 2.2-2.5 times as wide as their y-lines).  With trees at least twice as
+ * wide sparing, and carrying the whole shortage, p3th-b's mean TFI fell
+ * to 1.81 too, but the wide trees piled up to 128 groups on th40960 (max
+ * EFI 175 -> 194) and p3th 34x34x34 at Ncolor 32 rose 236 -> 302: a
+ * shared tree's groups all reach every host of it, so concentrating the
+ * sharing on few trees loads their host links.
+ *
  * R: the offline planner's forecast (the trees of the unlimited trial not
  * routed yet, mcast_forecast), or, in the daemon, which cannot know the
  * groups to come, the groups whose trees hold the switch now: as many
