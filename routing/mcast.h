@@ -201,7 +201,24 @@ struct mc_ctx {
 	uint32_t *forecast;	/* [n_sw] trees still to come through the
 				 * switch (mcast_forecast), or NULL */
 	uint32_t forecast_peak;	/* max EFI of the forecast's routing */
+	uint32_t *fc_width;	/* [n_sw * MC_FC_WIDTHS]: of those trees, how
+				 * many per width class (mc_width_class) */
 };
+
+/* Width classes of a tree (its number of switches): exact below 4, then
+ * four per doubling, so trees differing by a few switches in a hundred
+ * fall in one class. */
+#define MC_FC_WIDTHS 64
+static inline uint32_t mc_width_class(uint32_t n)
+{
+	uint32_t hi, b;
+
+	if (n < 4)
+		return n;
+	hi = 31 - (uint32_t)__builtin_clz(n);
+	b = 4 * (hi - 1) + ((n >> (hi - 2)) & 3);
+	return b < MC_FC_WIDTHS ? b : MC_FC_WIDTHS - 1;
+}
 
 /* ---- public API (daemon, ibsmroute, tests) ---- */
 
@@ -230,12 +247,14 @@ int mcast_group_add(struct mc_ctx *c, const uint8_t mgid[16],
  * lost, so its members' MLID stays); MC_NONE: none.  It is not a
  * constraint: a merge, or a color that does not fit, goes as usual. */
 void mcast_color_hint(struct mc_ctx *c, uint32_t color);
-/* Forecast of the trees still to come (offline planner): each switch
- * sw[0..n) expects delta more (delta > 0) or fewer (delta < 0, floored at
- * 0) trees through it.  The planner announces every group's tree of an
- * unlimited trial routing before it starts and takes each back once the
- * group is routed; MR4LMS then shares trees early on the switches where
- * more trees are coming than colors are left (mr4lms_share.c).  Without
+/* Forecast of the trees still to come (offline planner): one tree on the
+ * switches sw[0..n) is expected (delta > 0) or no longer (delta < 0; the
+ * counts are floored at 0), |delta| times; each switch counts its trees
+ * in all and by width class (n, mc_width_class).  The planner announces
+ * every group's tree of an unlimited trial routing before it starts and
+ * takes each back once the group is routed; MR4LMS then shares trees
+ * early on the switches where more trees are coming than colors are left
+ * and no much wider trees could spare them (mr4lms_share.c).  Without
  * one (the daemon) MR4LMS takes the groups on a switch so far as the
  * estimate of those to come.  0, -EINVAL, -ENOMEM. */
 int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n,

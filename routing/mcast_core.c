@@ -239,6 +239,7 @@ void mcast_destroy(struct mc_ctx *c)
 	free(c->sw_load);
 	free(c->sw_clock);
 	free(c->forecast);
+	free(c->fc_width);
 	free(c);
 }
 
@@ -314,21 +315,31 @@ uint32_t mcast_group_find(const struct mc_ctx *c, const uint8_t mgid[16])
 	return MC_NONE;
 }
 
+static void count_add(uint32_t *v, int delta)
+{
+	if (delta > 0)
+		*v += (uint32_t)delta;
+	else
+		*v -= *v < (uint32_t)-delta ? *v : (uint32_t)-delta;
+}
+
 int mcast_forecast(struct mc_ctx *c, const uint32_t *sw, uint32_t n, int delta)
 {
+	uint32_t w = mc_width_class(n);
+
 	if (!c->forecast &&
 	    !(c->forecast = calloc(c->n_sw + 1, sizeof(uint32_t))))
+		return -ENOMEM;
+	if (!c->fc_width &&
+	    !(c->fc_width = calloc((size_t)(c->n_sw + 1) * MC_FC_WIDTHS,
+				   sizeof(uint32_t))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		if (sw[i] >= c->n_sw)
 			return -EINVAL;
-		if (delta > 0)
-			c->forecast[sw[i]] += (uint32_t)delta;
-		else
-			c->forecast[sw[i]] -=
-			    c->forecast[sw[i]] < (uint32_t)-delta
-				? c->forecast[sw[i]]
-				: (uint32_t)-delta;
+		count_add(&c->forecast[sw[i]], delta);
+		count_add(&c->fc_width[(size_t)sw[i] * MC_FC_WIDTHS + w],
+			  delta);
 	}
 	return 0;
 }

@@ -23,7 +23,9 @@
  *   (mr4lms_nearest.c).
  * - Early sharing under the offline planner's forecast: a group whose
  *   member switches are exactly a tree's shares it where more trees are
- *   coming than colors are free (mr4lms_share.c); tried before FBTC/FCTB.
+ *   coming than colors are free, unless trees to come at least four times
+ *   as wide could spare those colors (mr4lms_share.c); tried before
+ *   FBTC/FCTB.
  * - Temporary tree of a merge: several optimal roots tried, next hops
  *   free of the color preferred, the one pulling in fewest groups kept
  *   (mcast_merge.c).

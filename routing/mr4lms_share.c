@@ -14,6 +14,30 @@
  * group's own tree would make, or the forecast's max EFI (the daemon: the
  * highest EFI reached so far).
  *
+ * Which groups share (the planner only): a share frees one color on each
+ * switch of the group's tree, so a wide tree's share frees colors on many
+ * pressed switches, a narrow one's on few.  On a 3-level pruned tree with
+ * 64x16x34 at 4 processes per host a y-line (8 leaves, 1 middle) and a
+ * z-line (34 leaves, a middle in each of 8 pods) both press the middles,
+ * and with every group asked alike the y-lines shared: a mean TFI of 2.95
+ * where the bound (docs/benchmarks.md) is 1.26.  So the forecast also
+ * counts the trees to come per switch by width class (number of
+ * switches, mc_width_class), and a switch does not press a tree t where
+ * the trees to come at least four times as wide could take its whole
+ * shortage R - F by sharing, or where no tree of t's own width (within a
+ * factor 2) is still to come: t is then spared there, and shares only
+ * for switches no wider tree relieves.  The wide trees still share only
+ * as their switches' own R / F asks.  Measured at MFT 128 (docs/
+ * benchmarks.md): mean TFI 2.95 / 2.53 / 2.11 -> 1.51 / 1.36 / 1.42 on
+ * p3bl / p3bl-b / p3bl-c, max EFI 103 / 100 / 50 -> 89 / 76 / 53; the
+ * 128x32x40 trees and th40960 route as before (their z-lines are only
+ * 2.2-2.5 times as wide as their y-lines).  With trees at least twice as
+ * wide sparing, and carrying the whole shortage, p3th-b's mean TFI fell
+ * to 1.81 too, but the wide trees piled up to 128 groups on th40960 (max
+ * EFI 175 -> 194) and p3th 34x34x34 at Ncolor 32 rose 236 -> 302: a
+ * shared tree's groups all reach every host of it, so concentrating the
+ * sharing on few trees loads their host links.
+ *
  * R: the offline planner's forecast (the trees of the unlimited trial not
  * routed yet, mcast_forecast), or, in the daemon, which cannot know the
  * groups to come, the groups whose trees hold the switch now: as many
@@ -35,10 +59,47 @@ static uint32_t free_colors(const struct mc_ctx *c, uint32_t sw)
 	return c->color_limit - used;
 }
 
+/* Width classes (four per doubling, mc_width_class) between a tree and
+ * the trees to come that spare it: 8, at least four times as wide; and
+ * around it, the trees of its own kind: 3, less than twice as wide or
+ * narrow. */
+#define SPARE_CLASSES 8
+#define LIKE_CLASSES  3
+
+/* Is switch sw short of colors for the trees to come, as far as a share
+ * of tree t is concerned?  (r, f): the trees to come through it and its
+ * free colors.  With the planner's forecast of widths, t is spared where
+ * no tree of its kind is still to come (the shortage is the others'), or
+ * where the trees to come that are at least four times as wide could
+ * absorb the shortage R - F by themselves: a share of one of them frees a
+ * color on four times as many switches (on a 3-level pruned tree a
+ * z-line's share frees a color on a middle of every pod and on 34 leaves,
+ * a y-line's on one middle and 8 leaves), so fewer groups share. */
+static bool switch_need(const struct mc_ctx *c, uint32_t sw,
+			const struct mc_tree *t, uint64_t *r, uint64_t *f)
+{
+	uint32_t w = mc_width_class(t->n_nodes), k;
+	uint64_t wide = 0, like = 0;
+	const uint32_t *h;
+
+	*r = c->forecast ? c->forecast[sw] : c->sw_load[sw];
+	*f = free_colors(c, sw);
+	if (*r <= *f)
+		return false;
+	if (!c->fc_width)
+		return true;
+	h = c->fc_width + (size_t)sw * MC_FC_WIDTHS;
+	for (k = w > LIKE_CLASSES ? w - LIKE_CLASSES : 0;
+	     k <= w + LIKE_CLASSES && k < MC_FC_WIDTHS; k++)
+		like += h[k];
+	for (k = w + SPARE_CLASSES; k < MC_FC_WIDTHS; k++)
+		wide += h[k];
+	return like && wide < *r - *f;
+}
+
 /* Pressure on tree t's switches (those a tree of the same member
- * switches uses) as the pair (R, F) with the largest R / F, R the trees
- * still to come through the switch and F its free colors; false when
- * every switch has a color for each of them. */
+ * switches uses) as the pair (r, f) of switch_need with the largest
+ * r / f; false when no switch is short of colors for t. */
 static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 		     uint64_t *r, uint64_t *f)
 {
@@ -47,10 +108,8 @@ static bool pressure(const struct mc_ctx *c, const struct mc_tree *t,
 	*r = 0;
 	*f = 1;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		uint32_t sw = t->nodes[i].sw;
-		uint64_t ri = c->forecast ? c->forecast[sw] : c->sw_load[sw],
-			 fi = free_colors(c, sw);
-		if (ri <= fi)
+		uint64_t ri, fi;
+		if (!switch_need(c, t->nodes[i].sw, t, &ri, &fi))
 			continue;
 		if (!any || ri * *f > *r * fi) {
 			*r = ri;
@@ -89,8 +148,7 @@ static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
 	if (!nr || !(t = mc_tree_new(c)))
 		return 0;
 	if (mc_build_bottom_up(c, m->roots[0], g->members, g->n_members, false,
-			       t) ==
-	    0)
+			       t) == 0)
 		peak = mc_tree_peak(c, t);
 	mc_tree_free(c, t);
 	return peak;

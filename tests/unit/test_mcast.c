@@ -1,13 +1,15 @@
 /* Multicast core and MR4LMS on hand-drawn fabrics whose answers are known:
  * color sharing by disjoint trees, a crossing tree needing a new color,
  * merging with one color, deletion freeing colors, standard-group member
- * additions keeping their MLID. */
+ * additions keeping their MLID, early sharing spared by wider trees to
+ * come. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
 
 #include "routing/hops.h"
 #include "routing/mcast.h"
@@ -234,6 +236,81 @@ static void test_errors(void **state)
 	line_teardown(&L);
 }
 
+/* Early sharing under a forecast (mr4lms_share.c): on a line of 10
+ * switches with MFT 2, two one-switch groups on the first switch meet a
+ * shortage there (3 trees still to come, 1 free color).  Where the trees
+ * to come are two 10-switch ones, whose sharing frees colors on ten
+ * times as many switches, the second small group is spared and gets a
+ * tree of its own; where they are small too, it shares the first's. */
+static uint32_t spare_case(bool wide)
+{
+	struct fabric f;
+	struct hops h = {0};
+	struct mc_params prm;
+	struct mc_ctx *c;
+	struct ib_node *sw[10];
+	struct ib_port *h0a, *h0b;
+	uint32_t all[10], g1, g2, other;
+	const struct mc_tree *t1, *t2;
+	char name[8];
+
+	fabric_init(&f);
+	for (unsigned i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "S%u", i);
+		sw[i] = fab_sw(&f, name, 8);
+		if (i)
+			fab_link(&f, sw[i - 1], 2, sw[i], 1);
+	}
+	h0a = fab_host(&f, "h0a", sw[0], 5);
+	h0b = fab_host(&f, "h0b", sw[0], 6);
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	mcast_params_default(&prm);
+	prm.mft_size = 2;
+	assert_int_equal(mcast_create(&c, &f, &h, NULL, "mr4lms", &prm), 0);
+	for (unsigned i = 0; i < 10; i++)
+		all[i] = (uint32_t)sw[i]->sw_idx;
+	/* the forecast: the two small trees, then two more of 10 or 1 switch */
+	assert_int_equal(mcast_forecast(c, all, 1, 1), 0);
+	assert_int_equal(mcast_forecast(c, all, 1, 1), 0);
+	assert_int_equal(mcast_forecast(c, all, wide ? 10 : 1, 2), 0);
+	mcast_forecast_peak(c, 10);
+	g1 = add(c, 1, h0a, NULL);
+	assert_int_equal(mcast_forecast(c, all, 1, -1), 0);
+	g2 = add(c, 2, h0b, NULL);
+	verify_ok(c);
+	t1 = mcast_group_tree(c, g1);
+	t2 = mcast_group_tree(c, g2);
+	assert_non_null(t1);
+	assert_non_null(t2);
+	other = t1 != t2;
+	mcast_destroy(c);
+	hops_free(&h);
+	fabric_free(&f);
+	return other;
+}
+
+static void test_share_spared_by_wider(void **state)
+{
+	(void)state;
+	assert_int_equal(spare_case(true), 1);	/* own tree */
+	assert_int_equal(spare_case(false), 0); /* shares the first's */
+}
+
+/* Width classes: exact below 4, four per doubling, never decreasing. */
+static void test_width_class(void **state)
+{
+	(void)state;
+	for (uint32_t n = 0; n < 4; n++)
+		assert_int_equal(mc_width_class(n), n);
+	for (uint32_t n = 4; n < 100000; n++) {
+		assert_true(mc_width_class(n) >= mc_width_class(n - 1));
+		if (2 * n < 100000 && mc_width_class(2 * n) < MC_FC_WIDTHS - 1)
+			assert_int_equal(mc_width_class(2 * n),
+					 mc_width_class(n) + 4);
+	}
+	assert_int_equal(mc_width_class(UINT32_MAX), MC_FC_WIDTHS - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_member_add),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_share_spared_by_wider),
+		cmocka_unit_test(test_width_class),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,7 @@ int mc_plan_make(struct mc_plan *p, struct fabric *f, const struct hops *h,
 	mcast_params_default(&prm);
 	if (!(p->off = calloc(ev->n + 1, sizeof(*p->off))))
 		return -ENOMEM;
+	p->nev = ev->n;
 	if ((rc = mcast_create(&c, f, h, pool, engine, &prm)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < ev->n && rc >= 0; i++) {
@@ -102,8 +103,13 @@ out:
 
 int mc_plan_announce(const struct mc_plan *p, struct mc_ctx *c)
 {
+	int rc = 0;
+
 	mcast_forecast_peak(c, p->max_efi);
-	return mcast_forecast(c, p->sw, (uint32_t)p->nsw, 1);
+	for (uint32_t i = 0; i < p->nev && rc == 0; i++)
+		rc = mcast_forecast(c, p->sw + p->off[i],
+				    (uint32_t)(p->off[i + 1] - p->off[i]), 1);
+	return rc;
 }
 
 int mc_plan_take(const struct mc_plan *p, struct mc_ctx *c, uint32_t seq)

@@ -10,6 +10,7 @@ struct mc_plan {
 	    *off; /* [events + 1]: event i's switches sw[off[i]..off[i+1]) */
 	uint32_t *sw; /* tree switches of each create of the trial */
 	uint64_t nsw, cap;
+	uint32_t nev;	  /* events */
 	double seconds;	  /* time of the trial routing */
 	uint32_t max_efi; /* the highest EFI the trial reached */
 };
