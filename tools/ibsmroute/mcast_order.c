@@ -116,27 +116,27 @@ static int cmp_rank(const void *a, const void *b)
 int mc_events_interleave(struct mc_events *e)
 {
 	struct shapes s = {0};
-	uint32_t *by_line = NULL, maxline = 0;
+	uint32_t *by_seq = NULL;
 	int rc;
 
-	for (uint32_t i = 0; i < e->n; i++) {
-		if (e->ev[i].op != '+')
+	for (uint32_t i = 0; i < e->n; i++)
+		if (e->ev[i].op != '+' || e->ev[i].seq >= e->n)
 			return 0;
-		maxline = e->ev[i].line > maxline ? e->ev[i].line : maxline;
-	}
 	if ((rc = shapes_collect(&s, e)) < 0 ||
 	    (rc = shapes_rank(&s, e->n)) < 0)
 		goto out;
-	if (!(by_line = calloc((size_t)maxline + 1, sizeof(*by_line)))) {
+	if (!(by_seq = calloc(e->n + 1, sizeof(*by_seq)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* Keyed by the event's own seq, the key cmp_rank looks up: each
+	 * event sorts by its own rank within its shape. */
 	for (uint32_t i = 0; i < e->n; i++)
-		by_line[e->ev[i].line] = s.count[i];
-	rank_of = by_line; /* lines are unique: one event per line */
+		by_seq[e->ev[i].seq] = s.count[i];
+	rank_of = by_seq;
 	qsort(e->ev, e->n, sizeof(*e->ev), cmp_rank);
 out:
-	free(by_line);
+	free(by_seq);
 	free(s.off);
 	free(s.sw);
 	free(s.slot);
