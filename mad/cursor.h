@@ -179,6 +179,19 @@ static inline void cur_put_bytes(struct cur *c, const void *src, size_t n)
 	c->off += n;
 }
 
+/* n big-endian 16-bit words (an MFT or P_KeyTable block). */
+static inline void cur_get_u16s(struct cur *c, uint16_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = cur_get_u16(c);
+}
+
+static inline void cur_put_u16s(struct cur *c, const uint16_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cur_put_u16(c, v[i]);
+}
+
 static inline void cur_put_zero(struct cur *c, size_t n)
 {
 	if (!cur_can_write(c) || !cur_room(c, c->off, n))

@@ -9,8 +9,7 @@ int smp_pkey_decode(uint16_t pkeys[PKEY_BLOCK_SIZE], const uint8_t *data,
 	struct cur c;
 
 	cur_rd(&c, data, len);
-	for (unsigned i = 0; i < PKEY_BLOCK_SIZE; i++)
-		pkeys[i] = cur_get_u16(&c);
+	cur_get_u16s(&c, pkeys, PKEY_BLOCK_SIZE);
 	return cur_err(&c);
 }
 
@@ -20,7 +19,6 @@ int smp_pkey_encode(const uint16_t pkeys[PKEY_BLOCK_SIZE], uint8_t *data,
 	struct cur c;
 
 	cur_wr(&c, data, len);
-	for (unsigned i = 0; i < PKEY_BLOCK_SIZE; i++)
-		cur_put_u16(&c, pkeys[i]);
+	cur_put_u16s(&c, pkeys, PKEY_BLOCK_SIZE);
 	return cur_err(&c);
 }

@@ -73,8 +73,7 @@ int smp_mft_decode(uint16_t masks[MFT_BLOCK_SIZE], const uint8_t *data,
 	struct cur c;
 
 	cur_rd(&c, data, len);
-	for (unsigned i = 0; i < MFT_BLOCK_SIZE; i++)
-		masks[i] = cur_get_u16(&c);
+	cur_get_u16s(&c, masks, MFT_BLOCK_SIZE);
 	return cur_err(&c);
 }
 
@@ -84,7 +83,6 @@ int smp_mft_encode(const uint16_t masks[MFT_BLOCK_SIZE], uint8_t *data,
 	struct cur c;
 
 	cur_wr(&c, data, len);
-	for (unsigned i = 0; i < MFT_BLOCK_SIZE; i++)
-		cur_put_u16(&c, masks[i]);
+	cur_put_u16s(&c, masks, MFT_BLOCK_SIZE);
 	return cur_err(&c);
 }

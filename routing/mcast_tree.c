@@ -218,21 +218,32 @@ void mc_tree_finish(struct mc_ctx *c, struct mc_tree *t)
 	t->height = h;
 }
 
-uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
+/* The EFI of t's MFT ports as they are now: highest, sum and count. */
+static void port_loads(const struct mc_ctx *c, const struct mc_tree *t,
+		       uint32_t *max, uint64_t *sum, uint32_t *ports)
 {
-	uint32_t peak = 0;
-
+	*max = *ports = 0;
+	*sum = 0;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		const struct mc_tnode *n = &t->nodes[i];
 		const uint32_t *efi = c->efi + c->port_base[n->sw];
 		for (int w = 0; w < MC_MASK_WORDS; w++)
 			for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-				uint32_t e =
-				    efi[w * 64 + __builtin_ctzll(b)] + 1;
-				peak = e > peak ? e : peak;
+				uint32_t e = efi[w * 64 + __builtin_ctzll(b)];
+				*max = e > *max ? e : *max;
+				*sum += e;
+				(*ports)++;
 			}
 	}
-	return peak;
+}
+
+uint32_t mc_tree_peak(const struct mc_ctx *c, const struct mc_tree *t)
+{
+	uint32_t max, ports;
+	uint64_t sum;
+
+	port_loads(c, t, &max, &sum, &ports);
+	return ports ? max + 1 : 0;
 }
 
 void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
@@ -243,20 +254,7 @@ void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
 	for (uint32_t i = 0; i < t->n_nodes && fresh; i++)
 		fresh = c->sw_clock[t->nodes[i].sw] <= t->lstamp;
 	if (!fresh) {
-		t->lmax = t->lports = 0;
-		t->lsum = 0;
-		for (uint32_t i = 0; i < t->n_nodes; i++) {
-			const struct mc_tnode *n = &t->nodes[i];
-			const uint32_t *efi = c->efi + c->port_base[n->sw];
-			for (int w = 0; w < MC_MASK_WORDS; w++)
-				for (uint64_t b = n->mask[w]; b; b &= b - 1) {
-					uint32_t e =
-					    efi[w * 64 + __builtin_ctzll(b)];
-					t->lmax = e > t->lmax ? e : t->lmax;
-					t->lsum += e;
-					t->lports++;
-				}
-		}
+		port_loads(c, t, &t->lmax, &t->lsum, &t->lports);
 		t->lstamp = c->load_clock ? c->load_clock : 1;
 	}
 	*max = t->lmax;
