@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-event.h>
-#include <unistd.h>
 
 #include "daemon/sa_daemon.h"
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/hexline.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 
 #define STORE_FILE "informs.state"
 #define HEADER	   "ibsmd-informs 1\n"
@@ -33,23 +33,23 @@ struct sa_inform_store {
 	bool unsaved;
 };
 
-static void path_of(const struct sa_inform_store *st, char *buf, size_t n,
-		    const char *suffix)
+static void path_of(const struct sa_inform_store *st, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/" STORE_FILE "%s", st->sm->cfg.state_dir, suffix);
+	snprintf(buf, n, "%s/" STORE_FILE, st->sm->cfg.state_dir);
 }
 
 static int write_file(struct sa_inform_store *st)
 {
-	char path[600], tmp[620], line[16 + 2 * REC_BYTES];
+	char path[600], line[16 + 2 * REC_BYTES];
 	const struct sa_informs *t = &st->sa->informs;
-	FILE *fp;
+	struct outfile o;
+	int rc;
 
-	path_of(st, path, sizeof(path), "");
-	path_of(st, tmp, sizeof(tmp), ".tmp");
-	if (!(fp = fopen(tmp, "w")))
-		return -errno;
-	fputs(HEADER, fp);
+	path_of(st, path, sizeof(path));
+	if ((rc = outfile_open(&o, path, 0)) < 0)
+		return rc;
+	o.sync = true;
+	fputs(HEADER, o.fp);
 	for (uint32_t i = 0; i < t->n; i++) {
 		uint8_t wire[REC_BYTES] = {0};
 		size_t n = (size_t)snprintf(line, sizeof(line), "inform ");
@@ -57,18 +57,9 @@ static int write_file(struct sa_inform_store *st)
 		sa_rec_encode(&sa_inform_rec_desc, &t->v[i], wire);
 		n += hex_put(line + n, wire, sizeof(wire));
 		line[n++] = '\n';
-		fwrite(line, 1, n, fp);
+		fwrite(line, 1, n, o.fp);
 	}
-	if (fflush(fp) != 0 || fsync(fileno(fp)) < 0 || ferror(fp)) {
-		fclose(fp);
-		unlink(tmp);
-		return -EIO;
-	}
-	if (fclose(fp) != 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+	return outfile_close(&o, 0);
 }
 
 static void save(struct sa_inform_store *st)
@@ -130,7 +121,7 @@ static void load_file(struct sa_inform_store *st)
 	ssize_t len;
 	FILE *fp;
 
-	path_of(st, path, sizeof(path), "");
+	path_of(st, path, sizeof(path));
 	if (!(fp = fopen(path, "r"))) {
 		if (errno != ENOENT)
 			log_warn("SA: cannot read %s: %s; no event "

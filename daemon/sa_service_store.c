@@ -34,6 +34,7 @@
 #include "daemon/sm.h"
 #include "lib/hexline.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 
 #define STORE_FILE "services.state"
 #define HEADER	   "ibsmd-services 1\n"
@@ -65,10 +66,9 @@ static uint64_t real_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void path_of(const struct sa_svc_store *st, char *buf, size_t n,
-		    const char *suffix)
+static void path_of(const struct sa_svc_store *st, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/" STORE_FILE "%s", st->sm->cfg.state_dir, suffix);
+	snprintf(buf, n, "%s/" STORE_FILE, st->sm->cfg.state_dir);
 }
 
 /* ---- writing ---- */
@@ -102,32 +102,25 @@ static uint64_t to_real(const struct sa_svc_store *st, uint64_t exp)
 /* The snapshot: every record, atomically; then appends go after it. */
 static int write_snapshot(struct sa_svc_store *st)
 {
-	char path[600], tmp[620], line[LINE_MAX_LEN];
+	char path[600], line[LINE_MAX_LEN];
 	struct sa_service_rec r;
+	struct outfile o;
 	uint64_t exp;
-	FILE *fp;
 	uint32_t i;
+	int rc;
 
-	path_of(st, path, sizeof(path), "");
-	path_of(st, tmp, sizeof(tmp), ".tmp");
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
-	fputs(HEADER, fp);
+	path_of(st, path, sizeof(path));
+	if ((rc = outfile_open(&o, path, 0)) < 0)
+		return rc;
+	o.sync = true;
+	fputs(HEADER, o.fp);
 	for (i = 0; sa_service_at(st->sa, i, &r, &exp); i++)
 		fwrite(line, 1,
 		       (size_t)format_line(line, "service", &r, true,
 					   to_real(st, exp)),
-		       fp);
-	if (fflush(fp) != 0 || fsync(fileno(fp)) < 0 || ferror(fp)) {
-		fclose(fp);
-		unlink(tmp);
-		return -EIO;
-	}
-	if (fclose(fp) != 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -EIO;
-	}
+		       o.fp);
+	if ((rc = outfile_close(&o, 0)) < 0)
+		return rc;
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -295,7 +288,7 @@ static void load_file(struct sa_svc_store *st)
 	ssize_t len;
 	FILE *fp;
 
-	path_of(st, path, sizeof(path), "");
+	path_of(st, path, sizeof(path));
 	fp = fopen(path, "r");
 	if (!fp) {
 		if (errno != ENOENT)

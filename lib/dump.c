@@ -3,6 +3,7 @@
  * and ibdmchk parses (ibdm's parseSubnetLine/parseFdbFile/parseMCFdbFile):
  * field order, hex case and widths follow them exactly. */
 #include "lib/dump.h"
+#include "lib/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,73 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct out {
-	FILE *fp;
-	char tmp[PATH_MAX];
-	char path[PATH_MAX];
-	char *buf;
-	bool sync; /* fsync before the rename: only guid2lid, which LIDs
-		      depend on after a restart; the rest is diagnostics */
-};
-
-static int out_open_path(struct out *o, const char *path)
-{
-	int fd;
-
-	memset(o, 0, sizeof(*o));
-	if (snprintf(o->path, sizeof(o->path), "%s", path) >=
-		(int)sizeof(o->path) ||
-	    snprintf(o->tmp, sizeof(o->tmp), "%s.tmpXXXXXX", path) >=
-		(int)sizeof(o->tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(o->tmp);
-	if (fd < 0)
-		return -errno;
-	/* mkstemp makes 0600; dumps are for every admin tool to read */
-	if (fchmod(fd, 0644) < 0) {
-		int e = -errno;
-		close(fd);
-		unlink(o->tmp);
-		return e;
-	}
-	o->fp = fdopen(fd, "w");
-	if (!o->fp) {
-		int e = -errno;
-		close(fd);
-		unlink(o->tmp);
-		return e;
-	}
-	o->buf = malloc(1 << 20);
-	if (o->buf)
-		setvbuf(o->fp, o->buf, _IOFBF, 1 << 20);
-	return 0;
-}
-
-static int out_open(struct out *o, const char *dir, const char *name)
+/* fsync only guid2lid, which LIDs depend on after a restart; the rest is
+ * diagnostics. */
+static int out_open(struct outfile *o, const char *dir, const char *name)
 {
 	char p[PATH_MAX];
 
 	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
 		return -ENAMETOOLONG;
-	return out_open_path(o, p);
-}
-
-/* Flushes, syncs (when asked) and renames over the final name; on any earlier
- * error (rc < 0) removes the temporary file instead. */
-static int out_close(struct out *o, int rc)
-{
-	if (rc == 0 && (ferror(o->fp) || fflush(o->fp) != 0))
-		rc = -EIO;
-	if (rc == 0 && o->sync && fsync(fileno(o->fp)) != 0)
-		rc = -errno;
-	if (fclose(o->fp) != 0 && rc == 0)
-		rc = -EIO;
-	free(o->buf);
-	if (rc == 0 && rename(o->tmp, o->path) != 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(o->tmp);
-	return rc;
+	return outfile_open(o, p, 1 << 20);
 }
 
 static uint64_t port_guid(const struct ib_port *p)
@@ -154,7 +97,7 @@ static void lst_port(FILE *fp, const struct ib_port *p, bool second)
 
 int dump_write_subnet_lst(const char *dir, const struct fabric *f)
 {
-	struct out o;
+	struct outfile o;
 	int rc = out_open(&o, dir, "subnet.lst");
 
 	if (rc < 0)
@@ -176,7 +119,7 @@ int dump_write_subnet_lst(const char *dir, const struct fabric *f)
 				spd(a));
 		}
 	}
-	return out_close(&o, rc);
+	return outfile_close(&o, rc);
 }
 
 static const char *type_str(const struct ib_node *n)
@@ -227,7 +170,7 @@ static void notes_free(char **v, uint32_t max_lid)
 
 int dump_write_lfts(const char *dir, const struct fabric *f)
 {
-	struct out o;
+	struct outfile o;
 	char **notes = lid_notes(f);
 	int rc = notes ? out_open(&o, dir, "lfts.dump") : -ENOMEM;
 
@@ -252,13 +195,13 @@ int dump_write_lfts(const char *dir, const struct fabric *f)
 		fprintf(o.fp, "%u lids dumped\n", f->max_lid);
 	}
 	notes_free(notes, f->max_lid);
-	return out_close(&o, rc);
+	return outfile_close(&o, rc);
 }
 
 int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
 		    void *ctx)
 {
-	struct out o;
+	struct outfile o;
 	int rc = out_open(&o, dir, "fdbs");
 
 	if (rc < 0)
@@ -284,10 +227,10 @@ int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
 				h <= best ? "yes" : "no");
 		}
 	}
-	return out_close(&o, rc);
+	return outfile_close(&o, rc);
 }
 
-static int write_guid2lid(struct out *o, const struct fabric *f)
+static int write_guid2lid(struct outfile *o, const struct fabric *f)
 {
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
@@ -307,31 +250,31 @@ static int write_guid2lid(struct out *o, const struct fabric *f)
 
 int dump_write_guid2lid(const char *dir, const struct fabric *f)
 {
-	struct out o;
+	struct outfile o;
 	int rc = out_open(&o, dir, "guid2lid");
 
 	if (rc < 0)
 		return rc;
 	o.sync = true;
-	return out_close(&o, write_guid2lid(&o, f));
+	return outfile_close(&o, write_guid2lid(&o, f));
 }
 
 int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n)
 {
-	struct out o;
+	struct outfile o;
 	int rc = out_open(&o, dir, "updn-roots.dump");
 
 	if (rc < 0)
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(o.fp, "0x%016" PRIx64 "\n", roots[i]->guid);
-	return out_close(&o, rc);
+	return outfile_close(&o, rc);
 }
 
 int dump_write_mfts(const char *dir, const struct fabric *f,
 		    dump_mft_entry_fn entry, void *ctx)
 {
-	struct out o;
+	struct outfile o;
 	int rc = out_open(&o, dir, "mfts.dump");
 
 	if (rc < 0)
@@ -357,7 +300,7 @@ int dump_write_mfts(const char *dir, const struct fabric *f,
 			fputc('\n', o.fp);
 		}
 	}
-	return out_close(&o, rc);
+	return outfile_close(&o, rc);
 }
 
 /* "Unicast lids [0-N] of switch Lid L guid 0x<guid> (...)" */
