@@ -50,7 +50,7 @@ stopped_at() {
 		ctl sweep >/dev/null 2>&1
 	fi
 	for _ in $(seq 300); do kill -0 "$IBSMD_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$IBSMD_PID" 2>/dev/null && fail "ibsmd did not stop at $1"
+	kill -0 "$IBSMD_PID" 2>/dev/null && { tail -20 "$T/ibsmd.log"; fail "ibsmd did not stop at $1"; }
 	wait "$IBSMD_PID"; local rc=$?; IBSMD_PID=
 	[ "$rc" -eq 0 ] || fail "stopped at $1: exit $rc"
 	local name=$1
