@@ -329,6 +329,8 @@ static void stale_expire(struct txn_engine *e, int64_t now_us)
 
 void txn_pump(struct txn_engine *e)
 {
+	if (e->closing)
+		return;
 	while (e->stats.outstanding + e->stats.stale < e->params.window &&
 	       e->retry_head) {
 		struct txn *t = e->retry_head;

@@ -25,8 +25,9 @@ struct txn {
 	uint32_t tid;  /* low 32 bits of the current try's TID */
 	unsigned tries, max_tries, timeout_ms;
 	int64_t sent_us, deadline_us;
-	int heap_idx; /* -1 when not in the deadline heap */
-	int last_err; /* last send error, 0 if sends worked */
+	int heap_idx;	 /* -1 when not in the deadline heap */
+	int last_err;	 /* last send error, 0 if sends worked */
+	bool drain_wait; /* txn_destroy waits for this try's answer */
 };
 
 /* Per-destination window state; exists while it has MADs. */
@@ -69,6 +70,10 @@ struct txn_engine {
 	void *req_ctx;
 	txn_mkey_fn mkey_fn;
 	void *mkey_ctx;
+	/* txn_destroy has begun: nothing more goes on the wire (the
+	 * callbacks of cancelled MADs may submit new ones; they are
+	 * queued, then cancelled too) */
+	bool closing;
 };
 
 /* txn.c */

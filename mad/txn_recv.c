@@ -3,6 +3,7 @@
  * umad timeout records, unsolicited requests to the handler), responses
  * to requests, creation/destruction and the counters. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,7 +279,7 @@ static void wake_receiver(struct txn_engine *e)
 	if (!e->rxq.running)
 		return;
 	smp_init_dr(&s, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, 0);
-	s.hdr.tid = 0xFFFF; /* no slot (txn_by_tid): counted unmatched */
+	s.hdr.tid = TXN_WAKE_TID; /* no slot (txn_by_tid) */
 	/* like every SMP, it carries our port's M_Key (mkey.c's hook is
 	 * still set: the daemon stops it after the engine) */
 	if (e->mkey_fn)
@@ -288,10 +289,91 @@ static void wake_receiver(struct txn_engine *e)
 			   (int)e->params.timeout_ms);
 }
 
+/* At most this long for the answers to the SMPs still on the wire when
+ * the engine is destroyed. */
+#define DRAIN_MAX_MS 1000
+
+/* Marks the tries on the wire whose answer may come; returns how many,
+ * and in *end the last of their deadlines (at most DRAIN_MAX_MS on). */
+static unsigned drain_mark(struct txn_engine *e, int64_t *end)
+{
+	int64_t cap = txn_now_us() + (int64_t)DRAIN_MAX_MS * 1000;
+	unsigned n = 0;
+
+	*end = 0;
+	for (unsigned i = 0; i < e->heap_n; i++) {
+		struct txn *t = e->heap[i];
+
+		if (t->slot == UINT32_MAX || t->last_err)
+			continue; /* never sent */
+		t->drain_wait = true;
+		n++;
+		if (t->deadline_us > *end)
+			*end = t->deadline_us;
+	}
+	if (*end > cap)
+		*end = cap;
+	return n;
+}
+
+/* One received MAD while draining: the answer (or umad's timeout record)
+ * of a marked try counts; everything else is dropped, we are stopping. */
+static bool drain_one(struct txn_engine *e, const struct mad_rx *rx)
+{
+	struct mad_hdr h;
+	struct txn *t;
+
+	if (mad_hdr_decode(&h, rx->mad, rx->len) ||
+	    (!rx->status && !(h.method & MAD_METHOD_RESP)))
+		return false;
+	t = txn_by_tid(e, (uint32_t)h.tid);
+	if (!t || !t->drain_wait)
+		return false;
+	t->drain_wait = false;
+	return true;
+}
+
+/* Before the port closes, the answers to the SMPs still on the wire are
+ * let in and dropped, up to their deadlines.  A SIGTERM mid-sweep leaves
+ * a window of them; an answer that reaches the process while it exits
+ * races with the umad layer's own teardown, and libumad2sim (ibsim's
+ * shim) deadlocks in its exit handler when its receiver thread is handed
+ * a packet then (it joins that thread while holding the lock the thread
+ * waits for).  On hardware this costs one round trip at exit.  The
+ * transactions are cancelled after, with their callbacks; what those
+ * submit is queued and cancelled, never sent (e->closing). */
+static void drain_answers(struct txn_engine *e)
+{
+	int64_t end, now;
+	unsigned left;
+
+	if (!e->rxq.running)
+		return;
+	left = drain_mark(e, &end);
+	while (left && (now = txn_now_us()) < end) {
+		struct pollfd pfd = {.fd = e->rxq.efd, .events = POLLIN};
+		struct rx_item *it, *next;
+
+		if (poll(&pfd, 1, (int)((end - now + 999) / 1000)) < 0 &&
+		    errno != EINTR)
+			break;
+		for (it = txn_rxq_take(&e->rxq); it; it = next) {
+			next = it->next;
+			if (drain_one(e, &it->rx))
+				left--;
+			free(it);
+		}
+	}
+	if (left)
+		log_debug("txn: %u answers still on the wire at exit", left);
+}
+
 void txn_destroy(struct txn_engine *e)
 {
 	if (!e)
 		return;
+	e->closing = true;
+	drain_answers(e);
 	txn_rxq_stop(&e->rxq);
 	wake_receiver(e);
 	txn_rxq_fini(&e->rxq); /* no more receptions */

@@ -74,18 +74,38 @@ struct rx_item *txn_rxq_take(struct txn_rxq *q)
 	return h;
 }
 
+/* The answer to the exit wake-up (sent after the stop flag is set).
+ * The thread reads it before it ends: a MAD left unread when the process
+ * exits reaches the umad layer during its teardown (see txn_recv.c). */
+static bool is_wake_answer(const struct mad_rx *rx)
+{
+	return rx->len >= 24 && !rx->status && rx->mad[1] == 0x81 &&
+	       (rx->mad[3] & 0x80) &&
+	       ((uint32_t)rx->mad[12] << 24 | (uint32_t)rx->mad[13] << 16 |
+		(uint32_t)rx->mad[14] << 8 | rx->mad[15]) == TXN_WAKE_TID;
+}
+
 static void *rx_thread(void *arg)
 {
 	struct txn_rxq *q = arg;
 	struct mad_rx rx;
 	unsigned errors = 0;
 
-	while (!__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
+	for (;;) {
+		bool stopping = __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE);
 		int rc = mad_port_recv(q->port, &rx, RX_POLL_MS);
 
-		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR)
+		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR) {
+			if (stopping)
+				break;
 			continue;
+		}
+		if (rc >= 0 && is_wake_answer(&rx) &&
+		    __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
+			break;
 		if (rc < 0) {
+			if (stopping)
+				break;
 			if (errors++ < 5)
 				log_err(
 				    "txn: umad receive failed: %s; retrying",

@@ -32,8 +32,11 @@ struct txn_rxq {
 int txn_rxq_init(struct txn_rxq *q);
 /* Starts the thread reading port into the queue. */
 int txn_rxq_start(struct txn_rxq *q, struct mad_port *port);
-/* Tells the thread to stop after the MAD it waits for (or its next
- * 100 ms poll). */
+/* The TID (low 32 bits) of the exit wake-up, txn_recv.c's NodeInfo Get
+ * to our own port: its answer matches no transaction. */
+#define TXN_WAKE_TID 0xFFFF
+/* Tells the thread to stop at the answer to the wake-up, or at its next
+ * 100 ms poll that brings nothing. */
 void txn_rxq_stop(struct txn_rxq *q);
 /* Stops the thread and frees queued items. */
 void txn_rxq_fini(struct txn_rxq *q);

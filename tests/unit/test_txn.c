@@ -2,6 +2,7 @@
  * destination), FIFO order, TID matching on the low 32 bits, retries and
  * timeouts, immediate umad 110 answers, remote errors, requests and the
  * responses to them, cancellation. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -463,6 +464,57 @@ static void test_defer_and_run(void **state)
 	txn_destroy(e);
 }
 
+/* A cancelled MAD's callback that submits the next one (as a table
+ * writer going on to its next block does): once txn_destroy has begun,
+ * nothing more reaches the wire, and every MAD still gets its callback
+ * once.  (A MAD sent while the process exits was answered during the
+ * umad layer's teardown, which hangs libumad2sim.) */
+struct resubmit {
+	struct txn_engine *e;
+	int calls, cancelled, refused;
+};
+
+static void resubmit_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct resubmit *rs = ctx;
+	uint8_t path[2] = {0, 1};
+
+	(void)r;
+	rs->calls++;
+	if (status != -ECANCELED)
+		return;
+	rs->cancelled++;
+	if (rs->calls > 40) /* a bounded chain */
+		return;
+	if (txn_submit_dr(rs->e, path, 1, MAD_METHOD_GET, SMP_ATTR_NODE_INFO, 0,
+			  NULL, resubmit_cb, rs))
+		rs->refused++;
+}
+
+static void test_destroy_sends_nothing(void **state)
+{
+	struct fake f;
+	struct resubmit rs = {0};
+	uint8_t path[2] = {0, 1};
+	unsigned sent;
+
+	(void)state;
+	rs.e = mk(&f, 4, 4, 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(txn_submit_dr(rs.e, path, 1, MAD_METHOD_GET,
+					       SMP_ATTR_NODE_INFO, 0, NULL,
+					       resubmit_cb, &rs),
+				 0);
+	sent = f.n;
+	assert_int_equal(sent, 4); /* the window */
+	txn_destroy(rs.e);
+	assert_int_equal(f.n, sent);
+	/* 10 submitted + what their callbacks submitted, each cancelled */
+	assert_int_equal(rs.calls, rs.cancelled);
+	assert_true(rs.calls > 10);
+	assert_int_equal(rs.refused, 0); /* accepted, then cancelled */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(test_send_error_retried),
 	    cmocka_unit_test(test_requests),
 	    cmocka_unit_test(test_defer_and_run),
+	    cmocka_unit_test(test_destroy_sends_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
