@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "mad/smp.h"
 #include "mad/txn_rx.h"
 
 #define RX_POLL_MS 100 /* how often the thread looks at the stop flag */
@@ -79,10 +80,11 @@ struct rx_item *txn_rxq_take(struct txn_rxq *q)
  * exits reaches the umad layer during its teardown (see txn_recv.c). */
 static bool is_wake_answer(const struct mad_rx *rx)
 {
-	return rx->len >= 24 && !rx->status && rx->mad[1] == 0x81 &&
-	       (rx->mad[3] & 0x80) &&
-	       ((uint32_t)rx->mad[12] << 24 | (uint32_t)rx->mad[13] << 16 |
-		(uint32_t)rx->mad[14] << 8 | rx->mad[15]) == TXN_WAKE_TID;
+	struct mad_hdr h;
+
+	return !rx->status && mad_hdr_decode(&h, rx->mad, rx->len) == 0 &&
+	       h.mgmt_class == MAD_CLASS_SMI_DR &&
+	       (h.method & MAD_METHOD_RESP) && (uint32_t)h.tid == TXN_WAKE_TID;
 }
 
 static void *rx_thread(void *arg)
@@ -95,17 +97,11 @@ static void *rx_thread(void *arg)
 		bool stopping = __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE);
 		int rc = mad_port_recv(q->port, &rx, RX_POLL_MS);
 
-		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR) {
-			if (stopping)
-				break;
-			continue;
-		}
-		if (rc >= 0 && is_wake_answer(&rx) &&
-		    __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
+		if (rc < 0 && stopping)
 			break;
+		if (rc == -ETIMEDOUT || rc == -EAGAIN || rc == -EINTR)
+			continue;
 		if (rc < 0) {
-			if (stopping)
-				break;
 			if (errors++ < 5)
 				log_err(
 				    "txn: umad receive failed: %s; retrying",
@@ -113,6 +109,9 @@ static void *rx_thread(void *arg)
 			usleep(10000);
 			continue;
 		}
+		if (is_wake_answer(&rx) &&
+		    __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
+			break;
 		if (!rx.status && offer_hook(q, &rx))
 			continue;
 		if (txn_rxq_push(q, &rx) < 0)
