@@ -122,7 +122,13 @@ static const struct cfg_key cfg_keys[] = {
 	{ "multicast.mft_size", CFG_U32, OFF(multicast_mft_size), "0", 0,
 	  16383, NULL,
 	  "Number of multicast colors (MLIDs 0xC000 + color) to use. 0: the "
-	  "smallest MulticastFDBCap among the switches." },
+	  "smallest MulticastFDBCap among the switches. With mr4lms, a group "
+	  "whose member switches are exactly those of a tree may share that "
+	  "tree, and so its MLID, once 40% of the colors of one of its "
+	  "switches are in use (the daemon cannot know the groups to come and "
+	  "budgets three for each tree through a switch); groups on the same "
+	  "hosts share first. Groups are merged onto other trees only when no "
+	  "color is free on their switches." },
 	{ "multicast.merge", CFG_ENUM, OFF(multicast_merge), "extend", 0, 0,
 	  merge_names,
 	  "When groups must share a color, extend the existing trees or "

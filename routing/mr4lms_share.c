@@ -12,7 +12,8 @@
  * so the EFI is what separate trees on the same links would give; still,
  * a tree is shared only if its links stay at or below the peak the
  * group's own tree would make, or the forecast's max EFI (the daemon: the
- * highest EFI reached so far).
+ * highest EFI reached so far, and the member ports the share adds are
+ * priced too, share_peak).
  *
  * Which groups share (the planner only): a share frees one color on each
  * switch of the group's tree, so a wide tree's share frees colors on many
@@ -40,8 +41,26 @@
  *
  * R: the offline planner's forecast (the trees of the unlimited trial not
  * routed yet, mcast_forecast), or, in the daemon, which cannot know the
- * groups to come, the groups whose trees hold the switch now: as many
- * more as have come.  With no MFT limit nothing is shared. */
+ * groups to come, DAEMON_AHEAD (3) trees to come for each tree that holds
+ * the switch now.  So the daemon's groups start to share in pairs once
+ * 40% of a switch's colors are taken (2 F <= 3 (C - F)).  Why three: the
+ * per-switch count F overstates what a wide tree can use, which needs one
+ * color free on all its switches at once.  In arrival order on 3-level
+ * pruned trees with 64x16x34 at 4 processes per host, a leaf still had 62
+ * of 128 colors free when the z-lines came, but no color was free on all
+ * 34 leaves of a z-line (the y-lines of leaves in two pods could not use
+ * the colors the middles of those pods already held, and took the rest),
+ * so all 1,024 z-lines merged with y-line trees: max EFI 331 against 48
+ * with no limit.  With one tree to come per tree come (the
+ * rule before) nothing was shared there.  Running short costs a collapse
+ * (x3.6-7.5); sharing too early costs host links (a host receives every
+ * group of each tree it is on).  Over the 26 fabric, pattern and MFT
+ * cases of tests/bench/mcast-arrival.sh the geometric mean of max EFI
+ * over the unlimited one (shares priced by share_peak) was x2.38 with 1
+ * tree to come per tree (x2.46 before share_peak), x2.07 with 1.5, then
+ * x1.54 / 1.52 / 1.54 / 1.56 / 1.60 with 2 / 2.5 / 3 / 4 / 5: flat from 2
+ * to 4, so the middle is taken (2 left p3bl-b at 180, 4 p3bl-c@64 at
+ * 103).  With no MFT limit nothing is shared. */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
@@ -66,6 +85,10 @@ static uint32_t free_colors(const struct mc_ctx *c, uint32_t sw)
 #define SPARE_CLASSES 8
 #define LIKE_CLASSES  3
 
+/* The daemon's guess of the trees still to come through a switch, per
+ * tree that has come (see the top of the file). */
+#define DAEMON_AHEAD 3
+
 /* Is switch sw short of colors for the trees to come, as far as a share
  * of tree t is concerned?  (r, f): the trees to come through it and its
  * free colors.  With the planner's forecast of widths, t is spared where
@@ -82,7 +105,8 @@ static bool switch_need(const struct mc_ctx *c, uint32_t sw,
 	uint64_t wide = 0, like = 0;
 	const uint32_t *h;
 
-	*r = c->forecast ? c->forecast[sw] : c->sw_load[sw];
+	*r = c->forecast ? c->forecast[sw]
+			 : DAEMON_AHEAD * (uint64_t)c->sw_load[sw];
 	*f = free_colors(c, sw);
 	if (*r <= *f)
 		return false;
@@ -154,31 +178,63 @@ static uint32_t own_peak(struct mc_ctx *c, struct mr4lms *m, struct mc_group *g)
 	return peak;
 }
 
+/* The daemon's price of a share: the peak tree t would have with g on it.
+ * Its links gain g, and g's member ports it does not reach yet gain every
+ * group of t and g; *fresh gets how many those are.  Trees of the same
+ * member switches differ in their hosts, and a host link carries every
+ * group of each tree it is on: with ties broken by fewer fresh ports, the
+ * groups of the same hosts (the processes of one host in a grid pattern)
+ * share first, which costs no link anything.  The planner keeps the
+ * tree's own peak: measured with the fresh ports priced too, th40960 went
+ * 243 -> 208 but p3bl-b 73 -> 75 and p3bl-c 54 -> 56 (docs/benchmarks.md). */
+static uint32_t share_peak(const struct mc_ctx *c, const struct mc_tree *t,
+			   const struct mc_group *g, uint32_t *fresh)
+{
+	uint32_t p = mc_tree_peak(c, t);
+
+	*fresh = 0;
+	for (uint32_t i = 0; i < g->n_members; i++) {
+		const struct ib_port *r = g->members[i]->remote;
+		uint32_t sw = (uint32_t)r->node->sw_idx, e;
+		const struct mc_tnode *n = mc_tree_node(t, sw);
+		if (n && mc_mask_test(n->mask, r->num))
+			continue;
+		(*fresh)++;
+		e = c->efi[c->port_base[sw] + r->num] + t->n_groups + 1;
+		p = e > p ? e : p;
+	}
+	return p;
+}
+
 int mr4lms_share(struct mc_ctx *c, struct mc_group *g)
 {
 	struct mr4lms *m = mr4lms_of(c);
-	uint32_t best = MC_NONE, top, bpeak = 0, own = UINT32_MAX;
+	uint32_t best = MC_NONE, top, bpeak = 0, own = UINT32_MAX, bfresh = 0;
 	uint64_t r, f;
 
 	if (!m->nmsw || c->color_limit >= MC_MAX_COLORS)
 		return -ENOSPC;
 	top = c->color_limit < c->owner_cap ? c->color_limit : c->owner_cap;
 	for (uint32_t col = 0; col < top; col++) {
-		uint32_t t = mc_color_owner(c, m->msw[0], col), p;
+		uint32_t t = mc_color_owner(c, m->msw[0], col), p, fr = 0;
 		if (t == MC_NONE || !same_switches(&c->trees[t], m) ||
 		    !pressure(c, &c->trees[t], &r, &f) ||
 		    (uint64_t)(c->trees[t].n_groups + 1) * f > r)
 			continue;
 		if (own == UINT32_MAX)
 			own = own_peak(c, m, g);
-		if ((p = mc_tree_peak(c, &c->trees[t])) > own &&
+		p = c->forecast ? mc_tree_peak(c, &c->trees[t])
+				: share_peak(c, &c->trees[t], g, &fr);
+		if (p > own &&
 		    p > (c->forecast ? c->forecast_peak : c->efi_high))
 			continue;
 		if (best == MC_NONE || p < bpeak ||
-		    (p == bpeak &&
+		    (p == bpeak && fr < bfresh) ||
+		    (p == bpeak && fr == bfresh &&
 		     c->trees[t].n_groups < c->trees[best].n_groups)) {
 			best = t;
 			bpeak = p;
+			bfresh = fr;
 		}
 	}
 	if (best == MC_NONE)

@@ -49,12 +49,14 @@ static void verify_ok(struct mc_ctx *c, bool thorough)
 
 /* X has two shortest ways to the only optimal root R: through A (port 1,
  * taken first on a load tie) or B.  A holds both colors of a 2-entry MFT,
- * so FBTC's tree cannot be colored; FCTB finds the way through B. */
+ * so FBTC's tree cannot be colored; FCTB finds the way through B.  The
+ * second group also has a member on R: a group of A's switch alone would
+ * share the first one's tree (half the colors taken, mr4lms_share.c). */
 struct diamond {
 	struct fabric f;
 	struct hops h;
 	struct ib_node *X, *A, *B, *R, *Z, *Y;
-	struct ib_port *x, *y, *a1, *a2;
+	struct ib_port *x, *y, *a1, *r1;
 	struct mc_ctx *c;
 };
 
@@ -79,13 +81,13 @@ static void diamond_setup(struct diamond *d)
 	d->x = fab_host(&d->f, "x", d->X, 5);
 	d->y = fab_host(&d->f, "y", d->Y, 5);
 	d->a1 = fab_host(&d->f, "a1", d->A, 5);
-	d->a2 = fab_host(&d->f, "a2", d->A, 6);
+	d->r1 = fab_host(&d->f, "r1", d->R, 5);
 	assert_int_equal(hops_compute(&d->f, &d->h, NULL), 0);
 	mcast_params_default(&prm);
 	prm.mft_size = 2;
 	assert_int_equal(
 	    mcast_create(&d->c, &d->f, &d->h, NULL, "mr4lms", &prm), 0);
-	struct ib_port *g0[1] = {d->a1}, *g1[2] = {d->a1, d->a2};
+	struct ib_port *g0[1] = {d->a1}, *g1[2] = {d->a1, d->r1};
 	add_n(d->c, 100, g0, 1);
 	add_n(d->c, 101, g1, 2);
 	assert_int_equal(mcast_colors_top(d->c), 2);
