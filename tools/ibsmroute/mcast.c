@@ -41,14 +41,18 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 	mcast_params_default(p);
 	p->mft_size = o->mft_size_set ? o->mft_size : 0;
 	if (getenv("IBSM_MC_PESSIMISTIC_TREES"))
-		p->pessimistic_trees = (unsigned)strtoul(getenv("IBSM_MC_PESSIMISTIC_TREES"), NULL, 0);
+		p->pessimistic_trees = (unsigned)strtoul(
+		    getenv("IBSM_MC_PESSIMISTIC_TREES"), NULL, 0);
 	for (unsigned i = 0; i < o->n_overrides; i++) {
 		const char *kv = o->overrides[i];
 		if (!strncmp(kv, "multicast.switch_threshold=", 27)) {
 			char *e;
 			unsigned long v = strtoul(kv + 27, &e, 0);
 			if (*e || !v || v > 1000000) {
-				fprintf(stderr, "ibsmroute: -o %s: expected 1..1000000\n", kv);
+				fprintf(
+				    stderr,
+				    "ibsmroute: -o %s: expected 1..1000000\n",
+				    kv);
 				return -EINVAL;
 			}
 			p->switch_threshold = (unsigned)v;
@@ -59,7 +63,10 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 			else if (!strcmp(v, "rebuild"))
 				p->merge = MC_MERGE_REBUILD;
 			else {
-				fprintf(stderr, "ibsmroute: -o multicast.merge=%s: expected extend or rebuild\n", v);
+				fprintf(stderr,
+					"ibsmroute: -o multicast.merge=%s: "
+					"expected extend or rebuild\n",
+					v);
 				return -EINVAL;
 			}
 		}
@@ -69,8 +76,8 @@ static int mcast_params(const struct ibsmroute_opts *o, struct mc_params *p)
 
 struct runner {
 	struct mc_ctx *c;
-	struct mc_plan plan;	/* forecast (limited MFT only) */
-	bool fits;		/* the unlimited trial fits: it is the result */
+	struct mc_plan plan; /* forecast (limited MFT only) */
+	bool fits;	     /* the unlimited trial fits: it is the result */
 	struct mc_events ev;
 	struct mgid_map map;
 	bool progress;
@@ -91,8 +98,10 @@ static int run_event(struct runner *r, const struct mc_event *e,
 	inet_ntop(AF_INET6, e->mgid, s, sizeof(s));
 	if (e->op == '-') {
 		if (gid == UINT32_MAX) {
-			fprintf(stderr, "ibsmroute: %s:%u: delete of unknown group %s\n",
-				path, e->line, s);
+			fprintf(
+			    stderr,
+			    "ibsmroute: %s:%u: delete of unknown group %s\n",
+			    path, e->line, s);
 			return -EINVAL;
 		}
 		mgid_map_del(&r->map, e->mgid);
@@ -123,9 +132,12 @@ static int run_events(struct runner *r, const char *path)
 			rc = mc_plan_take(&r->plan, r->c, r->ev.ev[i].seq);
 		if ((i & 63) == 0 && now_s() > next) {
 			next = now_s() + 2.0;
-			fprintf(stderr, "ibsmroute: multicast: %u/%u events, %u groups, %u trees, %u colors (%.1f s)\n",
-				i + 1, r->ev.n, r->c->live_groups, r->c->live_trees,
-				mcast_colors_top(r->c), now_s() - t0);
+			fprintf(stderr,
+				"ibsmroute: multicast: %u/%u events, %u "
+				"groups, %u trees, %u colors (%.1f s)\n",
+				i + 1, r->ev.n, r->c->live_groups,
+				r->c->live_trees, mcast_colors_top(r->c),
+				now_s() - t0);
 		}
 	}
 	return rc;
@@ -155,9 +167,10 @@ static void write_rival(FILE *j, const struct runner *r, bool ran, bool kept)
 		fprintf(j, ", \"rival\": \"none\"");
 		return;
 	}
-	fprintf(j, ", \"rival\": \"%s\", \"other_max_efi\": %u, "
-		"\"other_avg_tfi\": %.4f", kept ? "kept" : "dropped",
-		r->rival_efi, r->rival_tfi);
+	fprintf(j,
+		", \"rival\": \"%s\", \"other_max_efi\": %u, "
+		"\"other_avg_tfi\": %.4f",
+		kept ? "kept" : "dropped", r->rival_efi, r->rival_tfi);
 }
 
 static void write_json(FILE *j, const char *engine, unsigned mft,
@@ -167,24 +180,26 @@ static void write_json(FILE *j, const char *engine, unsigned mft,
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(j, "\"multicast\": {\"engine\": \"%s\", \"mft_size\": %u, "
-		"\"groups\": %u, \"trees\": %u, \"colors_used\": %u, "
-		"\"merged_groups\": %u, \"max_efi\": %u, \"avg_efi\": %.4f, "
-		"\"max_tfi\": %u, \"avg_tfi\": %.4f, \"max_height_excess\": %u, "
-		"\"seconds\": %.6f, \"ms_per_group\": %.6f, "
-		"\"median_ms_per_group\": %.6f, \"verified\": %s, "
-		"\"fbtc_failures\": %" PRIu64 ", \"fctb_successes\": %" PRIu64 ", "
-		"\"merges\": %" PRIu64 ", \"absorbing_merges\": %" PRIu64 ", "
-		"\"pessimistic_merges\": %" PRIu64 ", \"early_shares\": %" PRIu64 ", "
-		"\"extension_merges\": %" PRIu64 ", "
-		"\"forecast_seconds\": %.6f, \"max_rss_mb\": %.1f",
-		engine, mft, st->groups, st->trees, st->colors_used,
-		st->merged_groups, st->max_efi, st->avg_efi, st->max_tfi,
-		st->avg_tfi, st->max_height_excess, st->seconds,
-		st->ms_per_group, st->median_ms, verified ? "true" : "false",
-		st->fbtc_fail, st->fctb_ok, st->merges, st->absorbs,
-		st->pessimistic, st->shares, st->extends, forecast_s,
-		ru.ru_maxrss / 1024.0);
+	fprintf(
+	    j,
+	    "\"multicast\": {\"engine\": \"%s\", \"mft_size\": %u, "
+	    "\"groups\": %u, \"trees\": %u, \"colors_used\": %u, "
+	    "\"merged_groups\": %u, \"max_efi\": %u, \"avg_efi\": %.4f, "
+	    "\"max_tfi\": %u, \"avg_tfi\": %.4f, \"max_height_excess\": %u, "
+	    "\"seconds\": %.6f, \"ms_per_group\": %.6f, "
+	    "\"median_ms_per_group\": %.6f, \"verified\": %s, "
+	    "\"fbtc_failures\": %" PRIu64 ", \"fctb_successes\": %" PRIu64 ", "
+	    "\"merges\": %" PRIu64 ", \"absorbing_merges\": %" PRIu64 ", "
+	    "\"pessimistic_merges\": %" PRIu64 ", \"early_shares\": %" PRIu64
+	    ", "
+	    "\"extension_merges\": %" PRIu64 ", "
+	    "\"forecast_seconds\": %.6f, \"max_rss_mb\": %.1f",
+	    engine, mft, st->groups, st->trees, st->colors_used,
+	    st->merged_groups, st->max_efi, st->avg_efi, st->max_tfi,
+	    st->avg_tfi, st->max_height_excess, st->seconds, st->ms_per_group,
+	    st->median_ms, verified ? "true" : "false", st->fbtc_fail,
+	    st->fctb_ok, st->merges, st->absorbs, st->pessimistic, st->shares,
+	    st->extends, forecast_s, ru.ru_maxrss / 1024.0);
 }
 
 /* With an MFT limit and MR4LMS: the unlimited trial in file order; if it
@@ -238,7 +253,7 @@ static int rival(struct runner *r, struct fabric *f, const struct hops *h,
 		 struct pool *pool, const char *engine,
 		 const struct mc_params *prm, const char *path, bool *kept)
 {
-	struct runner a = { .ev = r->ev };
+	struct runner a = {.ev = r->ev};
 	struct mc_stats sp, sa;
 	int rc;
 
@@ -279,7 +294,7 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		    const struct hops *h, struct pool *pool, FILE *json)
 {
 	const char *engine = o->mcast_engine ? o->mcast_engine : "mr4lms";
-	struct runner r = { 0 };
+	struct runner r = {0};
 	bool rival_ran = false, rival_kept = false;
 	struct mc_params prm;
 	struct mc_stats st;
@@ -290,7 +305,8 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		return 0;
 	if ((rc = mcast_params(o, &prm)) < 0)
 		return rc;
-	if ((rc = mc_events_load(o->groups_file, f, &r.ev, err, sizeof(err))) < 0) {
+	if ((rc = mc_events_load(o->groups_file, f, &r.ev, err, sizeof(err))) <
+	    0) {
 		fprintf(stderr, "ibsmroute: --groups %s\n", err);
 		return rc;
 	}
@@ -316,14 +332,20 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		st.ms_per_group = st.seconds * 1e3 / (double)r.c->routed;
 	rc = mcast_verify(r.c, err, sizeof(err));
 	if (rc < 0)
-		fprintf(stderr, "ibsmroute: multicast verification failed: %s\n", err);
-	fprintf(stderr, "ibsmroute: multicast %s: %u groups, %u trees, %u colors, %u merged, max EFI %u, %.3f s (%.3f ms/group, median %.3f)\n",
+		fprintf(stderr,
+			"ibsmroute: multicast verification failed: %s\n", err);
+	fprintf(stderr,
+		"ibsmroute: multicast %s: %u groups, %u trees, %u colors, %u "
+		"merged, max EFI %u, %.3f s (%.3f ms/group, median %.3f)\n",
 		engine, st.groups, st.trees, st.colors_used, st.merged_groups,
 		st.max_efi, st.seconds, st.ms_per_group, st.median_ms);
 	if (rival_ran)
-		fprintf(stderr, "ibsmroute: multicast: %s kept (max EFI %u, mean TFI %.2f), %s routing had max EFI %u, mean TFI %.2f\n",
+		fprintf(stderr,
+			"ibsmroute: multicast: %s kept (max EFI %u, mean TFI "
+			"%.2f), %s routing had max EFI %u, mean TFI %.2f\n",
 			rival_kept ? "file order" : "plan", st.max_efi,
-			st.avg_tfi, rival_kept ? "the planned" : "the file-order",
+			st.avg_tfi,
+			rival_kept ? "the planned" : "the file-order",
 			r.rival_efi, r.rival_tfi);
 	if (json) {
 		write_json(json, engine, prm.mft_size, &st,
