@@ -455,12 +455,21 @@ static inline bool mc_gc_usable(const struct mc_ctx *c, uint32_t color,
 /* true if every member switch is usable and all are connected. */
 bool mc_gc_connected(struct mc_ctx *c, unsigned worker, uint32_t color,
 		     uint32_t mark, const uint32_t *msw, uint32_t nm);
-/* Switches within bound hops of every member switch in G_color into
- * roots[] (any order); count. */
-uint32_t mc_gc_bounded_roots(struct mc_ctx *c, unsigned worker,
-			     uint32_t color, uint32_t mark,
-			     const uint32_t *msw, uint32_t nm, uint8_t bound,
-			     uint32_t *roots);
+/* The first of the candidate roots cand[0..nc) within bound hops of every
+ * member switch in G_color, or MC_NONE (tmp: nc entries of scratch).
+ * Bounded BFSes run from the first member switch, and from the next ones
+ * while more candidates are left than members, then from each candidate
+ * left (mr4lms_fctb.c says why). */
+uint32_t mc_gc_first_root(struct mc_ctx *c, unsigned worker, uint32_t color,
+			  uint32_t mark, const uint32_t *msw, uint32_t nm,
+			  uint8_t bound, const uint32_t *cand, uint32_t nc,
+			  uint32_t *tmp);
+/* Whether root and every member switch are usable in G_color and each
+ * member is within bound hops of root there (a BFS from root that stops
+ * once all members are found). */
+bool mc_gc_root_reaches(struct mc_ctx *c, unsigned worker, uint32_t color,
+			uint32_t mark, uint32_t root, const uint32_t *msw,
+			uint32_t nm, uint8_t bound);
 /* Switch minimising the worst-case G_color distance to the member
  * switches (ties: least loaded, lowest index), MC_NONE if none reaches
  * them all. */

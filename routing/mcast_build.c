@@ -13,7 +13,7 @@ struct mc_scratch *mc_scratch_get(struct mc_ctx *c, unsigned worker)
 
 	if (++s->gen == 0) { /* wrapped: clear once every 4G uses */
 		memset(s->stamp, 0, c->n_sw * sizeof(*s->stamp));
-		/* key[] holds tagged counts too (mc_gc_bounded_roots) */
+		/* key[] is cleared with the stamps it goes with */
 		memset(s->key, 0, c->n_sw * sizeof(*s->key));
 		s->gen = 1;
 	}

@@ -119,12 +119,11 @@ static int alloc_scratch(struct mc_ctx *c)
 		s->up_port = malloc(n);
 		s->dist = malloc(n * sizeof(*s->dist));
 		s->queue = malloc(n * sizeof(*s->queue));
-		/* zeroed: mc_gc_bounded_roots trusts a key whose high half
-		 * equals its tag, and a new context's generations start
-		 * again at 1, so recycled memory (the planner's trial
-		 * context, an engine rebuilt by a sweep) held old counts
-		 * under the same tags: wrong roots, a tree without its MFT
-		 * entries, now and then with 2 threads */
+		/* zeroed: a new context's generations start again at 1, so
+		 * recycled memory (the planner's trial context, an engine
+		 * rebuilt by a sweep) must hold no values tagged with them
+		 * (FCTB's root counts once were, and gave a tree without its
+		 * MFT entries now and then with 2 threads) */
 		s->key = calloc(n, sizeof(*s->key));
 		s->heap = malloc(n * sizeof(*s->heap));
 		s->hpos = malloc(n * sizeof(*s->hpos));

@@ -82,31 +82,95 @@ static uint32_t bounded_bfs(struct mc_ctx *c, struct mc_scratch *s,
 	return hits;
 }
 
-uint32_t mc_gc_bounded_roots(struct mc_ctx *c, unsigned worker,
-			     uint32_t color, uint32_t mark,
-			     const uint32_t *msw, uint32_t nm, uint8_t bound,
-			     uint32_t *roots)
+/* The candidates still within bound of the first idx members (count ==
+ * idx under tag), in their order, into out[]; their number. */
+static uint32_t alive(const struct mc_scratch *s, const uint32_t *cand,
+		      uint32_t nc, uint64_t tag, uint32_t idx, uint32_t *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < nc; i++) {
+		uint64_t k = s->key[cand[i]];
+		if (((k >> 32) == tag ? (uint32_t)k : 0) == idx)
+			out[n++] = cand[i];
+	}
+	return n;
+}
+
+uint32_t mc_gc_first_root(struct mc_ctx *c, unsigned worker, uint32_t color,
+			  uint32_t mark, const uint32_t *msw, uint32_t nm,
+			  uint8_t bound, const uint32_t *cand, uint32_t nc,
+			  uint32_t *tmp)
 {
 	struct mc_scratch *s = &c->scr[worker < c->n_scr ? worker : 0];
+	uint32_t n;
 	uint64_t tag;
-	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < nm; i++)
 		if (!mc_gc_usable(c, color, mark, msw[i]))
-			return 0;
+			return MC_NONE;
 	/* A fresh tag per call: the stamp generation is unique per call. */
 	tag = mc_scratch_get(c, worker)->gen;
-	for (uint32_t i = 0; i < nm; i++)
-		if (!bounded_bfs(c, s, color, mark, msw[i], bound, tag, i))
-			return 0;
-	/* The last BFS visited every candidate within bound of the last
-	 * member; collect those with a full count. */
-	for (uint32_t i = 0; i < c->n_sw; i++) {
-		uint64_t kk = s->key[i];
-		if ((kk >> 32) == tag && (uint32_t)kk == nm)
-			roots[k++] = i;
+	for (uint32_t i = 0; i <= nm; i++) {
+		if (!(n = alive(s, cand, nc, tag, i, tmp)))
+			return MC_NONE;
+		if (i == nm)
+			return tmp[0];
+		/* the first member's ball, then more while more candidates
+		 * are left than members */
+		if (!i || n > nm - i) {
+			if (!bounded_bfs(c, s, color, mark, msw[i], bound, tag,
+					 i))
+				return MC_NONE;
+			continue;
+		}
+		for (uint32_t r = 0; r < n; r++)
+			if (mc_gc_root_reaches(c, worker, color, mark, tmp[r],
+					       msw, nm, bound))
+				return tmp[r];
+		return MC_NONE;
 	}
-	return k;
+	return MC_NONE;
+}
+
+bool mc_gc_root_reaches(struct mc_ctx *c, unsigned worker, uint32_t color,
+			uint32_t mark, uint32_t root, const uint32_t *msw,
+			uint32_t nm, uint8_t bound)
+{
+	struct mc_scratch *s;
+	uint32_t head = 0, tail = 0, found = 0, mgen;
+
+	if (!mc_gc_usable(c, color, mark, root))
+		return false;
+	for (uint32_t i = 0; i < nm; i++)
+		if (!mc_gc_usable(c, color, mark, msw[i]))
+			return false;
+	/* member switches marked with one generation, visited with the
+	 * next (as mc_gc_connected) */
+	s = mc_scratch_get(c, worker);
+	mgen = s->gen;
+	for (uint32_t i = 0; i < nm; i++)
+		s->stamp[msw[i]] = mgen;
+	s = mc_scratch_get(c, worker);
+	found = s->stamp[root] == mgen;
+	s->queue[tail++] = root;
+	mc_mark(s, root);
+	s->dist[root] = 0;
+	while (head < tail && found < nm) {
+		uint32_t u = s->queue[head++];
+		if (s->dist[u] >= bound)
+			continue;
+		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
+			uint32_t v = c->adj.peer[e];
+			if (mc_seen(s, v) || !mc_gc_usable(c, color, mark, v))
+				continue;
+			found += s->stamp[v] == mgen;
+			mc_mark(s, v);
+			s->dist[v] = s->dist[u] + 1;
+			s->queue[tail++] = v;
+		}
+	}
+	return found == nm;
 }
 
 /* Unbounded BFS from src in G_color, raising worst[] (0xFF unreached is

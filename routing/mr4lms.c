@@ -13,8 +13,9 @@
  *   (mr4lms_fbtc.c).
  * - G_color for a group that owns trees of the color (merge, member
  *   addition): its own trees count as free (mcast.h, mc_gc_usable).
- * - FCTB root test by bounded BFS from each member switch instead of from
- *   each root (equivalent), smallest usable color wins (mr4lms_fctb.c).
+ * - FCTB root test by a bounded BFS from each candidate root, as the
+ *   paper, the candidates being the optimal roots in G, least loaded
+ *   first; smallest usable color wins (mr4lms_fctb.c).
  * - Merge target (departs from the paper, mr4lms_merge.c): the color
  *   whose trees on the group's switches can take it without pulling in
  *   others, priced by the link loads it leaves; formula (1), between

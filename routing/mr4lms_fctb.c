@@ -6,13 +6,26 @@
  * G_color within the optimal worst-case distance of G; that switch is a
  * root of a lowest tree, which Dijkstra then builds inside G_color.
  *
- * Reading: the paper runs a BFS from each candidate root; we run the
- * equivalent bounded BFS from each member switch (fewer sources, and it
- * also performs the paper's connectivity test: a color fails as soon as
- * one member's ball misses every surviving candidate).  Colors are
- * searched in parallel batches; the smallest usable color wins, so the
- * result does not depend on the thread count.  Among the valid roots the
- * least loaded is taken. */
+ * Reading: the paper runs a BFS from each candidate root.  The
+ * candidates are the optimal roots in G (mc_optimal_roots, least loaded
+ * first, then lowest index): distances in G_color are never shorter than
+ * in G, so a switch within the optimal worst-case distance of every
+ * member in G_color has that worst case in G too.  A bounded BFS runs
+ * from the first member switch, then from the next ones while more
+ * candidates are left inside every ball so far than member switches
+ * still to test (a color fails as soon as none is left); then one runs
+ * from each candidate left, in order, stopping once it has found every
+ * member, and the first to reach them all is the root: the least loaded
+ * valid root, whichever way it is found.  Either search alone was slow
+ * somewhere (routing the same): from the members only, the paper's
+ * 30x20x20 torus with shuffled 28x28x28 groups at MFT 256 took a median
+ * 4.9 ms per group (28 balls of up to 28 hops per color, for mostly 1 to
+ * 10 candidates; 1.3 ms now); from the roots only, ft40 with 25x25x25-shuf
+ * at MFT 128 took 0.43 ms instead of 0.2 (up to 400 core switches for
+ * groups across pods) and p3th's 10,496 groups 1.55 s instead of 1.1 (the
+ * first member's ball drops most candidates of a color that fails).
+ * Colors are searched in parallel batches; the smallest usable color
+ * wins, so the result does not depend on the thread count. */
 #include "routing/mr4lms.h"
 
 #include <errno.h>
@@ -22,6 +35,7 @@ struct fctb_job {
 	struct mr4lms *m;
 	uint32_t base;
 	uint8_t bound;
+	uint32_t nr; /* optimal roots in m->roots, least loaded first */
 	uint32_t *res;
 };
 
@@ -29,29 +43,22 @@ static void fctb_color(void *arg, size_t i, unsigned worker)
 {
 	struct fctb_job *j = arg;
 	struct mc_ctx *c = j->c;
-	uint32_t *roots = j->m->wroots[worker < c->n_scr ? worker : 0];
-	uint32_t k =
-	    mc_gc_bounded_roots(c, worker, j->base + (uint32_t)i, 0, j->m->msw,
-				j->m->nmsw, j->bound, roots);
-	uint32_t best = MC_NONE;
 
-	for (uint32_t r = 0; r < k; r++)
-		if (best == MC_NONE ||
-		    c->sw_load[roots[r]] < c->sw_load[best] ||
-		    (c->sw_load[roots[r]] == c->sw_load[best] &&
-		     roots[r] < best))
-			best = roots[r];
-	j->res[i] = best;
+	j->res[i] =
+	    mc_gc_first_root(c, worker, j->base + (uint32_t)i, 0, j->m->msw,
+			     j->m->nmsw, j->bound, j->m->roots, j->nr,
+			     j->m->wroots[worker < c->n_scr ? worker : 0]);
 }
 
 /* The hinted color if it has a valid root, else the smallest color with
  * one, or MC_NONE; *root gets the root. */
 static uint32_t fctb_find(struct mc_ctx *c, struct mr4lms *m, uint8_t bound,
-			  uint32_t *root)
+			  uint32_t nr, uint32_t *root)
 {
 	uint32_t top = mcast_colors_top(c), batch = 4 * c->n_scr, res[64];
 	uint32_t end = top < c->color_limit ? top + 1 : c->color_limit;
-	struct fctb_job j = {.c = c, .m = m, .bound = bound, .res = res};
+	struct fctb_job j = {
+	    .c = c, .m = m, .bound = bound, .nr = nr, .res = res};
 
 	if (batch > 64)
 		batch = 64;
@@ -78,14 +85,14 @@ static uint32_t fctb_find(struct mc_ctx *c, struct mr4lms *m, uint8_t bound,
 int mr4lms_fctb(struct mc_ctx *c, struct mc_group *g)
 {
 	struct mr4lms *m = mr4lms_of(c);
-	uint32_t color, root = MC_NONE;
-	uint8_t bound = mc_worst_hops(c, m->msw, m->nmsw, c->scr[0].bytes);
+	uint32_t color, root = MC_NONE, nr;
+	uint8_t bound;
 	struct mc_tree *t;
 	int rc;
 
-	if (bound == HOPS_INF)
+	if (!(nr = mc_optimal_roots(c, m->msw, m->nmsw, m->roots, &bound)))
 		return -EHOSTUNREACH;
-	if ((color = fctb_find(c, m, bound, &root)) == MC_NONE)
+	if ((color = fctb_find(c, m, bound, nr, &root)) == MC_NONE)
 		return -ENOSPC;
 	if (!(t = mc_tree_new(c)))
 		return -ENOMEM;
