@@ -35,7 +35,8 @@ bool mc_gc_connected(struct mc_ctx *c, unsigned worker, uint32_t color,
 		uint32_t u = s->queue[head++];
 		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
 			uint32_t v = c->adj.peer[e];
-			if (s->stamp[v] == vgen || !mc_gc_usable(c, color, mark, v))
+			if (s->stamp[v] == vgen ||
+			    !mc_gc_usable(c, color, mark, v))
 				continue;
 			if (s->stamp[v] == mgen)
 				found++;
@@ -230,7 +231,7 @@ struct cand_job {
 	struct mc_ctx *c;
 	uint32_t color, mark;
 	const uint32_t *msw, nm, *cand;
-	uint32_t *worst;	/* per candidate, MC_NONE if a member is missed */
+	uint32_t *worst; /* per candidate, MC_NONE if a member is missed */
 };
 
 /* BFS in G_color from candidate i: its worst distance to the members. */
@@ -252,7 +253,8 @@ static void cand_bfs(void *arg, size_t i, unsigned worker)
 		uint32_t u = s->queue[head++];
 		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
 			uint32_t v = c->adj.peer[e];
-			if (s->stamp[v] == vgen || !mc_gc_usable(c, j->color, j->mark, v))
+			if (s->stamp[v] == vgen ||
+			    !mc_gc_usable(c, j->color, j->mark, v))
 				continue;
 			s->stamp[v] = vgen;
 			s->dist[v] = s->dist[u] + 1;
@@ -285,8 +287,12 @@ uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
 	uint32_t *cand = malloc((c->n_sw + 1) * sizeof(uint32_t));
 	uint32_t worst[MC_ROOT_CANDS], nc, best = MC_NONE;
 	uint8_t gbest;
-	struct cand_job j = { .c = c, .color = color, .mark = mark, .msw = msw,
-			      .nm = nm, .worst = worst };
+	struct cand_job j = {.c = c,
+			     .color = color,
+			     .mark = mark,
+			     .msw = msw,
+			     .nm = nm,
+			     .worst = worst};
 
 	if (!cand)
 		return MC_NONE;
@@ -296,7 +302,8 @@ uint32_t mc_gc_best_root(struct mc_ctx *c, uint32_t color, uint32_t mark,
 	j.cand = cand;
 	pool_for(nc > 1 ? c->pool : NULL, nc, cand_bfs, &j);
 	for (uint32_t i = 0; i < nc; i++)
-		if (worst[i] != MC_NONE && (best == MC_NONE || worst[i] < worst[best]))
+		if (worst[i] != MC_NONE &&
+		    (best == MC_NONE || worst[i] < worst[best]))
 			best = i;
 	if (best != MC_NONE)
 		best = cand[best];
@@ -334,7 +341,9 @@ void mc_heap_down(struct mc_scratch *s, uint32_t i, uint32_t n)
 		uint32_t l = 2 * i + 1, m;
 		if (l >= n)
 			break;
-		m = l + 1 < n && s->key[s->heap[l + 1]] < s->key[s->heap[l]] ? l + 1 : l;
+		m = l + 1 < n && s->key[s->heap[l + 1]] < s->key[s->heap[l]]
+			? l + 1
+			: l;
 		if (s->key[s->heap[m]] >= kx)
 			break;
 		s->heap[i] = s->heap[m];
@@ -348,8 +357,9 @@ void mc_heap_down(struct mc_scratch *s, uint32_t i, uint32_t n)
 struct dj {
 	struct mc_ctx *c;
 	struct mc_scratch *s;
-	uint32_t color, mark, hn, vgen, sgen; /* vgen: in heap/seen, sgen: settled */
-	uint32_t *settled;		     /* per switch: sgen when settled */
+	uint32_t color, mark, hn, vgen,
+	    sgen;	   /* vgen: in heap/seen, sgen: settled */
+	uint32_t *settled; /* per switch: sgen when settled */
 };
 
 /* Relaxes v from u through edge e unless v is settled. */
@@ -362,7 +372,8 @@ static void dj_relax(struct dj *d, uint32_t u, uint32_t e)
 
 	if (d->settled[v] == d->sgen || !mc_gc_usable(c, d->color, d->mark, v))
 		return;
-	nk = s->key[u] + MC_LINK_WEIGHT_BASE + c->efi[c->port_base[u] + c->adj.port[e]];
+	nk = s->key[u] + MC_LINK_WEIGHT_BASE +
+	     c->efi[c->port_base[u] + c->adj.port[e]];
 	if (s->stamp[v] != d->vgen) {
 		s->stamp[v] = d->vgen;
 		s->key[v] = nk;
@@ -450,12 +461,14 @@ static int dj_run(struct dj *d, bool keep_old, uint32_t root,
 		uint32_t u = dj_pop(d), nb = 1;
 		d->settled[u] = d->sgen;
 		buf[0] = u;
-		if (keep_old && d->mark && mc_color_owner(c, u, d->color) != MC_NONE)
+		if (keep_old && d->mark &&
+		    mc_color_owner(c, u, d->color) != MC_NONE)
 			nb = dj_claim_tree(d, u, buf);
 		for (uint32_t k = 0; k < nb; k++) {
 			uint32_t x = buf[k];
 			got += ismem[x];
-			for (uint32_t e = c->adj.off[x]; e < c->adj.off[x + 1]; e++)
+			for (uint32_t e = c->adj.off[x]; e < c->adj.off[x + 1];
+			     e++)
 				dj_relax(d, x, e);
 		}
 	}
@@ -466,7 +479,7 @@ int mc_gc_build(struct mc_ctx *c, unsigned worker, uint32_t color,
 		uint32_t mark, bool keep_old, uint32_t root,
 		struct ib_port *const *m, uint32_t n, struct mc_tree *t)
 {
-	struct dj d = { .c = c, .color = color, .mark = mark, .sgen = 1 };
+	struct dj d = {.c = c, .color = color, .mark = mark, .sgen = 1};
 	uint32_t *buf = malloc((c->n_sw + 1) * sizeof(uint32_t)), need = 0;
 	uint8_t *ismem = calloc(c->n_sw, 1);
 	int rc;
