@@ -464,12 +464,6 @@ uint32_t mc_gc_first_root(struct mc_ctx *c, unsigned worker, uint32_t color,
 			  uint32_t mark, const uint32_t *msw, uint32_t nm,
 			  uint8_t bound, const uint32_t *cand, uint32_t nc,
 			  uint32_t *tmp);
-/* Whether root and every member switch are usable in G_color and each
- * member is within bound hops of root there (a BFS from root that stops
- * once all members are found). */
-bool mc_gc_root_reaches(struct mc_ctx *c, unsigned worker, uint32_t color,
-			uint32_t mark, uint32_t root, const uint32_t *msw,
-			uint32_t nm, uint8_t bound);
 /* Switch minimising the worst-case G_color distance to the member
  * switches (ties: least loaded, lowest index), MC_NONE if none reaches
  * them all. */

@@ -9,6 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Queues u's neighbours usable in G_color and not seen yet, one hop
+ * farther than u; returns how many of them carry the stamp mgen (member
+ * switches marked before the search, 0 when none are). */
+static uint32_t bfs_expand(const struct mc_ctx *c, struct mc_scratch *s,
+			   uint32_t color, uint32_t mark, uint32_t u,
+			   uint32_t *tail, uint32_t mgen)
+{
+	uint32_t hit = 0;
+
+	for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
+		uint32_t v = c->adj.peer[e];
+		if (mc_seen(s, v) || !mc_gc_usable(c, color, mark, v))
+			continue;
+		hit += mgen && s->stamp[v] == mgen;
+		mc_mark(s, v);
+		s->dist[v] = s->dist[u] + 1;
+		s->queue[(*tail)++] = v;
+	}
+	return hit;
+}
+
 bool mc_gc_connected(struct mc_ctx *c, unsigned worker, uint32_t color,
 		     uint32_t mark, const uint32_t *msw, uint32_t nm)
 {
@@ -27,23 +48,13 @@ bool mc_gc_connected(struct mc_ctx *c, unsigned worker, uint32_t color,
 	for (uint32_t i = 0; i < nm; i++)
 		s->stamp[msw[i]] = mgen;
 	s = mc_scratch_get(c, worker);
-	uint32_t vgen = s->gen;
 	s->queue[tail++] = msw[0];
-	s->stamp[msw[0]] = vgen;
+	mc_mark(s, msw[0]);
+	s->dist[msw[0]] = 0;
 	found = 1;
-	while (head < tail && found < nm) {
-		uint32_t u = s->queue[head++];
-		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
-			uint32_t v = c->adj.peer[e];
-			if (s->stamp[v] == vgen ||
-			    !mc_gc_usable(c, color, mark, v))
-				continue;
-			if (s->stamp[v] == mgen)
-				found++;
-			s->stamp[v] = vgen;
-			s->queue[tail++] = v;
-		}
-	}
+	while (head < tail && found < nm)
+		found += bfs_expand(c, s, color, mark, s->queue[head++], &tail,
+				    mgen);
 	return found == nm;
 }
 
@@ -69,18 +80,41 @@ static uint32_t bounded_bfs(struct mc_ctx *c, struct mc_scratch *s,
 			s->key[u] = (tag << 32) | (idx + 1);
 			hits++;
 		}
-		if (s->dist[u] >= bound)
-			continue;
-		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
-			uint32_t v = c->adj.peer[e];
-			if (mc_seen(s, v) || !mc_gc_usable(c, color, mark, v))
-				continue;
-			mc_mark(s, v);
-			s->dist[v] = s->dist[u] + 1;
-			s->queue[tail++] = v;
-		}
+		if (s->dist[u] < bound)
+			bfs_expand(c, s, color, mark, u, &tail, 0);
 	}
 	return hits;
+}
+
+/* Whether every member switch is within bound hops of root in G_color:
+ * a BFS from root that stops once all are found (the caller has checked
+ * that the members are usable). */
+static bool root_reaches(struct mc_ctx *c, unsigned worker, uint32_t color,
+			 uint32_t mark, uint32_t root, const uint32_t *msw,
+			 uint32_t nm, uint8_t bound)
+{
+	struct mc_scratch *s;
+	uint32_t head = 0, tail = 0, found, mgen;
+
+	if (!mc_gc_usable(c, color, mark, root))
+		return false;
+	/* member switches marked with one generation, visited with the
+	 * next (as mc_gc_connected) */
+	s = mc_scratch_get(c, worker);
+	mgen = s->gen;
+	for (uint32_t i = 0; i < nm; i++)
+		s->stamp[msw[i]] = mgen;
+	s = mc_scratch_get(c, worker);
+	found = s->stamp[root] == mgen;
+	s->queue[tail++] = root;
+	mc_mark(s, root);
+	s->dist[root] = 0;
+	while (head < tail && found < nm) {
+		uint32_t u = s->queue[head++];
+		if (s->dist[u] < bound)
+			found += bfs_expand(c, s, color, mark, u, &tail, mgen);
+	}
+	return found == nm;
 }
 
 /* The candidates still within bound of the first idx members (count ==
@@ -126,52 +160,12 @@ uint32_t mc_gc_first_root(struct mc_ctx *c, unsigned worker, uint32_t color,
 			continue;
 		}
 		for (uint32_t r = 0; r < n; r++)
-			if (mc_gc_root_reaches(c, worker, color, mark, tmp[r],
-					       msw, nm, bound))
+			if (root_reaches(c, worker, color, mark, tmp[r], msw,
+					 nm, bound))
 				return tmp[r];
 		return MC_NONE;
 	}
 	return MC_NONE;
-}
-
-bool mc_gc_root_reaches(struct mc_ctx *c, unsigned worker, uint32_t color,
-			uint32_t mark, uint32_t root, const uint32_t *msw,
-			uint32_t nm, uint8_t bound)
-{
-	struct mc_scratch *s;
-	uint32_t head = 0, tail = 0, found = 0, mgen;
-
-	if (!mc_gc_usable(c, color, mark, root))
-		return false;
-	for (uint32_t i = 0; i < nm; i++)
-		if (!mc_gc_usable(c, color, mark, msw[i]))
-			return false;
-	/* member switches marked with one generation, visited with the
-	 * next (as mc_gc_connected) */
-	s = mc_scratch_get(c, worker);
-	mgen = s->gen;
-	for (uint32_t i = 0; i < nm; i++)
-		s->stamp[msw[i]] = mgen;
-	s = mc_scratch_get(c, worker);
-	found = s->stamp[root] == mgen;
-	s->queue[tail++] = root;
-	mc_mark(s, root);
-	s->dist[root] = 0;
-	while (head < tail && found < nm) {
-		uint32_t u = s->queue[head++];
-		if (s->dist[u] >= bound)
-			continue;
-		for (uint32_t e = c->adj.off[u]; e < c->adj.off[u + 1]; e++) {
-			uint32_t v = c->adj.peer[e];
-			if (mc_seen(s, v) || !mc_gc_usable(c, color, mark, v))
-				continue;
-			found += s->stamp[v] == mgen;
-			mc_mark(s, v);
-			s->dist[v] = s->dist[u] + 1;
-			s->queue[tail++] = v;
-		}
-	}
-	return found == nm;
 }
 
 /* Unbounded BFS from src in G_color, raising worst[] (0xFF unreached is

@@ -248,13 +248,15 @@ static int cmp_seq(const void *a, const void *b)
  * same or worse (docs/benchmarks.md).  So both are routed and the rival
  * is kept only when it is at least as good in both (and better in one):
  * neither figure of the plan gets worse.  0 with *kept true when the rival
- * replaced r->c (and r->map), -errno. */
+ * replaced r->c (and r->map) and *st the kept routing's figures, -errno. */
 static int rival(struct runner *r, struct fabric *f, const struct hops *h,
 		 struct pool *pool, const char *engine,
-		 const struct mc_params *prm, const char *path, bool *kept)
+		 const struct mc_params *prm, const char *path, bool *kept,
+		 struct mc_stats *st)
 {
 	struct runner a = {.ev = r->ev};
 	struct mc_stats sp, sa;
+	const struct mc_stats *other;
 	int rc;
 
 	*kept = false;
@@ -267,21 +269,20 @@ static int rival(struct runner *r, struct fabric *f, const struct hops *h,
 		goto out;
 	mcast_stats(r->c, &sp);
 	mcast_stats(a.c, &sa);
-	r->rival_seconds = sa.seconds;
-	r->rival_efi = sa.max_efi;
-	r->rival_tfi = sa.avg_tfi;
-	if (sa.max_efi <= sp.max_efi && sa.avg_tfi <= sp.avg_tfi &&
-	    (sa.max_efi < sp.max_efi || sa.avg_tfi < sp.avg_tfi)) {
+	*kept = sa.max_efi <= sp.max_efi && sa.avg_tfi <= sp.avg_tfi &&
+		(sa.max_efi < sp.max_efi || sa.avg_tfi < sp.avg_tfi);
+	*st = *kept ? sa : sp;
+	other = *kept ? &sp : &sa;
+	r->rival_seconds = other->seconds;
+	r->rival_efi = other->max_efi;
+	r->rival_tfi = other->avg_tfi;
+	if (*kept) {
 		struct mc_ctx *c = r->c;
 		struct mgid_map m = r->map;
 		r->c = a.c;
 		r->map = a.map;
 		a.c = c;
 		a.map = m;
-		r->rival_seconds = sp.seconds;
-		r->rival_efi = sp.max_efi;
-		r->rival_tfi = sp.avg_tfi;
-		*kept = true;
 	}
 out:
 	mcast_destroy(a.c);
@@ -323,9 +324,10 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		goto out;
 	rival_ran = r.plan.off && !r.fits && !getenv("IBSM_MC_PLAN_ONLY");
 	if (rival_ran && (rc = rival(&r, f, h, pool, engine, &prm,
-				     o->groups_file, &rival_kept)) < 0)
+				     o->groups_file, &rival_kept, &st)) < 0)
 		goto out;
-	mcast_stats(r.c, &st);
+	if (!rival_ran)
+		mcast_stats(r.c, &st);
 	if (!r.fits)
 		st.seconds += r.plan.seconds + r.rival_seconds;
 	if (r.c->routed)
