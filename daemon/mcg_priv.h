@@ -15,7 +15,7 @@
 
 #include "daemon/mcg.h"
 #include "daemon/sa_mcm.h"
-#include "routing/mcast.h"
+#include "routing/mcast/mcast.h"
 
 struct sd_event_source;
 struct mft_shadow;

@@ -2,7 +2,7 @@
  * CONFIGURE phase, after the LFT blocks, PortGroupInfo of every switch not
  * asked before (one try: a switch that answers with an error status or
  * not at all has no port groups, is logged once and never asked again),
- * then the groups computed from the new LFTs (routing/pgroup.h), then per
+ * then the groups computed from the new LFTs (routing/pgroup/pgroup.h), then per
  * switch the changed PortGroupTable blocks, the changed
  * PortGroupForwardingTable blocks and PortGroupInfo (Top, Enable,
  * Algorithm, Threshold), each through the windowed bulk transfer.
@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "daemon/sm.h"
-#include "routing/pgroup.h"
-#include "routing/ucast.h"
+#include "routing/pgroup/pgroup.h"
+#include "routing/unicast/unicast.h"
 
 struct sweep;
 

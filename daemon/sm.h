@@ -17,7 +17,7 @@
 #include "mad/smp_sm.h"
 #include "mad/txn.h"
 #include "mad/umad_port.h"
-#include "routing/hops.h"
+#include "routing/hops/hops.h"
 
 struct sd_event;
 struct sd_event_source;

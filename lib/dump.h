@@ -19,7 +19,7 @@
 
 /* Hop counts for the fdbs file: hops from sw to lid when leaving by port
  * (*best: the least over all ports).  lib/ does not know the hop tables,
- * so routing supplies this (routing/hops.h: hops_fdbs_cb). */
+ * so routing supplies this (routing/hops/hops.h: hops_fdbs_cb). */
 typedef uint8_t (*dump_hops_fn)(void *ctx, const struct ib_node *sw,
 				uint16_t lid, uint8_t port, uint8_t *best);
 

@@ -10,9 +10,9 @@
 #include "lib/fabric.h"
 #include "lib/lids.h"
 #include "lib/topo.h"
-#include "routing/hops.h"
-#include "routing/minhop.h"
-#include "routing/verify_lft.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/minhop.h"
+#include "routing/verify/verify.h"
 
 static double clk(clockid_t id)
 {

@@ -9,8 +9,8 @@
 #include "lib/fabric.h"
 #include "lib/lids.h"
 #include "lib/topo.h"
-#include "routing/hops.h"
-#include "routing/verify_lft.h"
+#include "routing/hops/hops.h"
+#include "routing/verify/verify.h"
 
 int main(int argc, char **argv)
 {

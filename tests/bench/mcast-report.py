@@ -283,11 +283,11 @@ def notes(out, agg, topos):
                "(FULB paper §4.1.1 observes exactly this). Link rotation pays off where several "
                "equal paths exist (pruned trees with 8 paths, torus, dragonfly, random).")
     out.append("- `fulb` breaks ties between equally loaded next-hop links by the load of the link the "
-               "next switch would continue on (routing/mcast_fulb.c); with plain first-port ties (as "
+               "next switch would continue on (routing/mcast/mcast_fulb.c); with plain first-port ties (as "
                "MR4LMS's FBTC builds its first tree) the TaihuLight model's 128x32x40 pattern reached "
                "max EFI 182 instead of 128. When that first tree would raise the highest EFI reached, "
                "FBTC tries up to 16 roots with FULB's rule and keeps the lowest peak "
-               "(routing/mr4lms_fbtc.c): 128 there too, and the dragonfly's 69 down to ~19. FULB's "
+               "(routing/mr4lms/mr4lms_fbtc.c): 128 there too, and the dragonfly's 69 down to ~19. FULB's "
                "rule on every tree would take more colors (bl8704 64x16x34-ppn4: 308, not 194).")
     out.append("- Colors for the baselines are what their trees would need with the MR4LMS color "
                "rule (a color may be shared by trees with no common switch); OpenSM itself gives "
@@ -335,7 +335,7 @@ def pruned3_notes(out, agg, topos):
                "ports; (3) groups of one shape (the y-lines of a pod) arrive together and take every "
                "color of their switches, so the last shape (z-lines) can only join dozens of foreign "
                "trees, in any order of merging. Now: merges are priced by the link loads they leave "
-               "(routing/mr4lms_merge.c, docs/design.md), joins take the least loaded shortest path, "
+               "(routing/mr4lms/mr4lms_merge.c, docs/design.md), joins take the least loaded shortest path, "
                "and the planner routes shapes in turn with a forecast of the trees to come, so groups "
                "of one shape share their own trees before the colors run out (mr4lms_share.c, "
                "tools/ibsmroute/mcast_plan.c, mcast_order.c). Before, at MFT 128:")

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/cdg.h"
-#include "routing/ucast.h"
+#include "routing/verify/cdg.h"
+#include "routing/unicast/unicast.h"
 #include "../unit/updown_fab.h"
 
 static double now(void)

@@ -2,7 +2,7 @@
  * and an LFT dump in OpenSM's opensm-lfts.dump form (OpenSM's own, or
  * ibsmd's lfts.dump), takes the LIDs from the dump's destination lines
  * (port GUIDs), and runs the same LFT walk and channel-dependency check
- * (routing/cdg.c) as the updown engine.  Lets the benchmark put OpenSM's
+ * (routing/verify/cdg.c) as the updown engine.  Lets the benchmark put OpenSM's
  * updn next to ours on the same fabric.
  *   updown_lft_metrics NET LFTS_DUMP */
 #include <inttypes.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/topo.h"
-#include "routing/cdg.h"
+#include "routing/verify/cdg.h"
 
 static int load_lfts(struct fabric *f, const char *path)
 {

@@ -12,8 +12,8 @@
 #include "lib/lids.h"
 #include "lib/pool.h"
 #include "lib/topo.h"
-#include "routing/hops.h"
-#include "routing/ucast.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/unicast.h"
 
 static int sa_topo_build(struct fabric *f, const char *path)
 {

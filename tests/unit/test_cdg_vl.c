@@ -1,4 +1,4 @@
-/* The VL-aware channel-dependency check (routing/cdg_vl.c) and what
+/* The VL-aware channel-dependency check (routing/verify/cdg_vl.c) and what
  * docs/design.md §5.2 argues from it: up/down tables stay acyclic over
  * (link, VL) with ibsmd's default SL2VL tables, with any qos.sl2vl, and
  * with arbitrary per-hop VL changes, on fat trees, tori and random
@@ -14,10 +14,10 @@
 
 #include "lib/config.h"
 #include "lib/qos.h"
-#include "routing/cdg.h"
-#include "routing/cdg_vl.h"
-#include "routing/hops.h"
-#include "routing/ucast.h"
+#include "routing/verify/cdg.h"
+#include "routing/verify/cdg_vl.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/unicast.h"
 #include "updown_fab.h"
 
 struct tables {

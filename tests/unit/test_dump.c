@@ -16,7 +16,7 @@
 #include "lib/dump.h"
 #include "lib/fabric.h"
 #include "lib/lids.h"
-#include "routing/hops.h"
+#include "routing/hops/hops.h"
 
 struct fx {
 	struct fabric f;

@@ -9,7 +9,7 @@
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
-#include "routing/hops.h"
+#include "routing/hops/hops.h"
 
 /* A line of three switches S0-S1-S2, a host on each end switch. */
 static void build_line(struct fabric *f, struct ib_node **sw,

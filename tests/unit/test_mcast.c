@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "routing/hops.h"
-#include "routing/mcast.h"
+#include "routing/hops/hops.h"
+#include "routing/mcast/mcast.h"
 #include "test_mcast_fab.h"
 
 struct line {

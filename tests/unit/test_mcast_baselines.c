@@ -14,8 +14,8 @@
 
 #include "lib/fabric.h"
 #include "lib/log.h"
-#include "routing/hops.h"
-#include "routing/mcast.h"
+#include "routing/hops/hops.h"
+#include "routing/mcast/mcast.h"
 
 /* Diamond fabric, port numbers in brackets:
  *

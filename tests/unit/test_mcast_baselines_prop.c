@@ -17,8 +17,8 @@
 
 #include "lib/fabric.h"
 #include "lib/log.h"
-#include "routing/hops.h"
-#include "routing/mcast.h"
+#include "routing/hops/hops.h"
+#include "routing/mcast/mcast.h"
 
 static const char *const engines[] = {"minhop", "minhop-rr", "sssp", "sssp-rr",
 				      "fulb"};

@@ -12,10 +12,10 @@
 
 #include "lib/fabric.h"
 #include "lib/lids.h"
-#include "routing/hops.h"
-#include "routing/minhop.h"
-#include "routing/ucast.h"
-#include "routing/verify_lft.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/minhop.h"
+#include "routing/unicast/unicast.h"
+#include "routing/verify/verify.h"
 
 static struct ib_node *sw_add(struct fabric *f, uint64_t g, int np,
 			      const char *name)

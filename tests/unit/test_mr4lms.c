@@ -8,9 +8,9 @@
 #include <cmocka.h>
 #include <errno.h>
 
-#include "routing/hops.h"
-#include "routing/mcast.h"
-#include "routing/mr4lms.h"
+#include "routing/hops/hops.h"
+#include "routing/mcast/mcast.h"
+#include "routing/mr4lms/mr4lms_priv.h"
 #include "test_mcast_fab.h"
 
 static void mgid(uint8_t *m, unsigned n)

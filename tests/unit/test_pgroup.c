@@ -1,4 +1,4 @@
-/* Port groups (routing/pgroup.h) on hand-drawn and generated fabrics:
+/* Port groups (routing/pgroup/pgroup.h) on hand-drawn and generated fabrics:
  * candidate sets, sharing of identical sets, subset choice under a small
  * cap, the static port inside every group, up/down groups that keep the
  * channel-dependency graph acyclic, and the same tables for any thread
@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "routing/cdg.h"
-#include "routing/pgroup.h"
-#include "routing/ucast.h"
+#include "routing/verify/cdg.h"
+#include "routing/pgroup/pgroup.h"
+#include "routing/unicast/unicast.h"
 #include "updown_fab.h"
 
 struct routed {

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "lib/dump.h"
-#include "routing/cdg.h"
-#include "routing/ucast.h"
-#include "routing/updown.h"
+#include "routing/verify/cdg.h"
+#include "routing/unicast/unicast.h"
+#include "routing/unicast/updown.h"
 #include "updown_fab.h"
 
 struct routed {

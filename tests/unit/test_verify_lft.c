@@ -1,4 +1,4 @@
-/* The LFT walk (routing/verify_lft.c) on tables written by hand, so its
+/* The LFT walk (routing/verify/verify_lft.c) on tables written by hand, so its
  * answers do not depend on any routing engine: delivery, drops, loops,
  * detours longer than the hop table, hop counts and per-link DLIDs. */
 #include <setjmp.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "lib/fabric.h"
-#include "routing/hops.h"
-#include "routing/verify_lft.h"
+#include "routing/hops/hops.h"
+#include "routing/verify/verify.h"
 
 /* A ring of three switches S0 (LID 1), S1 (2), S2 (3): S0.1-S1.1,
  * S1.2-S2.1, S2.2-S0.2; host A (LID 10) on S0.5, host B (LID 11) on

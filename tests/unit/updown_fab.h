@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/fabric.h"
-#include "routing/hops.h"
+#include "routing/hops/hops.h"
 
 static inline struct ib_node *fab_sw(struct fabric *f, uint64_t guid,
 				     unsigned nports, const char *prefix,

@@ -8,8 +8,8 @@
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
-#include "routing/hops.h"
-#include "routing/ucast.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/unicast.h"
 
 struct ibsmroute_opts {
 	const char *topology;
@@ -37,7 +37,7 @@ struct ibsmroute_opts {
 int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 		    const struct hops *h, struct pool *pool, FILE *json);
 
-/* --port-groups: computes the groups (routing/pgroup.h), writes
+/* --port-groups: computes the groups (routing/pgroup/pgroup.h), writes
  * port-groups.dump into dump_dir when set and the "port_groups" member
  * (`"port_groups": {...}`, no trailing comma) to json when non-NULL.
  * 0 or negative errno after printing why. */

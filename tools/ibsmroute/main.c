@@ -18,9 +18,9 @@
 #include "lib/lids.h"
 #include "lib/log.h"
 #include "lib/topo.h"
-#include "routing/hops.h"
-#include "routing/ucast.h"
-#include "routing/verify_lft.h"
+#include "routing/hops/hops.h"
+#include "routing/unicast/unicast.h"
+#include "routing/verify/verify.h"
 #include "tools/ibsmroute/ibsmroute.h"
 #include "tools/ibsmroute/opts.h"
 

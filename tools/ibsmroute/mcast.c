@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "lib/dump.h"
-#include "routing/mcast.h"
-#include "routing/mcast_dump.h"
+#include "routing/mcast/mcast.h"
+#include "routing/mcast/mcast_dump.h"
 #include "tools/ibsmroute/ibsmroute.h"
 #include "tools/ibsmroute/mcast_events.h"
 #include "tools/ibsmroute/mcast_order.h"
@@ -143,7 +143,7 @@ static int run_events(struct runner *r, const char *path)
 	return rc;
 }
 
-/* ---- dumps (formats shared with ibsmd: routing/mcast_dump.c) ---- */
+/* ---- dumps (formats shared with ibsmd: routing/mcast/mcast_dump.c) ---- */
 
 static int write_dumps(const char *dir, const struct mc_ctx *c,
 		       struct fabric *f)

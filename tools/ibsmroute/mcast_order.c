@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/mcast.h"
+#include "routing/mcast/mcast.h"
 #include "tools/ibsmroute/mcast_order.h"
 
 struct shapes {

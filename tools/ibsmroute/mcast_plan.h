@@ -2,7 +2,7 @@
 #ifndef IBSMROUTE_MCAST_PLAN_H
 #define IBSMROUTE_MCAST_PLAN_H
 
-#include "routing/mcast.h"
+#include "routing/mcast/mcast.h"
 #include "tools/ibsmroute/mcast_events.h"
 
 struct mc_plan {

@@ -13,7 +13,7 @@
 
 #include "lib/config.h"
 #include "lib/log.h"
-#include "routing/mcast.h"
+#include "routing/mcast/mcast.h"
 #include "tools/ibsmroute/opts.h"
 
 static const char *const mc_names[] = {

@@ -1,5 +1,5 @@
 /* ibsmroute --port-groups: the daemon's port-group computation
- * (routing/pgroup.h) on the routed fabric, every switch with the same
+ * (routing/pgroup/pgroup.h) on the routed fabric, every switch with the same
  * cap (--pg-cap, default 255: offline there is no PortGroupInfo to ask),
  * port-groups.dump and the "port_groups" member of the JSON report. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "lib/json.h"
-#include "routing/pgroup.h"
+#include "routing/pgroup/pgroup.h"
 #include "tools/ibsmroute/ibsmroute.h"
 
 static double now_s(void)
