@@ -15,7 +15,8 @@
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
-#include "routing/mcast/mcast_dump.h"
+#include "routing/engines.h"
+#include "routing/mcast/mcast.h"
 
 #define SLICE_US 3000 /* routing per loop turn: the SA answers between */
 

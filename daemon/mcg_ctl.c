@@ -14,7 +14,7 @@
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
-#include "routing/mcast/mcast_dump.h"
+#include "routing/mcast/mcast.h"
 
 static void group_line(FILE *out, struct mcg *g)
 {

@@ -17,7 +17,7 @@
 #include "daemon/sm.h"
 #include "lib/log.h"
 #include "lib/pkeys.h"
-#include "routing/mcast/mcast_dump.h"
+#include "routing/mcast/mcast.h"
 
 #define IPOIB_QKEY 0x0B1B
 

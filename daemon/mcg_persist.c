@@ -48,7 +48,7 @@
 #include "daemon/sa_priv.h"
 #include "daemon/sm.h"
 #include "lib/log.h"
-#include "routing/mcast/mcast_dump.h"
+#include "routing/mcast/mcast.h"
 
 #define STATE_FILE "mcgroups.state"
 

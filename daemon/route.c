@@ -10,6 +10,7 @@
 #include "daemon/pgprog.h"
 #include "lib/dump.h"
 #include "lib/log.h"
+#include "routing/engines.h"
 #include "routing/unicast/unicast.h"
 
 static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)

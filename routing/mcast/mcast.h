@@ -2,7 +2,7 @@
  * member CA ports), trees over switches with their per-switch port masks,
  * colors (one MFT entry, MLID = 0xC000 + color, per tree; trees that share
  * no switch may share a color), per-link EFI counters, per-switch color
- * occupancy, and the engine ops chosen by name.  Pure computation, no I/O.
+ * occupancy, and the engine ops.  Pure computation, no I/O.
  *
  * Files: mcast_core.c (context, registry, groups, MFT view), mcast_tree.c
  * (tree storage, colors, commit), mcast_build.c (bottom-up build, root
@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
@@ -222,16 +223,22 @@ static inline uint32_t mc_width_class(uint32_t n)
 
 /* ---- public API (daemon, ibsmroute, tests) ---- */
 
-/* Engine by name: mr4lms, fulb, minhop, minhop-rr, sssp, sssp-rr (the -rr
- * names set prm.root_rotation).  NULL if unknown. */
-const struct mc_engine *mcast_engine_find(const char *name, bool *root_rotation);
+/* The baseline engines (OpenSM's choices and FULB-MC) MR4LMS is
+ * measured against (routing/mr4lms is the default); routing/engines.h
+ * finds every engine by name. */
+extern const struct mc_engine mcast_engine_fulb;
+extern const struct mc_engine mcast_engine_minhop;
+extern const struct mc_engine mcast_engine_sssp;
 
 /* Creates a context over a fabric whose switches and links do not change
  * while it lives (a sweep that changes them rebuilds the context and
- * re-adds the groups).  pool may be NULL.  0 or -errno. */
-int mcast_create(struct mc_ctx **out, struct fabric *f, const struct hops *h,
-		 struct pool *pool, const char *engine,
-		 const struct mc_params *prm);
+ * re-adds the groups), routed by eng (root_rotation: the -rr variants, ORed
+ * into prm's).  pool may be NULL.  0 or -errno.  mcast_create()
+ * (routing/engines.h) takes the engine by name. */
+int mcast_create_with(struct mc_ctx **out, struct fabric *f,
+		      const struct hops *h, struct pool *pool,
+		      const struct mc_engine *eng, bool root_rotation,
+		      const struct mc_params *prm);
 void mcast_destroy(struct mc_ctx *c);
 void mcast_params_default(struct mc_params *prm);
 
@@ -514,5 +521,24 @@ static inline void mc_mark(struct mc_scratch *s, uint32_t i)
 {
 	s->stamp[i] = s->gen;
 }
+
+/* ---- dump formats shared by ibsmroute and ibsmd (mcast_dump.c,
+ * docs/design.md §4.4): mfts.dump (OpenSM's opensm.mcfdbs, through
+ * lib/dump.h) and the lines of mcgroups.dump ---- */
+
+/* dir/mfts.dump from the context's per-switch MFT entries.  0 or -errno. */
+int mcast_dump_mfts(const char *dir, const struct mc_ctx *c,
+		    const struct fabric *f);
+/* One mcgroups.dump line of routed group gid, with the given state name
+ * (NULL: "Ready"); members are the group's engine members. */
+void mcast_dump_group_line(FILE *fp, const struct mc_ctx *c,
+			   const struct fabric *f, uint32_t gid,
+			   const char *state);
+/* dir/mcgroups.dump of every routed group, all "Ready" (ibsmroute).
+ * Written to a temporary file and renamed.  0 or -errno. */
+int mcast_dump_groups(const char *dir, const struct mc_ctx *c,
+		      const struct fabric *f);
+/* MGID in the usual IPv6 text form into s (>= 46 bytes). */
+void mcast_mgid_str(const uint8_t mgid[16], char *s, size_t len);
 
 #endif

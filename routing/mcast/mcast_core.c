@@ -1,5 +1,5 @@
 /* Multicast core: the context (adjacency, EFI slots, color occupancy,
- * scratch), the engine registry, groups (create, route, delete) and the
+ * scratch), groups (create, route, delete) and the
  * per-switch MFT view used for programming and dumps. */
 #include "routing/mcast/mcast.h"
 
@@ -7,35 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-extern const struct mc_engine mcast_engine_mr4lms;
-extern const struct mc_engine mcast_engine_fulb;
-extern const struct mc_engine mcast_engine_minhop;
-extern const struct mc_engine mcast_engine_sssp;
-
-static const struct {
-	const char *name;
-	const struct mc_engine *eng;
-	bool rr;
-} engines[] = {
-    {"mr4lms", &mcast_engine_mr4lms, false},
-    {"fulb", &mcast_engine_fulb, true},
-    {"minhop", &mcast_engine_minhop, false},
-    {"minhop-rr", &mcast_engine_minhop, true},
-    {"sssp", &mcast_engine_sssp, false},
-    {"sssp-rr", &mcast_engine_sssp, true},
-};
-
-const struct mc_engine *mcast_engine_find(const char *name, bool *root_rotation)
-{
-	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-		if (strcmp(engines[i].name, name) == 0) {
-			if (root_rotation)
-				*root_rotation = engines[i].rr;
-			return engines[i].eng;
-		}
-	return NULL;
-}
 
 void mcast_params_default(struct mc_params *prm)
 {
@@ -138,12 +109,12 @@ static int alloc_scratch(struct mc_ctx *c)
 	return 0;
 }
 
-int mcast_create(struct mc_ctx **out, struct fabric *f, const struct hops *h,
-		 struct pool *pool, const char *engine,
-		 const struct mc_params *prm)
+int mcast_create_with(struct mc_ctx **out, struct fabric *f,
+		      const struct hops *h, struct pool *pool,
+		      const struct mc_engine *eng, bool root_rotation,
+		      const struct mc_params *prm)
 {
 	struct mc_ctx *c = calloc(1, sizeof(*c));
-	bool rr = false;
 	int rc;
 
 	*out = NULL;
@@ -156,12 +127,12 @@ int mcast_create(struct mc_ctx **out, struct fabric *f, const struct hops *h,
 		c->prm = *prm;
 	else
 		mcast_params_default(&c->prm);
-	c->eng = mcast_engine_find(engine ? engine : "mr4lms", &rr);
+	c->eng = eng;
 	if (!c->eng || h->n != f->n_switches) {
 		free(c);
 		return -EINVAL;
 	}
-	c->prm.root_rotation |= rr;
+	c->prm.root_rotation |= root_rotation;
 	if (!c->prm.switch_threshold)
 		c->prm.switch_threshold = 20;
 	c->n_sw = f->n_switches;

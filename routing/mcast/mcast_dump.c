@@ -1,5 +1,5 @@
-/* Multicast dump formats (see mcast_dump.h). */
-#include "routing/mcast/mcast_dump.h"
+/* Multicast dump formats (declared at the end of mcast.h). */
+#include "routing/mcast/mcast.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* MR4LMS internals shared by its step files: FBTC (mr4lms_fbtc.c), FCTB
  * (mr4lms_fctb.c), merge target selection (mr4lms_merge.c) and the
  * switching policy (mr4lms.c). */
-#ifndef IBSM_MR4LMS_H
-#define IBSM_MR4LMS_H
+#ifndef IBSM_MR4LMS_PRIV_H
+#define IBSM_MR4LMS_PRIV_H
 
-#include "routing/mcast/mcast.h"
+#include "routing/mr4lms/mr4lms.h"
 
 enum mr4lms_alg { MR4LMS_FBTC, MR4LMS_FCTB };
 

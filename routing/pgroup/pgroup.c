@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "routing/pgroup/pgroup.h"
-#include "routing/unicast/updown.h"
+#include "routing/unicast/unicast.h"
 
 struct intern {
 	struct pg_set *sets; /* id i + 1 */

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/unicast/minhop.h"
+#include "routing/unicast/unicast.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 
@@ -431,7 +431,7 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 			 "LFT verification failed: %s", strerror(-rc));
 		return rc;
 	}
-	verify_lft_to_result(&chk, res);
+	ucast_result_from_check(&chk, res);
 	res->verify_seconds = now_s() - t0;
 	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
 		log_warn("minhop: %llu CA pairs unreachable (%llu in loops), "

@@ -1,24 +1,8 @@
-/* Unicast engine registry: see ucast.h. */
+/* What every unicast engine shares: its result (see unicast.h). */
 #include "routing/unicast/unicast.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-extern const struct ucast_engine ucast_minhop;
-extern const struct ucast_engine ucast_updown;
-
-static const struct ucast_engine *const engines[] = {
-	&ucast_minhop,
-	&ucast_updown,
-};
-
-const struct ucast_engine *ucast_engine_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-		if (strcmp(engines[i]->name, name) == 0)
-			return engines[i];
-	return NULL;
-}
+#include <stdint.h>
 
 void ucast_result_free(struct ucast_result *res)
 {
@@ -28,4 +12,18 @@ void ucast_result_free(struct ucast_result *res)
 	free(res->updown_order);
 	free(res->updown_rank);
 	res->updown_order = res->updown_rank = NULL;
+}
+
+void ucast_result_from_check(const struct lft_check *c,
+			     struct ucast_result *r)
+{
+	r->unreachable_pairs = c->unreachable_pairs > UINT32_MAX
+				   ? UINT32_MAX
+				   : (uint32_t)c->unreachable_pairs;
+	r->max_hops = c->max_hops;
+	r->cdg_acyclic = c->cdg_acyclic;
+	r->avg_hops = c->avg_hops;
+	r->max_link_routes = c->max_link_routes > UINT32_MAX
+				 ? UINT32_MAX
+				 : (uint32_t)c->max_link_routes;
 }

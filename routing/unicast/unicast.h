@@ -1,13 +1,18 @@
 /* Unicast routing engines behind one small ops struct, chosen by name from
- * the configuration (routing.unicast).  An engine fills every switch's LFT
+ * the configuration (routing.unicast, routing/engines.h).  An engine fills every switch's LFT
  * (node->lft, LIDs 0..fabric.max_lid) from the fabric model and the hop
  * tables; it does no I/O. */
-#ifndef IBSM_UCAST_H
-#define IBSM_UCAST_H
+#ifndef IBSM_UNICAST_H
+#define IBSM_UNICAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
 #include "routing/hops/hops.h"
+#include "routing/verify/verify.h"
 
 struct ucast_params {
 	/* routing.updown.* */
@@ -47,8 +52,50 @@ struct ucast_engine {
 		     const struct ucast_params *prm, struct ucast_result *res);
 };
 
-/* NULL if unknown. */
-const struct ucast_engine *ucast_engine_find(const char *name);
+/* The engines; routing/engines.h finds them by name. */
+extern const struct ucast_engine ucast_minhop;
+extern const struct ucast_engine ucast_updown;
+
 void ucast_result_free(struct ucast_result *res);
+
+/* Copies the metrics of an LFT walk (routing/verify) into res
+ * (cdg_acyclic too). */
+void ucast_result_from_check(const struct lft_check *c,
+			     struct ucast_result *res);
+
+/* The minhop engine's LFT filler, apart from the engine ops, for callers
+ * that time or test routing without the verification walk: every
+ * switch's LFT (LIDs 0..f->max_lid) with min-hop ports, least loaded
+ * first (see minhop.c).  0, or negative errno with err set. */
+int minhop_fill_lfts(struct fabric *f, const struct hops *h, struct pool *pool,
+		     char *err, size_t errlen);
+
+/* Switch graph in compressed form: the switch-to-switch links of switch s
+ * are adj[start[s] .. start[s+1]), each with the local port and the peer's
+ * switch index.  Host (CA/router) ports are counted in hosts[s]. */
+struct sw_graph {
+	uint32_t n;
+	uint32_t *start;	/* [n + 1] */
+	uint32_t *peer;		/* [start[n]] peer switch index */
+	uint8_t *port;		/* [start[n]] local port number */
+	uint32_t *hosts;	/* [n] linked CA/router ports */
+};
+
+int sw_graph_build(const struct fabric *f, struct sw_graph *g);
+void sw_graph_free(struct sw_graph *g);
+
+/* The candidate ports the updown engine's LFT fill chooses among, for
+ * port groups: for each batch of destination switches [first, first + count) calls
+ * fn with mask[(s * batch + b) * W ...] the legal shortest next-hop ports
+ * of switch s towards switch first + b (W 64-bit words per mask, bit p =
+ * port p; empty at the destination itself; batch >= count is the row
+ * stride, switch-major as the LFT fill reads them).  Every path that
+ * follows these sets is up* then down*.  0 or -ENOMEM. */
+typedef void (*updown_cand_fn)(void *ctx, uint32_t first, uint32_t count,
+			       const uint64_t *mask, uint32_t W,
+			       uint32_t batch);
+int updown_candidates(const struct fabric *f, const struct sw_graph *g,
+		      struct pool *pool, const uint32_t *order,
+		      const uint32_t *rank, updown_cand_fn fn, void *ctx);
 
 #endif

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/verify/cdg.h"
+#include "routing/verify/verify.h"
 #include "routing/unicast/updown.h"
 
 int sw_graph_build(const struct fabric *f, struct sw_graph *g)

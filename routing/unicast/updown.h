@@ -10,22 +10,7 @@
 
 #include "lib/fabric.h"
 #include "lib/pool.h"
-#include "routing/hops/hops.h"
 #include "routing/unicast/unicast.h"
-
-/* Switch graph in compressed form: the switch-to-switch links of switch s
- * are adj[start[s] .. start[s+1]), each with the local port and the peer's
- * switch index.  Host (CA/router) ports are counted in hosts[s]. */
-struct sw_graph {
-	uint32_t n;
-	uint32_t *start;	/* [n + 1] */
-	uint32_t *peer;		/* [start[n]] peer switch index */
-	uint8_t *port;		/* [start[n]] local port number */
-	uint32_t *hosts;	/* [n] linked CA/router ports */
-};
-
-int sw_graph_build(const struct fabric *f, struct sw_graph *g);
-void sw_graph_free(struct sw_graph *g);
 
 /* Roots: the configured ones (GUID strings "0x..." or node descriptions),
  * or the automatic choice described at the top of updown_roots.c.  Fills
@@ -66,20 +51,6 @@ static inline bool updown_is_up(const uint32_t *order, uint32_t from,
 int updown_fill_lfts(struct fabric *f, const struct sw_graph *g,
 		     struct pool *pool, const uint32_t *order,
 		     const uint32_t *rank);
-
-/* The candidate ports updown_fill_lfts() chooses among, for port groups:
- * for each batch of destination switches [first, first + count) calls
- * fn with mask[(s * batch + b) * W ...] the legal shortest next-hop ports
- * of switch s towards switch first + b (W 64-bit words per mask, bit p =
- * port p; empty at the destination itself; batch >= count is the row
- * stride, switch-major as the LFT fill reads them).  Every path that
- * follows these sets is up* then down*.  0 or -ENOMEM. */
-typedef void (*updown_cand_fn)(void *ctx, uint32_t first, uint32_t count,
-			       const uint64_t *mask, uint32_t W,
-			       uint32_t batch);
-int updown_candidates(const struct fabric *f, const struct sw_graph *g,
-		      struct pool *pool, const uint32_t *order,
-		      const uint32_t *rank, updown_cand_fn fn, void *ctx);
 
 /* updn-roots.dump is written by dump_write_roots() (lib/dump.h) from
  * ucast_result.roots. */

@@ -5,7 +5,7 @@
  * of out-ports, switch by switch for a group of LIDs at a time.  The graph
  * is then checked with Kahn's algorithm, no recursion, so 12,000-switch
  * tori are fine. */
-#include "routing/verify/cdg.h"
+#include "routing/verify/verify.h"
 
 #include <errno.h>
 #include <inttypes.h>

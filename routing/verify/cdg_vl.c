@@ -3,7 +3,7 @@
  * vertex is channel * 16 + VL.  Edges are collected per destination LID
  * into one array, sorted and deduplicated, then Kahn's algorithm peels
  * vertices of in-degree 0: what remains lies on or behind a cycle. */
-#include "routing/verify/cdg_vl.h"
+#include "routing/verify/verify.h"
 
 #include <errno.h>
 #include <inttypes.h>

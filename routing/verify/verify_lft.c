@@ -528,16 +528,3 @@ out:
 	free(j.nxt);
 	return rc;
 }
-
-void verify_lft_to_result(const struct lft_check *c, struct ucast_result *r)
-{
-	r->unreachable_pairs = c->unreachable_pairs > UINT32_MAX
-				   ? UINT32_MAX
-				   : (uint32_t)c->unreachable_pairs;
-	r->max_hops = c->max_hops;
-	r->cdg_acyclic = c->cdg_acyclic;
-	r->avg_hops = c->avg_hops;
-	r->max_link_routes = c->max_link_routes > UINT32_MAX
-				 ? UINT32_MAX
-				 : (uint32_t)c->max_link_routes;
-}

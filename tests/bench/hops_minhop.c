@@ -11,7 +11,7 @@
 #include "lib/lids.h"
 #include "lib/topo.h"
 #include "routing/hops/hops.h"
-#include "routing/unicast/minhop.h"
+#include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 
 static double clk(clockid_t id)

@@ -10,8 +10,9 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/verify/cdg.h"
+#include "routing/engines.h"
 #include "routing/unicast/unicast.h"
+#include "routing/verify/verify.h"
 #include "../unit/updown_fab.h"
 
 static double now(void)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/topo.h"
-#include "routing/verify/cdg.h"
+#include "routing/verify/verify.h"
 
 static int load_lfts(struct fabric *f, const char *path)
 {

@@ -12,6 +12,7 @@
 #include "lib/lids.h"
 #include "lib/pool.h"
 #include "lib/topo.h"
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/unicast/unicast.h"
 

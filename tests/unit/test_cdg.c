@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "routing/verify/cdg.h"
+#include "routing/verify/verify.h"
 #include "updown_fab.h"
 
 /* Line S0 - S1 - S2, one host on S0 and one on S2 (LIDs: switches 1..3,

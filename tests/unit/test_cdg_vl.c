@@ -14,10 +14,10 @@
 
 #include "lib/config.h"
 #include "lib/qos.h"
-#include "routing/verify/cdg.h"
-#include "routing/verify/cdg_vl.h"
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/unicast/unicast.h"
+#include "routing/verify/verify.h"
 #include "updown_fab.h"
 
 struct tables {

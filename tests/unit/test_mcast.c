@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/mcast/mcast.h"
 #include "test_mcast_fab.h"

@@ -14,6 +14,7 @@
 
 #include "lib/fabric.h"
 #include "lib/log.h"
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/mcast/mcast.h"
 

@@ -12,8 +12,8 @@
 
 #include "lib/fabric.h"
 #include "lib/lids.h"
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
-#include "routing/unicast/minhop.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 

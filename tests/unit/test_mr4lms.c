@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/mcast/mcast.h"
 #include "routing/mr4lms/mr4lms_priv.h"

@@ -10,9 +10,10 @@
 
 #include <cmocka.h>
 
-#include "routing/verify/cdg.h"
+#include "routing/engines.h"
 #include "routing/pgroup/pgroup.h"
 #include "routing/unicast/unicast.h"
+#include "routing/verify/verify.h"
 #include "updown_fab.h"
 
 struct routed {

@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "lib/dump.h"
-#include "routing/verify/cdg.h"
+#include "routing/engines.h"
 #include "routing/unicast/unicast.h"
 #include "routing/unicast/updown.h"
+#include "routing/verify/verify.h"
 #include "updown_fab.h"
 
 struct routed {

@@ -18,6 +18,7 @@
 #include "lib/lids.h"
 #include "lib/log.h"
 #include "lib/topo.h"
+#include "routing/engines.h"
 #include "routing/hops/hops.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
@@ -144,7 +145,7 @@ static int check(struct run *r)
 		fprintf(stderr, "ibsmroute: LFT walk: %s\n", strerror(-rc));
 		return 1;
 	}
-	verify_lft_to_result(&r->chk, &r->res);
+	ucast_result_from_check(&r->chk, &r->res);
 	/* An engine's own check may include routes from switches (updown's
 	 * does); a cycle found by either check counts. */
 	if (engine_cdg == 0)

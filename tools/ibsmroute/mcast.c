@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "lib/dump.h"
+#include "routing/engines.h"
 #include "routing/mcast/mcast.h"
-#include "routing/mcast/mcast_dump.h"
 #include "tools/ibsmroute/ibsmroute.h"
 #include "tools/ibsmroute/mcast_events.h"
 #include "tools/ibsmroute/mcast_order.h"

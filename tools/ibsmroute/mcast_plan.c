@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "routing/engines.h"
 #include "tools/ibsmroute/mcast_plan.h"
 
 static double now_s(void)

@@ -13,6 +13,7 @@
 
 #include "lib/config.h"
 #include "lib/log.h"
+#include "routing/engines.h"
 #include "routing/mcast/mcast.h"
 #include "tools/ibsmroute/opts.h"
 
