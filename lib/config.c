@@ -92,6 +92,13 @@ static const struct cfg_key cfg_keys[] = {
 	  "bfs", 0, 0, direction_names,
 	  "How updown orients links: bfs (by BFS rank from the roots, then "
 	  "GUID) or dfs (depth-first, Sancho et al.)." },
+	{ "routing.layered.max_vls", CFG_U32, OFF(routing_layered_max_vls),
+	  "0", 0, 15, NULL,
+	  "Layers (VLs, and the SLs that select them) the layered engine of "
+	  "ibsmroute --routing layered may spread paths over. 0: as many "
+	  "as every port's VLCap allows (8 offline, where a topology file "
+	  "gives no VLCap). The daemon's side (SL2VL, PathRecord SLs) is "
+	  "not built yet, so routing.unicast does not offer layered." },
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
 	{ "routing.port_groups.enable", CFG_ENUM,

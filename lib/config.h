@@ -63,6 +63,7 @@ struct config {
 	int routing_unicast;	/* enum cfg_unicast */
 	struct cfg_strlist routing_updown_roots; /* GUIDs or node names */
 	int routing_updown_direction; /* enum cfg_updown_dir */
+	uint32_t routing_layered_max_vls; /* 0 = every port's VLCap */
 	uint32_t routing_threads; /* 0 = one per CPU */
 	int routing_port_groups_enable;	     /* 0 or 1 */
 	uint32_t routing_port_groups_cap;    /* 0 = the switch's cap */

@@ -1,5 +1,6 @@
 /* What every unicast engine shares: its result (see unicast.h). */
 #include "routing/unicast/unicast.h"
+#include "routing/unicast/layers.h"
 
 #include <stdlib.h>
 #include <stdint.h>
@@ -12,6 +13,9 @@ void ucast_result_free(struct ucast_result *res)
 	free(res->updown_order);
 	free(res->updown_rank);
 	res->updown_order = res->updown_rank = NULL;
+	layers_free(res->layers);
+	free(res->layers);
+	res->layers = NULL;
 }
 
 void ucast_result_from_check(const struct lft_check *c,

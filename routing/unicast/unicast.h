@@ -24,7 +24,12 @@ struct ucast_params {
 	 * port and route only the others, least loaded first, so a failure
 	 * changes only the entries it must.  Other engines route afresh. */
 	bool keep_lft;
+	/* routing.layered.max_vls: layers (VLs) the layered engine may use,
+	 * 1..15; 0 = what every port's VLCap allows (8 when none says) */
+	unsigned layered_max_vls;
 };
+
+struct ucast_layers; /* routing/unicast/layers.h */
 
 struct ucast_result {
 	uint32_t unreachable_pairs; /* CA-to-CA pairs with no route */
@@ -39,10 +44,16 @@ struct ucast_result {
 	 * (rank NULL with dfs directions) the tables were built on; port
 	 * groups take their candidate sets from them (routing/pgroup/pgroup.h) */
 	uint32_t *updown_order, *updown_rank;
+	/* layered: each pair's layer (SL) follows from its LFT path and
+	 * these orientations (routing/unicast/layers.h); NULL otherwise */
+	struct ucast_layers *layers;
 	char error[256];	    /* why route() failed, for the log */
 	/* time route() spent filling the metrics above (LFT walk), which
 	 * ibsmroute leaves out of its routing "seconds" */
 	double verify_seconds;
+	/* the same in CPU time of every thread (layered; 0 from engines
+	 * that do not measure it) */
+	double verify_cpu_seconds;
 };
 
 struct ucast_engine {
@@ -55,6 +66,7 @@ struct ucast_engine {
 /* The engines; routing/engines.h finds them by name. */
 extern const struct ucast_engine ucast_minhop;
 extern const struct ucast_engine ucast_updown;
+extern const struct ucast_engine ucast_layered;
 
 void ucast_result_free(struct ucast_result *res);
 
