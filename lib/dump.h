@@ -6,6 +6,7 @@
  *   mfts.dump       opensm.mcfdbs      (ibdmchk -m)
  *   guid2lid        OpenSM's cache file
  *   updn-roots.dump one root GUID per line
+ *   path-sl.dump    each path's SL (layered routing; ibsmd's own format)
  * Every file is written to a temporary name in the same directory and
  * renamed over the old one, so readers never see half a file.  All
  * writers return 0 or a negative errno. */
@@ -31,6 +32,15 @@ int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
 /* dir/guid2lid from the fabric's current LIDs. */
 int dump_write_guid2lid(const char *dir, const struct fabric *f);
 int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n);
+
+/* path-sl.dump (layered routing, docs/design.md §4.4): a line
+ * "switches 0x<GUID> ..." naming the columns, then per LID in use
+ * "0x<LID> SL SL ..." with the SL of the path from each switch, "-" for
+ * none.  fill(ctx, lid, sl) fills sl[switch index] (negative: none) and
+ * returns 0 or -errno (routing supplies it: lib/ knows no SLs). */
+typedef int (*dump_path_sl_fn)(void *ctx, uint16_t lid, int8_t *sl);
+int dump_write_path_sl(const char *dir, const struct fabric *f,
+		       dump_path_sl_fn fill, void *ctx);
 
 /* Multicast forwarding tables, generic over the engine's storage: for
  * switch sw, entry(ctx, sw, i, &mlid, mask) fills the i-th (mlid, port

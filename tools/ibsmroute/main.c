@@ -5,6 +5,7 @@
  * Exit 0 when everything was done, 1 when routing or writing failed, 2 on
  * bad usage or input. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "lib/topo.h"
 #include "routing/engines.h"
 #include "routing/hops/hops.h"
+#include "routing/unicast/layers.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 #include "tools/ibsmroute/ibsmroute.h"
@@ -33,16 +35,21 @@ struct run {
 	struct pool *pool;
 	struct ucast_result res;
 	struct lft_check chk;
-	double t_hops, t_route, seconds;
+	double t_hops, t_route, seconds, cpu_seconds;
 	bool progress;
 	int routed;
 };
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void progress(const struct run *r, const char *what, double secs)
@@ -97,8 +104,9 @@ static int route(struct run *r)
 	    .updown_roots = r->c.n_roots ? r->c.roots : NULL,
 	    .n_updown_roots = r->c.n_roots,
 	    .updown_direction = r->c.direction,
+	    .layered_max_vls = r->o.max_vls,
 	};
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int rc;
 
 	r->res.cdg_acyclic = -1;
@@ -112,6 +120,8 @@ static int route(struct run *r)
 	rc = e->route(&r->f, &r->h, r->pool, &prm, &r->res);
 	r->t_route = now_s() - t1 - r->res.verify_seconds;
 	r->seconds = r->t_hops + r->t_route;
+	r->cpu_seconds =
+	    clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0 - r->res.verify_cpu_seconds;
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: %s routing failed: %s\n", e->name,
 			r->res.error[0] ? r->res.error : strerror(-rc));
@@ -173,6 +183,13 @@ static int no_mft(void *ctx, const struct ib_node *sw, uint32_t i,
 	return 0;
 }
 
+static int path_sl_fill(void *ctx, uint16_t lid, int8_t *sl)
+{
+	const struct run *r = ctx;
+
+	return layers_lid_sls(r->res.layers, &r->f, lid, sl);
+}
+
 static int write_dumps(struct run *r)
 {
 	const char *d = r->o.dump_dir;
@@ -199,6 +216,8 @@ static int write_dumps(struct run *r)
 		rc = dump_write_mfts(d, &r->f, no_mft, NULL);
 	if (!rc && r->res.n_roots && (what = "updn-roots.dump"))
 		rc = dump_write_roots(d, r->res.roots, r->res.n_roots);
+	if (!rc && r->res.layers && (what = "path-sl.dump"))
+		rc = dump_write_path_sl(d, &r->f, path_sl_fill, r);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: writing %s/%s: %s\n", d, what,
 			strerror(-rc));
@@ -206,6 +225,62 @@ static int write_dumps(struct run *r)
 	}
 	progress(r, "dumps", now_s() - t0);
 	return 0;
+}
+
+/* The layered engine's layers (docs/design.md §6). */
+static void json_layers(struct json *j, const struct ucast_layers *ly)
+{
+	json_key(j, "layers");
+	json_begin_object(j);
+	json_kv_uint(j, "made", ly->n_layers);
+	json_kv_uint(j, "vls_used", ly->used);
+	json_key(j, "pairs_per_sl");
+	json_begin_array(j);
+	for (unsigned l = 0; l < ly->used; l++)
+		json_uint(j, ly->pairs[l]);
+	json_end_array(j);
+	json_kv_uint(j, "repaired_trees", ly->fallback_trees);
+	json_key(j, "roots");
+	json_begin_array(j);
+	for (unsigned l = 0; l < ly->n_layers; l++) {
+		char g[24];
+		snprintf(g, sizeof(g), "0x%016" PRIx64, ly->roots[l]->guid);
+		json_string(j, g);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+/* The unicast figures in words, on standard output unless the JSON
+ * report goes there. */
+static void text_report(const struct run *r, FILE *out)
+{
+	const struct ucast_result *u = &r->res;
+	const struct ucast_layers *ly = u->layers;
+
+	fprintf(out,
+		"unicast %s: %u switches, %u hosts; max hops %u, average "
+		"%.3f; busiest switch link %u CA-to-CA routes; %u CA pairs "
+		"unreachable\n",
+		r->o.routing, r->f.n_switches, fabric_count_hosts(&r->f),
+		u->max_hops, u->avg_hops, u->max_link_routes,
+		u->unreachable_pairs);
+	if (ly) {
+		fprintf(out,
+			"layers: %u made, %u SLs/VLs used; CA pairs per "
+			"SL:",
+			ly->n_layers, ly->used);
+		for (unsigned l = 0; l < ly->used; l++)
+			fprintf(out, " %" PRIu64, ly->pairs[l]);
+		fprintf(out, "; %u trees repaired\n", ly->fallback_trees);
+	}
+	fprintf(out, "%s dependency graph: %s\n",
+		ly ? "per-VL (link, VL)" : "channel",
+		u->cdg_acyclic < 0 ? "not checked"
+		: u->cdg_acyclic   ? "acyclic"
+				   : "has a cycle (credit loop)");
+	fprintf(out, "routing: %.3f s, %.3f CPU-s\n", r->seconds,
+		r->cpu_seconds);
 }
 
 /* The top-level object is opened and closed here by hand because the
@@ -231,6 +306,7 @@ static int json_unicast(const struct run *r, FILE *out)
 	json_begin_object(&j);
 	json_kv_string(&j, "engine", r->o.routing);
 	json_kv_double(&j, "seconds", r->seconds);
+	json_kv_double(&j, "cpu_seconds", r->cpu_seconds);
 	json_kv_uint(&j, "unreachable_pairs", u->unreachable_pairs);
 	json_kv_uint(&j, "max_hops", u->max_hops);
 	json_kv_double(&j, "avg_hops", u->avg_hops);
@@ -240,6 +316,8 @@ static int json_unicast(const struct run *r, FILE *out)
 	else
 		json_bool(&j, u->cdg_acyclic);
 	json_kv_uint(&j, "max_link_routes", u->max_link_routes);
+	if (u->layers)
+		json_layers(&j, u->layers);
 	json_end_object(&j);
 	return json_finish(&j);
 }
@@ -325,6 +403,8 @@ static int run(struct run *r)
 	mrc = run_pgroups(r, &pbuf, &plen);
 	if (!mrc)
 		mrc = run_mcast(r, &mbuf, &mlen);
+	if (!r->o.json_path || strcmp(r->o.json_path, "-") != 0)
+		text_report(r, stdout);
 	if (r->o.json_path)
 		rc = write_json(r, mbuf, mlen, pbuf, plen);
 	free(mbuf);
