@@ -163,6 +163,13 @@ static int check(struct fabric *f, const struct sw_graph *g,
 			 " CA-to-switch pairs unreachable; first: %s",
 			 chk.unreachable_pairs, chk.sw_unreachable,
 			 chk.first_error);
+	if (ly->fallback_trees || chk.non_shortest_pairs)
+		log_info(
+		    "layered: %u layers, %" PRIu64 " CA pairs on paths "
+		    "longer than the shortest, %u trees with escape paths "
+		    "(no legal shortest path in any layer); more VLs would "
+		    "shorten them",
+		    ly->n_layers, chk.non_shortest_pairs, ly->fallback_trees);
 	return 0;
 }
 
@@ -182,6 +189,14 @@ static int layered_route(struct fabric *f, const struct hops *h,
 			 f->n_switches, h ? h->n : 0);
 		free(ly);
 		return -EINVAL;
+	}
+	if (f->n_switches > UINT16_MAX) {
+		snprintf(res->error, sizeof(res->error),
+			 "layered: %u switches, more than the 65,535 it "
+			 "routes",
+			 f->n_switches);
+		free(ly);
+		return -E2BIG;
 	}
 	rc = sw_graph_build(f, &g);
 	if (rc == 0 && ly)

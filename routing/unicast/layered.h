@@ -30,7 +30,18 @@ int layers_orient(struct ucast_layers *ly, const struct fabric *f,
 /* The trees (layered_tree.c grows them, layered_balance.c rebalances
  * them, layered_repair.c mends a tree that did not reach every switch). */
 #define LAY_D_INF     0xFFFFu
+#define LAY_NO_REQ    UINT32_MAX /* no source behind a switch yet */
 #define LAY_LID_BLOCK 64
+
+/* A switch graph link: the CA-to-CA routes over it (fewer than 2^32:
+ * (port, LID) pairs), the switch it leads to, and the layers in which it
+ * climbs; 8 bytes, so a 12,000-switch torus's links and trees stay in a
+ * core's 1 MB cache (its port is g->port[k], needed only for the LFT). */
+struct lay_edge {
+	uint32_t load;
+	uint16_t peer; /* the engine routes at most 65,535 switches */
+	uint16_t up;
+};
 
 /* A switch in one destination's tree (what a step looks at together). */
 struct lay_node {
@@ -47,16 +58,15 @@ struct lay_trees {
 	const struct hops *h;
 	struct ucast_layers *ly;
 	uint16_t all; /* every layer */
-	/* per switch graph link (g->peer[k], g->port[k]): the CA-to-CA
-	 * routes over it (fewer than 2^32: (port, LID) pairs) and the
-	 * layers in which it climbs */
-	uint32_t *load;
-	uint16_t *upk;
+	/* per switch graph link k (g->start[x] <= k < g->start[x + 1]),
+	 * what a step reads of it together */
+	struct lay_edge *e;
 	uint32_t *kof; /* by ly->port_base[x] + p: the link, or UINT32_MAX */
 	/* one tree, indexed by switch */
 	const uint8_t *row; /* the hop table's distances to the destination */
 	uint32_t *att;	    /* the tree's switches, parents first */
 	uint32_t n_att;
+	bool by_dist; /* att[] is also in order of distance */
 	struct lay_node *nd;
 	uint32_t *snk; /* the scaffold's next hops (the grown tree's) */
 	/* growing (layered_grow.c) */
@@ -65,8 +75,9 @@ struct lay_trees {
 	/* balancing (layered_balance.c) */
 	uint32_t *far;	  /* tree switches farthest first */
 	uint32_t *bucket; /* counting sort */
-	uint32_t *req;	  /* what the sources behind need, (U << 16 | D) */
-	uint32_t *cnt;	  /* CA sources behind the switch */
+	/* set to LAY_NO_REQ and the hosts by whatever fills att[] */
+	uint32_t *req; /* what the sources behind need, (U << 16 | D) */
+	uint32_t *cnt; /* CA sources behind the switch */
 	/* repair (layered_repair.c): the escape tree */
 	uint16_t *ddown;  /* down-only distance in the escape layer */
 	uint16_t *fdist;  /* escape path length */
@@ -76,9 +87,11 @@ struct lay_trees {
 	uint32_t *lorder; /* switches by label in the escape layer */
 	uint32_t *kids;	  /* [n + 1] + [n]: children lists */
 	/* a tree routed before, being taken off (layered_tree.c) */
-	uint32_t *ok;	  /* its links */
-	uint16_t *odepth; /* its path lengths */
-	uint32_t n_old;	  /* its switches but the destination, in far[] */
+	uint32_t *ok;	   /* its links */
+	uint16_t *odepth;  /* its path lengths */
+	uint32_t n_old;	   /* its switches but the destination, in far[] */
+	uint8_t *shortest; /* per destination switch: its trees' paths are all
+			    shortest (depths = the hop table's) */
 	/* the LFT columns of a batch of LIDs (layered_tree.c) */
 	uint8_t *col;
 	uint16_t *col_lid;
@@ -88,7 +101,7 @@ struct lay_trees {
 /* The next switch on x's path, and the port of x towards it. */
 static inline uint32_t lay_parent(const struct lay_trees *t, uint32_t x)
 {
-	return t->g->peer[t->nd[x].nk];
+	return t->e[t->nd[x].nk].peer;
 }
 
 static inline uint8_t lay_port(const struct lay_trees *t, uint32_t x)

@@ -48,19 +48,19 @@ static uint32_t choose(const struct lay_trees *t, uint32_t x, uint32_t req)
 {
 	const struct sw_graph *g = t->g;
 	uint32_t best = t->nd[x].nk;
-	uint32_t bl = lay_sum(t->load[best], t->nd[g->peer[best]].pcost);
+	uint32_t bl = lay_sum(t->e[best].load, t->nd[t->e[best].peer].pcost);
 	uint16_t dx = t->nd[x].dist;
 
 	for (uint32_t k = g->start[x]; k < g->start[x + 1]; k++) {
-		uint32_t y = g->peer[k], l;
+		uint32_t y = t->e[k].peer, l;
 		/* a cheap first filter: a tree path is no shorter than the
 		 * hop table's, so a neighbour whose tree path is one hop
 		 * shorter than x's is closer than dist(x) by the table */
 		if (t->row[y] + 1u > dx)
 			continue;
-		l = lay_sum(t->load[k], t->nd[y].pcost);
+		l = lay_sum(t->e[k].load, t->nd[y].pcost);
 		if (l >= bl || t->nd[y].dist + 1u != dx ||
-		    !serves(t, req, t->upk[k], y))
+		    !serves(t, req, t->e[k].up, y))
 			continue;
 		best = k;
 		bl = l;
@@ -68,7 +68,8 @@ static uint32_t choose(const struct lay_trees *t, uint32_t x, uint32_t req)
 	return best;
 }
 
-/* Tree switches farthest first into far[]. */
+/* Tree switches farthest first into far[], when att[] is not in order
+ * of distance. */
 static void far_first(struct lay_trees *t)
 {
 	uint32_t n = t->n_att, maxd = 0, *cnt = t->bucket;
@@ -87,22 +88,24 @@ static void far_first(struct lay_trees *t)
 
 void lay_balance(struct lay_trees *t, uint32_t d, bool weigh)
 {
-	far_first(t);
+	const uint32_t *far = t->far;
+
+	if (t->by_dist) /* att[] backwards is farthest first */
+		far = NULL;
+	else
+		far_first(t);
 	for (uint32_t i = 0; i < t->n_att; i++) {
-		t->req[t->att[i]] = NO_REQ;
-		t->cnt[t->att[i]] = t->g->hosts[t->att[i]];
-	}
-	for (uint32_t i = 0; i < t->n_att; i++) {
-		uint32_t x = t->far[i], y, req = t->req[x];
+		uint32_t x = far ? far[i] : t->att[t->n_att - 1 - i], y;
+		uint32_t req = t->req[x];
 		if (x == d)
 			continue;
 		if (req == NO_REQ)
 			req = (uint32_t)t->all << 16;
 		t->nd[x].nk = choose(t, x, req);
 		y = lay_parent(t, x);
-		t->req[y] &= move(req, t->upk[t->nd[x].nk]);
+		t->req[y] &= move(req, t->e[t->nd[x].nk].up);
 		t->cnt[y] += t->cnt[x];
 		if (weigh)
-			t->load[t->nd[x].nk] += t->cnt[x];
+			t->e[t->nd[x].nk].load += t->cnt[x];
 	}
 }

@@ -74,14 +74,14 @@ static struct choice best_join(const struct lay_trees *t, uint32_t x,
 	struct choice best = {.k = UINT32_MAX};
 
 	for (uint32_t k = g->start[x]; k < g->start[x + 1]; k++) {
-		uint32_t y = g->peer[k];
+		uint32_t y = t->e[k].peer;
 		struct choice c;
 		uint16_t u;
 
 		if ((closer && row[y] + 1 != row[x]) ||
 		    t->nd[y].dist == LAY_D_INF)
 			continue;
-		u = t->upk[k];
+		u = t->e[k].up;
 		c.legal =
 		    (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
 		if (!c.legal)
@@ -89,7 +89,7 @@ static struct choice best_join(const struct lay_trees *t, uint32_t x,
 		c.down = (uint16_t)(~u & t->nd[y].down);
 		c.k = k;
 		c.dist = (uint16_t)(t->nd[y].dist + 1);
-		c.load = lay_sum(t->load[k], t->nd[y].pcost);
+		c.load = lay_sum(t->e[k].load, t->nd[y].pcost);
 		c.open = pop16(c.down) + pop16(c.legal);
 		if (better(&c, &best))
 			best = c;
@@ -105,6 +105,8 @@ static void join(struct lay_trees *t, uint32_t x, const struct choice *c)
 	t->nd[x].down = c->down;
 	t->nd[x].nk = c->k;
 	t->att[t->n_att++] = x;
+	t->req[x] = LAY_NO_REQ;
+	t->cnt[x] = t->g->hosts[x];
 }
 
 /* Switches left out of the shortest-path pass join through any tree
@@ -150,6 +152,8 @@ uint32_t lay_grow(struct lay_trees *t, uint32_t d)
 	t->nd[d].pcost = 0;
 	t->nd[d].legal = t->nd[d].down = t->all;
 	t->att[t->n_att++] = d;
+	t->req[d] = LAY_NO_REQ;
+	t->cnt[d] = t->g->hosts[d];
 	bfs_order(t, d);
 	for (uint32_t i = 1; i < n; i++) {
 		uint32_t x = t->bfs[i];
@@ -162,5 +166,6 @@ uint32_t lay_grow(struct lay_trees *t, uint32_t d)
 		else
 			t->pend[np++] = x;
 	}
+	t->by_dist = np == 0;
 	return join_pending(t, np, row);
 }

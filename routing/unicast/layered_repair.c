@@ -59,7 +59,7 @@ static bool lighter(const struct lay_trees *t, uint32_t x, uint32_t k,
 		    uint32_t bk)
 {
 	(void)x;
-	return bk == UINT32_MAX || t->load[k] < t->load[bk];
+	return bk == UINT32_MAX || t->e[k].load < t->e[bk].load;
 }
 
 /* Down mode at x: a down neighbour one step closer on a down-only path,
@@ -151,9 +151,12 @@ void lay_tree_order(struct lay_trees *t, uint32_t d)
 	t->att[t->n_att++] = d;
 	while (head < t->n_att) {
 		uint32_t y = t->att[head++];
+		t->req[y] = LAY_NO_REQ;
+		t->cnt[y] = t->g->hosts[y];
 		for (uint32_t i = first[y]; i < first[y + 1]; i++)
 			t->att[t->n_att++] = list[i];
 	}
+	t->by_dist = true; /* BFS over the tree: distances never fall */
 }
 
 /* Each tree switch's distance and masks from its parent's (parents
@@ -168,12 +171,13 @@ static uint32_t masks(struct lay_trees *t)
 	t->nd[t->att[0]].pcost = 0;
 	for (uint32_t i = 1; i < t->n_att; i++) {
 		uint32_t x = t->att[i], y = lay_parent(t, x);
-		uint16_t u = t->upk[t->nd[x].nk];
+		uint16_t u = t->e[t->nd[x].nk].up;
 		t->nd[x].legal =
 		    (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
 		t->nd[x].down = (uint16_t)(~u & t->nd[y].down);
 		t->nd[x].dist = (uint16_t)(t->nd[y].dist + 1);
-		t->nd[x].pcost = lay_sum(t->load[t->nd[x].nk], t->nd[y].pcost);
+		t->nd[x].pcost =
+		    lay_sum(t->e[t->nd[x].nk].load, t->nd[y].pcost);
 		if (!t->nd[x].legal)
 			t->pend[bad++] = x;
 	}
@@ -187,7 +191,7 @@ static void take_escape(struct lay_trees *t, uint32_t d, uint32_t x)
 		t->escaped[x] = 1;
 		t->nd[x].nk = t->fnk[x];
 		t->nd[x].dist = 1; /* in the tree; masks() sets the real one */
-		x = t->g->peer[t->fnk[x]];
+		x = t->e[t->fnk[x]].peer;
 	}
 }
 

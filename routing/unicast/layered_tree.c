@@ -1,11 +1,12 @@
 /* The layered engine's trees, one per destination LID, destination
- * switch by destination switch: each CA LID gets a tree grown with the
+ * switch by destination switch: the tree grown for the switch with the
  * loads of every tree so far (layered_grow.c, mended by layered_repair.c
- * where needed) and balanced (layered_balance.c), so the hosts of one
- * switch take different paths; the switch's own LID takes the first CA
- * LID's grown tree (it carries no CA-to-CA traffic).  Then a second round
- * takes each CA LID's tree off the loads and balances it again from
- * where it was (docs/design.md §5.3).
+ * where needed) is where each of its CA LIDs' trees starts, balanced
+ * (layered_balance.c) with the loads as they are then, so the hosts of
+ * one switch take different paths; the switch's own LID keeps the grown
+ * tree (it carries no CA-to-CA traffic).  Then a second round takes each
+ * CA LID's tree off the loads and balances it again from where it was
+ * (docs/design.md §5.3).
  *
  * Trees go one after the other because each one's choices depend on the
  * loads the earlier ones left.  Destination switches go in LID order and
@@ -19,7 +20,7 @@
 
 #include "routing/unicast/layered.h"
 
-#define BATCH_LIDS 128
+#define BATCH_LIDS 512
 /* Rounds of taking each CA LID's tree off and balancing it again with the
  * final loads of all the others: one cut the busiest link by a fifth on
  * the family set measured (docs/design.md §5.3), for twice the time; a
@@ -130,6 +131,9 @@ static void scaffold(struct lay_trees *t, uint32_t d)
 {
 	uint32_t stuck = lay_grow(t, d);
 
+	/* every path a shortest one: balancing keeps distances, so the
+	 * second round knows each tree's depths from the hop table */
+	t->shortest[d] = !stuck && t->by_dist;
 	if (stuck)
 		lay_repair(t, d, stuck);
 }
@@ -144,8 +148,12 @@ static void save_nk(struct lay_trees *t)
  * switches). */
 static void restore_nk(struct lay_trees *t)
 {
-	for (uint32_t i = 0; i < t->n_att; i++)
-		t->nd[t->att[i]].nk = t->snk[t->att[i]];
+	for (uint32_t i = 0; i < t->n_att; i++) {
+		uint32_t x = t->att[i];
+		t->nd[x].nk = t->snk[x];
+		t->req[x] = LAY_NO_REQ;
+		t->cnt[x] = t->g->hosts[x];
+	}
 }
 
 /* Hops from x to d along the links ok[] (memoised in odepth[]; a switch
@@ -158,7 +166,7 @@ static void old_depth(struct lay_trees *t, uint32_t d, uint32_t x)
 	while (t->odepth[x] == LAY_D_INF - 1 && t->ok[x] != UINT32_MAX) {
 		t->odepth[x] = LAY_D_INF - 2; /* on the stack */
 		t->pend[top++] = x;
-		x = t->g->peer[t->ok[x]];
+		x = t->e[t->ok[x]].peer;
 	}
 	if (t->odepth[x] < LAY_D_INF - 2)
 		dep = t->odepth[x];
@@ -186,7 +194,12 @@ static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
 	}
 	t->odepth[d] = 0;
 	for (uint32_t x = 0; x < n; x++) {
-		old_depth(t, d, x);
+		if (t->shortest[d])
+			t->odepth[x] = t->ok[x] != UINT32_MAX || x == d
+					   ? t->h->d[(size_t)d * n + x]
+					   : LAY_D_INF;
+		else
+			old_depth(t, d, x);
 		if (t->odepth[x] != LAY_D_INF && t->odepth[x] > maxd)
 			maxd = t->odepth[x];
 	}
@@ -203,8 +216,8 @@ static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
 	t->n_old = maxd ? cnt[maxd - 1] : 0;
 	for (uint32_t i = 0; i < t->n_old; i++) {
 		uint32_t x = t->far[i];
-		t->cnt[t->g->peer[t->ok[x]]] += t->cnt[x];
-		t->load[t->ok[x]] -= t->cnt[x];
+		t->cnt[t->e[t->ok[x]].peer] += t->cnt[x];
+		t->e[t->ok[x]].load -= t->cnt[x];
 	}
 }
 
@@ -223,13 +236,18 @@ static void rebuild(struct lay_trees *t, uint32_t d)
 	t->n_att = 0;
 	t->att[t->n_att++] = d;
 	t->nd[d] = (struct lay_node){.legal = t->all, .down = t->all};
+	t->by_dist = true; /* far[] backwards: distances never fall */
+	for (uint32_t x = 0; x < n; x++) {
+		t->req[x] = LAY_NO_REQ;
+		t->cnt[x] = t->g->hosts[x];
+	}
 	for (uint32_t i = t->n_old; i-- > 0;) {
-		uint32_t x = t->far[i], k = t->ok[x], y = t->g->peer[k];
-		uint16_t u = t->upk[k];
+		uint32_t x = t->far[i], k = t->ok[x], y = t->e[k].peer;
+		uint16_t u = t->e[k].up;
 		struct lay_node *p = &t->nd[y];
 		t->att[t->n_att++] = x;
 		t->nd[x] = (struct lay_node){
-		    .pcost = lay_sum(t->load[k], p->pcost),
+		    .pcost = lay_sum(t->e[k].load, p->pcost),
 		    .nk = k,
 		    .dist = (uint16_t)(p->dist + 1),
 		    .legal = (uint16_t)((u & p->legal) | (~u & p->down)),
@@ -251,13 +269,12 @@ static void route_lid(struct lay_trees *t, const struct dests *ds, uint32_t d,
 	if (again) {
 		unload(t, d, col);
 		rebuild(t, d);
-	} else if (ca || first) {
+	} else if (first) {
 		scaffold(t, d);
-	}
-	if (first)
 		save_nk(t);
-	else if (!ca)
+	} else {
 		restore_nk(t);
+	}
 	if (ca)
 		lay_balance(t, d, true);
 	take_column(t, d, ds->dport[i], col);
@@ -329,14 +346,15 @@ static int link_tables(struct lay_trees *t)
 	const struct sw_graph *g = t->g;
 	const struct ucast_layers *ly = t->ly;
 
-	t->upk = malloc((g->start[g->n] + 1) * sizeof(*t->upk));
+	t->e = calloc(g->start[g->n] + 1, sizeof(*t->e));
 	t->kof = malloc((ly->port_base[g->n] + 1) * sizeof(*t->kof));
-	if (!t->upk || !t->kof)
+	if (!t->e || !t->kof)
 		return -ENOMEM;
 	memset(t->kof, 0xFF, (ly->port_base[g->n] + 1) * sizeof(*t->kof));
 	for (uint32_t x = 0; x < g->n; x++)
 		for (uint32_t k = g->start[x]; k < g->start[x + 1]; k++) {
-			t->upk[k] = ly->up[ly->port_base[x] + g->port[k]];
+			t->e[k].peer = (uint16_t)g->peer[k];
+			t->e[k].up = ly->up[ly->port_base[x] + g->port[k]];
 			t->kof[ly->port_base[x] + g->port[k]] = k;
 		}
 	return 0;
@@ -348,7 +366,7 @@ static int trees_alloc(struct lay_trees *t, const struct dests *ds)
 	uint32_t *const *bufs[] = {&t->bfs,    &t->att, &t->far,    &t->pend,
 				   &t->lorder, &t->req, &t->bucket, &t->snk,
 				   &t->fnk,    &t->ok};
-	uint8_t *const *bytes[] = {&t->forced, &t->escaped};
+	uint8_t *const *bytes[] = {&t->forced, &t->escaped, &t->shortest};
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(*bufs); i++)
 		if (!(*(uint32_t **)bufs[i] = malloc(n * sizeof(uint32_t))))
@@ -364,24 +382,23 @@ static int trees_alloc(struct lay_trees *t, const struct dests *ds)
 	t->ddown = malloc(n * sizeof(*t->ddown));
 	t->fdist = malloc(n * sizeof(*t->fdist));
 	t->odepth = malloc(n * sizeof(*t->odepth));
-	t->load = calloc(t->g->start[t->g->n] + 1, sizeof(*t->load));
 	t->cnt = malloc(n * sizeof(*t->cnt));
 	t->nd = malloc(n * sizeof(*t->nd));
 	t->col = malloc((size_t)t->col_cap * n);
 	t->col_lid = malloc(t->col_cap * sizeof(*t->col_lid));
-	if (!t->kids || !t->ddown || !t->fdist || !t->odepth || !t->load ||
-	    !t->cnt || !t->nd || !t->col || !t->col_lid)
+	if (!t->kids || !t->ddown || !t->fdist || !t->odepth || !t->cnt ||
+	    !t->nd || !t->col || !t->col_lid)
 		return -ENOMEM;
 	return link_tables(t);
 }
 
 static void trees_free(struct lay_trees *t)
 {
-	void *all[] = {t->bfs,	   t->att,    t->far,	t->pend,    t->lorder,
-		       t->req,	   t->bucket, t->snk,	t->fnk,	    t->forced,
-		       t->escaped, t->kids,   t->ddown, t->fdist,   t->load,
-		       t->cnt,	   t->nd,     t->col,	t->col_lid, t->upk,
-		       t->kof,	   t->ok,     t->odepth};
+	void *all[] = {t->bfs,	   t->att,    t->far,	  t->pend,    t->lorder,
+		       t->req,	   t->bucket, t->snk,	  t->fnk,     t->forced,
+		       t->escaped, t->kids,   t->ddown,	  t->fdist,   t->e,
+		       t->cnt,	   t->nd,     t->col,	  t->col_lid, t->kof,
+		       t->ok,	   t->odepth, t->shortest};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		free(all[i]);
