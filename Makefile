@@ -40,7 +40,7 @@ LIBS     := $(PKG_LIBS) -lm
 LIB_SRC     := $(wildcard lib/*.c)
 MAD_SRC     := $(wildcard mad/*.c)
 ROUTING_SRC := $(wildcard routing/*.c routing/*/*.c)
-DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c))
 TOOLS       := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
 # Programs that integration tests run under ibsim (not unit tests).

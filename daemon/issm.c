@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/sm.h"
+#include "daemon/core/sm.h"
 #include "lib/log.h"
 
 int issm_open(struct sm *sm)

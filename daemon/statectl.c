@@ -7,12 +7,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/ctl.h"
-#include "daemon/mcg.h"
-#include "daemon/mkey.h"
-#include "daemon/sa_daemon.h"
-#include "daemon/sm.h"
-#include "daemon/sm_elect.h"
+#include "daemon/ctl/ctl.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/program/mkey.h"
+#include "daemon/sa_daemon/sa_daemon.h"
+#include "daemon/core/sm.h"
+#include "daemon/role/sm_elect.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
 {

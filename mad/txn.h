@@ -111,7 +111,7 @@ struct txn_smp_req {
 
 /* The M_Key of an SMP submitted with mkey 0 (0 leaves it 0): the SM's
  * key table knows which port a route or LID reaches and what key it
- * holds (daemon/mkey.c), so every caller's SMPs carry their port's key.
+ * holds (daemon/program/mkey.c), so every caller's SMPs carry their port's key.
  * Called at submit; retries resend the same bytes. */
 typedef uint64_t (*txn_mkey_fn)(void *ctx, const struct txn_smp_req *req);
 void txn_set_mkey_hook(struct txn_engine *eng, txn_mkey_fn fn, void *ctx);

@@ -30,7 +30,7 @@ def symbols(obj):
 
 def graph(objdir):
     owner, uses = {}, {}
-    for obj in sorted(glob.glob(os.path.join(objdir, "daemon", "*.o"))):
+    for obj in sorted(glob.glob(os.path.join(objdir, "daemon", "**", "*.o"), recursive=True)):
         unit = os.path.basename(obj)[:-2]
         defined, used = symbols(obj)
         for s in defined:

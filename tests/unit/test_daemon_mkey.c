@@ -1,6 +1,6 @@
 /* M_Key protection on a model (ibsim neither keeps nor checks M_Key, so
  * this is where the logic is shown to hold): ibsmd's key table
- * (daemon/mkey.c) against a model of the check every port's SMA makes
+ * (daemon/program/mkey.c) against a model of the check every port's SMA makes
  * (IBA 14.2.4, as the kernel's soft SMAs qib/hfi1 implement it).  The
  * SMPs go through the real MAD engine to a transport that keeps them, and
  * each one's M_Key is judged by the model port it is routed to. */
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/mkey.h"
-#include "daemon/sm.h"
-#include "daemon/sweep.h"
+#include "daemon/program/mkey.h"
+#include "daemon/core/sm.h"
+#include "daemon/sweep/sweep_priv.h"
 #include "lib/mkey.h"
 #include "mad/cursor.h"
 #include "mad/smp_port.h"

@@ -1,4 +1,4 @@
-/* What the port setup's PortInfo Set carries for QoS (daemon/qosprog.c),
+/* What the port setup's PortInfo Set carries for QoS (daemon/program/qosprog.c),
  * below the transport: OperationalVLs from both ends' VLCap and
  * qos.max_vls, VLHighLimit from qos.high_limit (ibsim does not store
  * VLHighLimit, so tests/integration/qos_tables.sh cannot read it back),
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/discover.h"
-#include "daemon/qosprog.h"
-#include "daemon/sweep.h"
+#include "daemon/discover/discover.h"
+#include "daemon/program/qosprog.h"
+#include "daemon/sweep/sweep_priv.h"
 
 static void policy(struct sm *sm, const char *const *over, size_t n)
 {

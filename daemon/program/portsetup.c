@@ -1,0 +1,303 @@
+/* Port setup: each port gets one PortInfo Set carrying its LID, LMC, the
+ * master SM LID and PortState ARMED, and only when one of them is not yet
+ * right; switches get a SwitchInfo Set of LinearFDBTop (ibsim drops
+ * LID-routed packets beyond it) and the PortStateChange clear.  Then every
+ * armed port is set ACTIVE: ibsim accepts ACTIVE only once the neighbour
+ * is ARMED, so all ports are armed before any is activated.  Sets are built
+ * from the PortInfo the node reported (ibsim takes LID, SM LID, LMC from
+ * every Set, so nothing may be left zero). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/program/mkey.h"
+#include "daemon/program/pkeyprog.h"
+#include "daemon/program/qosprog.h"
+#include "daemon/sweep/sweep_priv.h"
+#include "lib/log.h"
+#include "mad/smp_port.h"
+#include "mad/smp_switch.h"
+
+struct set_req {
+	struct sweep *s;
+	struct ib_node *node;
+	uint8_t port;
+	uint8_t state; /* PortState asked for, 0 = none */
+	bool switchinfo;
+	uint64_t mkey; /* M_Key the Set installs, 0 = none (mkey.c) */
+};
+
+static void set_failed(struct set_req *q, int status, uint16_t mad_status)
+{
+	q->s->set_errors++;
+	log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
+		 "failed: %s (MAD status 0x%x); the port keeps its old state "
+		 "until the next sweep",
+		 q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
+		 q->node->guid, q->port, strerror(-status), mad_status);
+}
+
+/* PortInfo SMPs carry SMSupportExtendedSpeeds where the port (a switch:
+ * its port 0) says it has extended speeds (mad/smp_port.h). */
+static uint32_t pi_mod(const struct ib_node *n, uint8_t pn)
+{
+	return smp_port_info_mod(pn, port_speed_caps(&n->ports[pn]) &
+					 IB_SPEED_CAP_EXT);
+}
+
+/* After a refused state Set: what the port really is now. */
+static void verify_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct set_req *q = ctx;
+	struct smp_port_info pi;
+
+	if (status == 0 && r->data &&
+	    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0 &&
+	    pi.port_state >= q->state) {
+		q->node->ports[q->port].state = pi.port_state;
+	} else {
+		set_failed(q, status < 0 ? status : -EREMOTEIO,
+			   r ? r->mad_status : 0);
+	}
+	sweep_release(q->s);
+	free(q);
+}
+
+/* A state Set whose answer was lost is retried; the retry then finds the
+ * port already in that state, and ibsim (like the IBA state machine)
+ * refuses the same transition twice.  Read the port back before calling
+ * it a failure. */
+static bool verify_state(struct set_req *q, const struct txn_result *r)
+{
+	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
+
+	if (q->switchinfo || !q->state || !r || r->tries < 2 ||
+	    disc_port_path(q->s->nf, q->node, q->port, path, &hops) < 0)
+		return false;
+	if (txn_submit_dr(q->s->sm->txn, path, hops, MAD_METHOD_GET,
+			  SMP_ATTR_PORT_INFO, pi_mod(q->node, q->port), NULL,
+			  verify_cb, q) < 0)
+		return false;
+	sweep_hold(q->s);
+	return true;
+}
+
+/* The IBA default GID prefix: end ports' GIDs (SA PathRecords, multicast
+ * joins, ServiceRecords) are this prefix + the port GUID. */
+#define SUBNET_PREFIX 0xfe80000000000000ull
+static void set_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct set_req *q = ctx;
+	struct sweep *s = q->s;
+	struct ib_port *p = &q->node->ports[q->port];
+	struct smp_port_info pi;
+
+	if (status < 0) {
+		if (status == -EREMOTEIO && verify_state(q, r)) {
+			sweep_release(s);
+			return;
+		}
+		set_failed(q, status, r ? r->mad_status : 0);
+	} else if (!q->switchinfo && q->mkey) {
+		mkey_pi_acked(s->sm, q->node, q->port, q->mkey);
+	}
+	if (status >= 0 && !q->switchinfo && q->state) {
+		if (r->data &&
+		    smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0)
+			p->state = pi.port_state;
+		else
+			p->state = q->state;
+	}
+	free(q);
+	sweep_release(s);
+}
+
+static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
+		      uint16_t attr, const uint8_t *data, uint8_t state,
+		      uint64_t mkey)
+{
+	struct set_req *q = calloc(1, sizeof(*q));
+	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	rc = disc_port_path(s->nf, n, pn, path, &hops);
+	if (rc < 0) {
+		free(q);
+		return 0; /* no route to that port: nothing to set */
+	}
+	q->s = s;
+	q->node = n;
+	q->port = pn;
+	q->state = state;
+	q->switchinfo = attr == SMP_ATTR_SWITCH_INFO;
+	q->mkey = mkey;
+	rc = txn_submit_dr(s->sm->txn, path, hops, MAD_METHOD_SET, attr,
+			   attr == SMP_ATTR_PORT_INFO ? pi_mod(n, pn) : 0, data,
+			   set_cb, q);
+	if (rc < 0) {
+		free(q);
+		return rc;
+	}
+	sweep_hold(s);
+	s->need_sets++;
+	if (q->switchinfo)
+		s->sm->smps.switchinfo_sets++;
+	else
+		s->sm->smps.portinfo_sets++;
+	return 0;
+}
+
+/* The LID/LMC/SM LID this port should carry; false for ports that carry
+ * none (switch external ports). */
+static bool wanted_lid(const struct sweep *s, const struct ib_node *n,
+		       uint8_t pn, uint16_t *lid, uint8_t *lmc)
+{
+	if (node_is_switch(n) && pn != 0)
+		return false;
+	*lid = n->ports[pn].lid;
+	*lmc = n->ports[pn].lmc;
+	return true;
+}
+
+static bool port_linked(const struct sweep *s, const struct ib_node *n,
+			uint8_t pn)
+{
+	return n->ports[pn].remote != NULL ||
+	       (n == s->nf->sm_node && pn == s->nf->sm_port &&
+		!node_is_switch(n));
+}
+
+static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
+{
+	struct ib_node *n = dn->node;
+	struct smp_port_info pi;
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	uint16_t lid = 0;
+	uint8_t lmc = 0;
+	bool set_lid, arm, rereg, keys, enforce, qos;
+	int rc;
+
+	if (!dn->ports[pn].have_pi ||
+	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
+		return 0;
+	/* After taking over from an SM whose state we lack, CA ports are
+	 * told to re-register (join their groups again). */
+	rereg = !node_is_switch(n) && sm_want_rereg(s->sm);
+	set_lid = wanted_lid(s, n, pn, &lid, &lmc) &&
+		  (pi.lid != lid || pi.lmc != lmc ||
+		   pi.master_sm_lid != s->sm->sm_lid ||
+		   pi.gid_prefix != SUBNET_PREFIX || rereg);
+	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
+	keys = mkey_pi_fill(s->sm, n, pn, &pi);
+	enforce = pkeyprog_port_enforce(s->sm, n, pn, &pi);
+	qos = qosprog_portinfo(s, dn, pn, &pi);
+	if (!set_lid && !arm && !keys && !enforce && !qos)
+		return 0;
+	if (set_lid) {
+		pi.lid = lid;
+		pi.lmc = lmc;
+		pi.master_sm_lid = s->sm->sm_lid;
+		pi.gid_prefix = SUBNET_PREFIX;
+	}
+	pi.port_state = arm ? IB_PORT_ARMED : 0;
+	pi.port_phys_state = 0;
+	pi.client_reregister = rereg;
+	rc = smp_port_info_encode(&pi, data, sizeof(data));
+	if (rc < 0)
+		return rc;
+	if (arm)
+		s->armed++;
+	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data,
+			  arm ? IB_PORT_ARMED : 0,
+			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
+}
+
+static int set_switchinfo(struct sweep *s, struct dnode *dn)
+{
+	struct smp_switch_info si;
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	uint16_t top = s->nf->max_lid;
+	int rc;
+
+	if (!dn->have_si ||
+	    smp_switch_info_decode(&si, dn->si, SMP_DATA_SIZE) < 0)
+		return 0;
+	if (si.lft_top == top && !si.port_state_change)
+		return 0;
+	si.lft_top = top;
+	/* Writing 1 clears PortStateChange, so the light sweep sees only
+	 * changes that happen after this sweep. */
+	si.port_state_change = si.port_state_change ? 1 : 0;
+	rc = smp_switch_info_encode(&si, data, sizeof(data));
+	if (rc < 0)
+		return rc;
+	dn->node->lft_top = top;
+	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0, 0);
+}
+
+int portsetup_arm(struct sweep *s)
+{
+	struct fabric *f = s->nf;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
+		struct ib_node *n = f->nodes[i];
+		struct dnode *dn = disc_node(s->disc, n);
+		if (!dn)
+			continue;
+		for (unsigned p = node_is_switch(n) ? 0 : 1;
+		     p <= n->nports && rc == 0; p++)
+			rc = arm_port(s, dn, (uint8_t)p);
+		if (rc == 0 && node_is_switch(n))
+			rc = set_switchinfo(s, dn);
+	}
+	return rc;
+}
+
+static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
+{
+	struct ib_node *n = dn->node;
+	struct smp_port_info pi;
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	int rc;
+
+	if (pn == 0 || !port_linked(s, n, pn) ||
+	    n->ports[pn].state != IB_PORT_ARMED || !dn->ports[pn].have_pi ||
+	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
+		return 0;
+	if (wanted_lid(s, n, pn, &pi.lid, &pi.lmc)) {
+		pi.master_sm_lid = s->sm->sm_lid;
+		pi.gid_prefix = SUBNET_PREFIX;
+	}
+	mkey_pi_fill(s->sm, n, pn, &pi); /* keep what the arm Set wrote */
+	pkeyprog_port_enforce(s->sm, n, pn, &pi);
+	qosprog_portinfo(s, dn, pn, &pi); /* as the ARMED Set left it */
+	pi.port_state = IB_PORT_ACTIVE;
+	pi.port_phys_state = 0;
+	pi.client_reregister = 0;
+	rc = smp_port_info_encode(&pi, data, sizeof(data));
+	if (rc < 0)
+		return rc;
+	s->activated++;
+	return submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, IB_PORT_ACTIVE,
+			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
+}
+
+int portsetup_activate(struct sweep *s)
+{
+	struct fabric *f = s->nf;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
+		struct ib_node *n = f->nodes[i];
+		struct dnode *dn = disc_node(s->disc, n);
+		if (!dn)
+			continue;
+		for (unsigned p = 1; p <= n->nports && rc == 0; p++)
+			rc = activate_port(s, dn, (uint8_t)p);
+	}
+	return rc;
+}
