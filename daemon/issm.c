@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/core/sm.h"
+#include "daemon/main.h"
 #include "lib/log.h"
 
 int issm_open(struct sm *sm)

@@ -13,14 +13,14 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
-#include "daemon/ctl/ctl.h"
-#include "daemon/mcast/mcg.h"
-#include "daemon/program/mkey.h"
-#include "daemon/program/pkeyprog.h"
-#include "daemon/sweep/route.h"
-#include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/core/sm.h"
-#include "daemon/role/sm_elect.h"
+#include "daemon/ctl/ctl.h"
+#include "daemon/main.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/program/program.h"
+#include "daemon/role/role.h"
+#include "daemon/sa_daemon/sa_daemon.h"
+#include "daemon/sweep/sweep.h"
 #include "lib/log.h"
 #include "lib/pool.h"
 

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/ctl/ctl.h"
-#include "daemon/mcast/mcg.h"
-#include "daemon/program/mkey.h"
-#include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/core/sm.h"
-#include "daemon/role/sm_elect.h"
+#include "daemon/ctl/ctl.h"
+#include "daemon/main.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/program/program.h"
+#include "daemon/role/role.h"
+#include "daemon/sa_daemon/sa_daemon.h"
+#include "daemon/sweep/sweep.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
 {

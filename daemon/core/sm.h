@@ -1,7 +1,10 @@
-/* The daemon's state: one struct sm owned by the event-loop thread, holding
- * the configuration values the daemon uses, the MAD engine, the fabric
- * model of the last complete sweep, the SM and sweep state machines and
- * their counters.  Each file under daemon/ works on one part of it. */
+/* daemon/core, what every part of the daemon includes: struct sm, owned by
+ * the event-loop thread (the configuration values the daemon uses, the MAD
+ * engine, the fabric model of the last complete sweep, the SM and sweep
+ * states and their counters, a pointer to each part's own state), the
+ * events the parts subscribe to (events.h), the loop, the SM state and its
+ * one logging change, reload, and what this SM announces of itself.  Each
+ * part works on its own piece of struct sm (docs/design.md §8). */
 #ifndef IBSMD_SM_H
 #define IBSMD_SM_H
 
@@ -126,7 +129,13 @@ struct sm {
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* our port GUID */
 
-	struct sweep *sweep;
+	struct sweep *sweep; /* the sweep's own (daemon/sweep) */
+	/* What the sweep tells the parts it drives (daemon/sweep writes them,
+	 * the others read): a sweep is running (not SWEEP_IDLE), and the
+	 * model a heavy or incremental sweep is building (NULL outside one),
+	 * which the M_Key hook looks new ports up in. */
+	bool sweep_busy;
+	const struct fabric *sweep_model;
 	bool subnet_up; /* a heavy sweep completed at least once */
 	/* SIGTERM seen: what the cancelled SMPs' callbacks would start next
 	 * (another sweep, another MFT pass) is not started */
@@ -165,12 +174,6 @@ static inline bool sm_want_rereg(const struct sm *sm)
 	return sm->rereg_pending && sm->sm_state == SM_STATE_MASTER;
 }
 
-/* smrole.c: the SMP requests the SM answers, the end of each sweep. */
-void sm_on_request(void *ctx, const struct txn_request *req);
-/* Each sweep's end (rc 0 or -errno): main.c subscribes it to
- * SM_EV_SWEEP_DONE. */
-void sm_sweep_done(struct sm *sm, bool heavy, int rc);
-
 /* reload.c: SIGHUP.  0 (SM_EV_CONFIG_RELOADED published, a heavy sweep
  * should follow), 1 (published; only keys its subscribers apply without a
  * sweep changed), or -errno with the running config kept. */
@@ -180,10 +183,6 @@ int sm_reload(struct sm *sm);
 void sm_reload_request(struct sm *sm);
 /* reload.c: the control socket's limits from sm->cfg.control_*. */
 void sm_ctl_limits_from_cfg(struct sm *sm);
-/* traps.c: a trap SMP: TrapRepress, then acted on within the per-port
- * limits (sm.trap_limit per sm.trap_interval_ms). */
-void traps_on_trap(struct sm *sm, const struct txn_request *req);
-
 /* loop.c: it publishes SM_EV_SWEEP_DUE (timer, SIGHUP) and applies the
  * MAD engine parameters on SM_EV_CONFIG_RELOADED. */
 int loop_init(struct sm *sm);
@@ -194,40 +193,19 @@ void loop_schedule_sweep(struct sm *sm, unsigned delay_ms);
 /* The MAD engine parameters from sm->cfg. */
 void sm_txn_params_from_cfg(struct sm *sm);
 
-/* sweep.c: subscribes to SM_EV_SWEEP_DUE; publishes SM_EV_SWEEP_DONE and,
- * after a heavy sweep, SM_EV_FABRIC_REPLACED. */
-int sweep_create(struct sm *sm);
-void sweep_destroy(struct sm *sm);
-/* Requests a sweep (heavy: rediscover; else light check first).  When one
- * is running, it is repeated after it ends. */
-void sweep_request(struct sm *sm, bool heavy, const char *why);
-/* Trap 128 named the switch with this LID: the next non-heavy sweep
- * probes it (and what its change hides) instead of every switch. */
-void sweep_hint(struct sm *sm, uint16_t lid);
-enum sweep_state sweep_state(const struct sm *sm);
-const char *sweep_state_name(enum sweep_state s);
-
-/* issm.c: IsSM on our port while we run. */
-int issm_open(struct sm *sm);
-void issm_close(struct sm *sm);
-
-/* statectl.c: control-socket commands. */
-int statectl_register(struct sm *sm);
+/* sm_announce.c: what this SM announces of itself in SMInfo (and the SA's
+ * SMInfoRecord): its priority (the elevated one once master, when
+ * sm.elevated_priority says so), its SMInfo, and the rule that ranks two
+ * SMs (a higher priority, then a lower GUID, wins). */
+uint8_t elect_priority(const struct sm *sm);
+void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si);
+bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
+		 uint64_t guid_b);
 
 /* testpoint.c: IBSMD_TEST_SIGTERM_AT=NAME[:N] stops the daemon at the Nth
  * pass through point NAME (restart tests); IBSMD_TEST_HOLD_AT=NAME[:N]
  * holds the loop there while IBSMD_TEST_HOLD_FILE exists (SA tests). */
 void testpoint(const char *name);
 
-/* dumps.c (the multicast tables come from mcg_write_dumps_to) */
-/* Every dump of sm->fab to dir, in the loop (ibsmctl dump). */
-int sm_write_dumps(struct sm *sm, const char *dir);
-/* A model was adopted: guid2lid now, then the dumps the dumps key lists
- * on a helper thread that reads sm->fab and sm->hops.  guid2lid's
- * 0/-errno. */
-int dumps_after_sweep(struct sm *sm);
-/* Waits for the helper (before sm->fab or sm->hops change); its 0/-errno. */
-int dumps_join(struct sm *sm);
-void dumps_free(struct sm *sm);
 
 #endif

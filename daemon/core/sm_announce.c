@@ -3,7 +3,7 @@
  * the SA and the standby's polls link without it. */
 #include <string.h>
 
-#include "daemon/role/sm_elect.h"
+#include "daemon/core/sm.h"
 
 uint8_t elect_priority(const struct sm *sm)
 {

@@ -1,8 +1,8 @@
-/* The control socket: a local unix stream socket on which ibsmctl (or
- * `socat`) sends one command per line and reads the answer.  Commands are
- * registered by name, so other parts of the daemon (multicast: `mcg list`,
- * `mcg show`) add theirs without touching this file.  Protocol: man/ibsmctl.8.
- */
+/* daemon/ctl, the control socket: a local unix stream socket on which
+ * ibsmctl (or `socat`) sends one command per line and reads the answer.
+ * Commands are registered by name, so other parts of the daemon
+ * (multicast: `mcg list`, `mcg show`) add theirs without touching this
+ * part.  Protocol: man/ibsmctl.8. */
 #ifndef IBSMD_CTL_H
 #define IBSMD_CTL_H
 

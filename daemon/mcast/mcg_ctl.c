@@ -11,7 +11,6 @@
 
 #include "daemon/ctl/ctl.h"
 #include "daemon/mcast/mcg_priv.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
 #include "routing/mcast/mcast.h"

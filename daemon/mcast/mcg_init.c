@@ -10,7 +10,6 @@
 
 #include "daemon/mcast/mcg_priv.h"
 #include "daemon/sa_daemon/sa_daemon.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
 

@@ -12,11 +12,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "daemon/mcast/mcg_priv.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
+#include "daemon/mcast/mcg_priv.h"
 #include "lib/log.h"
 #include "lib/pkeys.h"
+#include "mad/sa_mad.h"
 #include "routing/mcast/mcast.h"
 
 #define IPOIB_QKEY 0x0B1B

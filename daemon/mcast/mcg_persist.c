@@ -43,11 +43,11 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "daemon/core/sm.h"
 #include "daemon/mcast/mcg_priv.h"
 #include "daemon/sa_daemon/sa_daemon.h"
-#include "daemon/sa/sa_priv.h"
-#include "daemon/core/sm.h"
 #include "lib/log.h"
+#include "mad/sa_mad.h"
 #include "routing/mcast/mcast.h"
 
 #define STATE_FILE "mcgroups.state"

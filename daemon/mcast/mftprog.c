@@ -21,7 +21,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/mcast/mcg_priv.h"
-#include "daemon/program/readback.h"
+#include "daemon/program/program.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
 #include "mad/bulk.h"

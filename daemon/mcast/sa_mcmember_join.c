@@ -22,10 +22,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "daemon/mcast/mcg_priv.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
+#include "daemon/mcast/mcg_priv.h"
 #include "lib/log.h"
+#include "mad/sa_mad.h"
 
 #define C(x) (1ull << (x))
 #define CREATE_COMPS                                                           \

@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/program/readback.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
 #include "mad/smp_switch.h"
@@ -23,7 +22,7 @@
 #define LFT_POISON 0xFE
 
 struct lft_req {
-	struct sweep *s;
+	struct prog_pass *s;
 	struct ib_node *sw;
 	uint32_t *blocks;
 	uint32_t n;
@@ -32,7 +31,7 @@ struct lft_req {
 static void lft_done(void *ctx, int status, const struct bulk_result *r)
 {
 	struct lft_req *q = ctx;
-	struct sweep *s = q->s;
+	struct prog_pass *s = q->s;
 
 	if (r && r->nfailed) {
 		s->lft_errors += r->nfailed;
@@ -51,7 +50,7 @@ static void lft_done(void *ctx, int status, const struct bulk_result *r)
 	}
 	free(q->blocks);
 	free(q);
-	sweep_release(s);
+	prog_release(s);
 }
 
 static uint32_t lft_blocks(const struct ib_node *sw)
@@ -60,7 +59,7 @@ static uint32_t lft_blocks(const struct ib_node *sw)
 }
 
 /* Sends blocks[0..n) (taken over) of sw's LFT as one bulk transfer. */
-static int send_blocks(struct sweep *s, struct ib_node *sw, uint32_t *blocks,
+static int send_blocks(struct prog_pass *s, struct ib_node *sw, uint32_t *blocks,
 		       uint32_t n)
 {
 	struct lft_req *q;
@@ -97,7 +96,7 @@ static int send_blocks(struct sweep *s, struct ib_node *sw, uint32_t *blocks,
 		free(q);
 		return rc;
 	}
-	sweep_hold(s);
+	prog_hold(s);
 	s->lft_switches++;
 	s->lft_blocks += q->n;
 	s->need_sets += q->n;
@@ -106,7 +105,7 @@ static int send_blocks(struct sweep *s, struct ib_node *sw, uint32_t *blocks,
 }
 
 struct rb_req {
-	struct sweep *s;
+	struct prog_pass *s;
 	struct ib_node *sw;
 };
 
@@ -138,13 +137,13 @@ static void readback_done(void *ctx, const uint8_t *data, const bool *ok,
 		snprintf(r->s->error, sizeof(r->s->error),
 			 "LFT of %s: cannot submit: %s", sw->desc,
 			 strerror(-rc));
-	sweep_release(r->s);
+	prog_release(r->s);
 	free(r);
 }
 
 /* Blocks the switch may hold from an earlier SM: up to its LinearFDBTop as
  * discovery read it (0 on a switch nobody programmed). */
-static uint32_t blocks_held(struct sweep *s, const struct ib_node *sw)
+static uint32_t blocks_held(struct prog_pass *s, const struct ib_node *sw)
 {
 	struct dnode *dn = disc_node(s->disc, sw);
 	struct smp_switch_info si;
@@ -158,7 +157,7 @@ static uint32_t blocks_held(struct sweep *s, const struct ib_node *sw)
 	return n < lft_blocks(sw) ? n : lft_blocks(sw);
 }
 
-static int read_back(struct sweep *s, struct ib_node *sw, uint32_t n)
+static int read_back(struct prog_pass *s, struct ib_node *sw, uint32_t n)
 {
 	struct rb_req *r = calloc(1, sizeof(*r));
 	uint32_t *mods = malloc(n * sizeof(*mods));
@@ -178,11 +177,11 @@ static int read_back(struct sweep *s, struct ib_node *sw, uint32_t n)
 		free(r);
 		return rc;
 	}
-	sweep_hold(s);
+	prog_hold(s);
 	return 0;
 }
 
-static int program_switch(struct sweep *s, struct ib_node *sw,
+static int program_switch(struct prog_pass *s, struct ib_node *sw,
 			  const struct ib_node *old)
 {
 	uint32_t *blocks, n, held;
@@ -204,9 +203,9 @@ static int program_switch(struct sweep *s, struct ib_node *sw,
 	return send_blocks(s, sw, blocks, n);
 }
 
-int lftprog_start(struct sweep *s, struct fabric *old)
+int lftprog_start(struct prog_pass *s, struct fabric *old)
 {
-	struct fabric *f = s->nf;
+	struct fabric *f = s->f;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++) {

@@ -1,4 +1,4 @@
-/* M_Key management: see mkey.h and docs/design.md §3.10.
+/* M_Key management: see program.h, mkey.h and docs/design.md §3.10.
  *
  * The key an SMP carries is the one its destination port holds as far
  * as ibsmd knows: the key the port last showed in a PortInfo answer or
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "daemon/core/sm.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "lib/mkey.h"
 
@@ -99,7 +99,7 @@ static uint64_t walk(const struct fabric *f, const uint8_t *path, uint8_t hops,
 static uint64_t dest_by_path(const struct sm *sm, const uint8_t *path,
 			     uint8_t hops)
 {
-	const struct fabric *nf = sm->sweep ? sm->sweep->nf : NULL;
+	const struct fabric *nf = sm->sweep_model;
 	uint64_t g, from = 0;
 	uint8_t port = 0;
 
@@ -113,7 +113,7 @@ static uint64_t dest_by_path(const struct sm *sm, const uint8_t *path,
 
 static uint64_t dest_by_lid(const struct sm *sm, uint16_t lid)
 {
-	const struct fabric *nf = sm->sweep ? sm->sweep->nf : NULL;
+	const struct fabric *nf = sm->sweep_model;
 	const struct ib_port *p = nf ? fabric_port_by_lid(nf, lid) : NULL;
 
 	if (!p && sm->fab)

@@ -16,12 +16,6 @@
 
 struct sm;
 
-/* Reads guid2mkey, neighbors and (per-port mode) the secret, and
- * installs the engine hook: before the first sweep, so that a restart
- * reaches the ports it keyed.  0 or -errno (logged). */
-int mkey_start(struct sm *sm);
-/* Writes what changed; frees. */
-void mkey_stop(struct sm *sm);
 
 /* Whether port pn of n carries an M_Key of its own (CA ports, a
  * switch's port 0; a switch's external ports are governed by port 0). */
@@ -41,13 +35,5 @@ bool mkey_pi_fill(struct sm *sm, const struct ib_node *n, uint8_t pn,
 void mkey_pi_acked(struct sm *sm, const struct ib_node *n, uint8_t pn,
 		   uint64_t key);
 
-/* Trap 256 (Bad M_Key) from the port at LID from: counted and logged
- * (rate-limited); as master with M_Keys managed, the port is read with
- * its key, which stops its lease timer (IBA 14.2.4.2) and tells whether
- * the key ibsmd holds for it still works. */
-void mkey_on_trap256(struct sm *sm, const struct smp_notice *n, uint16_t from);
-
-/* `ibsmctl status` lines. */
-void mkey_print_status(const struct sm *sm, FILE *out);
 
 #endif

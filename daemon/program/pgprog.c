@@ -1,4 +1,4 @@
-/* Port-group programming inside a heavy sweep: see pgprog.h.  Per switch
+/* Port-group programming inside a heavy sweep: see program.h and pgprog.h.  Per switch
  * GUID the daemon remembers whether the switch implements port groups
  * (asked once, one try, so a switch without them costs one SMP and at
  * most one timeout in the first sweep that sees it, and a log line) and
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "mad/bulk.h"
 #include "mad/smp_pgroup.h"
@@ -45,7 +45,7 @@ struct pgprog {
 /* One switch's transfers: table blocks, then forwarding blocks, then
  * PortGroupInfo. */
 struct pg_req {
-	struct sweep *s;
+	struct prog_pass *s;
 	struct pgprog *pg;
 	struct pg_swstate *st;
 	const struct ib_node *sw;
@@ -125,12 +125,12 @@ void pgprog_destroy(struct sm *sm)
 	sm->pg = NULL;
 }
 
-static void program_all(struct sweep *s);
+static void program_all(struct prog_pass *s);
 
 /* ---- PortGroupInfo probe ---- */
 
 struct probe {
-	struct sweep *s;
+	struct prog_pass *s;
 	struct pg_swstate *st;
 	const struct ib_node *sw;
 };
@@ -176,11 +176,11 @@ static void on_probe(void *ctx, int status, const struct txn_result *r)
 	}
 	if (--pg->probing == 0)
 		program_all(p->s);
-	sweep_release(p->s);
+	prog_release(p->s);
 	free(p);
 }
 
-static int probe(struct sweep *s, struct pg_swstate *st,
+static int probe(struct prog_pass *s, struct pg_swstate *st,
 		 const struct ib_node *sw)
 {
 	struct probe *p = calloc(1, sizeof(*p));
@@ -202,13 +202,13 @@ static int probe(struct sweep *s, struct pg_swstate *st,
 		return rc;
 	}
 	s->sm->pg->probing++;
-	sweep_hold(s);
+	prog_hold(s);
 	return 0;
 }
 
 /* ---- programming ---- */
 
-static void log_summary(struct sweep *s)
+static void log_summary(struct prog_pass *s)
 {
 	struct pgprog *pg = s->sm->pg;
 
@@ -241,13 +241,13 @@ static void req_next(struct pg_req *q);
 
 static void req_end(struct pg_req *q)
 {
-	struct sweep *s = q->s;
+	struct prog_pass *s = q->s;
 	struct pgprog *pg = q->pg;
 
 	req_free(q);
 	if (--pg->xfers == 0 && !pg->probing)
 		log_summary(s);
-	sweep_release(s);
+	prog_release(s);
 }
 
 static int fill_table(void *ctx, uint32_t item, uint32_t *attr_mod,
@@ -418,7 +418,7 @@ static void want_info(struct pg_req *q, const struct config *c,
 		       q->st->info.threshold != q->want.threshold;
 }
 
-static int program_switch(struct sweep *s, struct pg_swstate *st,
+static int program_switch(struct prog_pass *s, struct pg_swstate *st,
 			  const struct ib_node *sw, const struct pgroup_sw *w)
 {
 	struct pg_req *q = calloc(1, sizeof(*q));
@@ -441,7 +441,7 @@ static int program_switch(struct sweep *s, struct pg_swstate *st,
 	st->known = true; /* a failure below makes it unknown again */
 	pg->programmed++;
 	pg->xfers++;
-	sweep_hold(s);
+	prog_hold(s);
 	req_next(q);
 	return 0;
 }
@@ -470,11 +470,11 @@ static int caps_for(struct sm *sm, const struct fabric *f, uint8_t **cap,
 	return 0;
 }
 
-static int compute_and_send(struct sweep *s, struct pgroup_table *t)
+static int compute_and_send(struct prog_pass *s, struct pgroup_table *t)
 {
 	struct sm *sm = s->sm;
 	struct pgprog *pg = sm->pg;
-	const struct fabric *f = s->nf;
+	const struct fabric *f = s->f;
 	struct pgroup_params prm = { .order = pg->order, .rank = pg->rank };
 	struct pg_swstate **st = NULL;
 	uint8_t *cap = NULL;
@@ -503,12 +503,12 @@ out:
 	return rc;
 }
 
-static void program_all(struct sweep *s)
+static void program_all(struct prog_pass *s)
 {
 	struct pgroup_table t;
 	int rc;
 
-	sweep_hold(s); /* the summary waits for the last transfer */
+	prog_hold(s); /* the summary waits for the last transfer */
 	s->sm->pg->xfers++;
 	rc = compute_and_send(s, &t);
 	if (rc < 0) {
@@ -518,14 +518,14 @@ static void program_all(struct sweep *s)
 	}
 	if (--s->sm->pg->xfers == 0)
 		log_summary(s);
-	sweep_release(s);
+	prog_release(s);
 }
 
-int pgprog_start(struct sweep *s)
+int pgprog_start(struct prog_pass *s)
 {
 	struct sm *sm = s->sm;
 	struct pgprog *pg = sm->pg;
-	const struct fabric *f = s->nf;
+	const struct fabric *f = s->f;
 	int rc = 0;
 
 	if (!sm->cfg.routing_port_groups_enable || !f)
@@ -536,7 +536,7 @@ int pgprog_start(struct sweep *s)
 	pg->tbl_blocks = pg->ft_blocks = 0;
 	pg->info_sets = pg->programmed = pg->without = pg->failed = 0;
 	pg->coverage = 0;
-	sweep_hold(s);
+	prog_hold(s);
 	pg->probing++; /* no program_all() while probes are submitted */
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++) {
 		const struct ib_node *sw = f->switches[i];
@@ -548,6 +548,6 @@ int pgprog_start(struct sweep *s)
 	}
 	if (--pg->probing == 0 && rc == 0)
 		program_all(s);
-	sweep_release(s);
+	prog_release(s);
 	return rc;
 }

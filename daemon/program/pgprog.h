@@ -13,19 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/core/sm.h"
+#include "daemon/program/program.h"
 #include "routing/pgroup/pgroup.h"
 #include "routing/unicast/unicast.h"
 
-struct sweep;
-
-/* route.c: the routing result of the model being swept; keeps what port
- * groups need from it (the updown order and rank). */
-void pgprog_routed(struct sm *sm, struct ucast_result *res);
-/* sweep.c, CONFIGURE phase: probes, computes and programs, holding the
- * sweep until every transfer ended.  0 or -errno. */
-int pgprog_start(struct sweep *s);
-void pgprog_destroy(struct sm *sm);
 
 /* The blocks to send, below the transport (pgblocks.c).  Tables are kept
  * per switch as masks indexed by group id (0..255) and the forwarding

@@ -1,7 +1,8 @@
-/* P_Key table programming (pkeyprog.h).  A pass takes a model and its
- * plan, makes one job per port that has a table to hold, and copies into
- * it all it needs (GUID, port, directed route, entries), so its SMPs'
- * callbacks never touch a model that a sweep may replace meanwhile.  A job
+/* P_Key table programming (program.h, pkeyprog.h).  A pass takes a model
+ * and its plan, makes one job per port that has a table to hold, and
+ * copies into it all it needs (GUID, port, directed route, entries), so
+ * its SMPs' callbacks never touch a model that a sweep may replace
+ * meanwhile.  A job
  * whose port's content is unknown reads every block first; then it sends
  * the blocks whose content differs from the layout.  The shadows (what
  * each port holds, by node GUID and port) live for the daemon's life. */
@@ -14,7 +15,7 @@
 
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sa/sa_server.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "mad/smp_pkey.h"
 
@@ -45,7 +46,7 @@ struct pk_job {
 
 struct pk_pass {
 	struct pkeyprog *pp;
-	struct sweep *s; /* NULL: a reload's pass */
+	struct prog_pass *s; /* NULL: a reload's pass */
 	struct pk_job *jobs;
 	uint32_t n_jobs;
 	uint32_t pending; /* jobs not finished */
@@ -61,7 +62,7 @@ struct pkeyprog {
 	struct pkey_plan plan; /* of sm->fab: what the SA answers by */
 	bool have_plan;
 	struct pk_pass *running;
-	struct sweep *queued; /* a sweep waiting for the running pass */
+	struct prog_pass *queued; /* a sweep waiting for the running pass */
 	/* the last sweep's plan: port activation decides enforcement by it */
 	struct pkey_plan sweep_plan;
 	bool reload_pending; /* a reload's pass waits for the sweep */
@@ -393,7 +394,7 @@ static void forget_reset_ports(struct pkeyprog *pp, const struct fabric *f)
 }
 
 static struct pk_pass *pass_make(struct pkeyprog *pp, const struct fabric *f,
-				 struct sweep *s)
+				 struct prog_pass *s)
 {
 	struct pk_pass *ps = calloc(1, sizeof(*ps));
 	uint32_t ports = 0;
@@ -468,7 +469,7 @@ static void pass_log(const struct pk_pass *ps)
 static void pass_next(struct pkeyprog *pp)
 {
 	struct pk_pass *ps = pp->running;
-	struct sweep *s = ps ? ps->s : NULL;
+	struct prog_pass *s = ps ? ps->s : NULL;
 
 	pp->running = NULL;
 	if (ps) {
@@ -483,35 +484,35 @@ static void pass_next(struct pkeyprog *pp)
 		pass_free(ps);
 	}
 	if (pp->queued && !pp->sm->stopping) {
-		struct sweep *q = pp->queued;
+		struct prog_pass *q = pp->queued;
 		struct pk_pass *nps;
 		pp->queued = NULL;
-		nps = pass_make(pp, q->nf, q);
+		nps = pass_make(pp, q->f, q);
 		if (nps)
 			pass_run(pp, nps);
 		else
-			sweep_release(q);
+			prog_release(q);
 	}
 	if (s)
-		sweep_release(s); /* last: it may end the sweep */
+		prog_release(s); /* last: it may end the sweep */
 }
 
-int pkeyprog_start(struct sweep *s)
+int pkeyprog_start(struct prog_pass *s)
 {
 	struct pkeyprog *pp = s->sm->pkeys;
 	struct pk_pass *ps;
 
 	if (!pp)
 		return 0;
-	forget_reset_ports(pp, s->nf);
-	sweep_hold(s); /* released when its pass ends */
+	forget_reset_ports(pp, s->f);
+	prog_hold(s); /* released when its pass ends */
 	if (pp->running) {
 		pp->queued = s;
 		return 0;
 	}
-	ps = pass_make(pp, s->nf, s);
+	ps = pass_make(pp, s->f, s);
 	if (!ps) {
-		sweep_release(s);
+		prog_release(s);
 		return -ENOMEM;
 	}
 	pass_run(pp, ps);
@@ -590,9 +591,8 @@ static void reload_pass(struct pkeyprog *pp)
 	if (!pp->sm->fab || pp->sm->stopping ||
 	    pp->sm->sm_state != SM_STATE_MASTER)
 		return;
-	/* the sweep's state read, not asked: sweep.c calls this file */
-	if (pp->running ||
-	    (pp->sm->sweep && pp->sm->sweep->state != SWEEP_IDLE)) {
+	/* the sweep's state read, not asked: the sweep calls this file */
+	if (pp->running || pp->sm->sweep_busy) {
 		pp->reload_pending = true;
 		return;
 	}

@@ -1,4 +1,5 @@
-/* P_Key table programming (docs/design.md §1.2): the partition plan of a
+/* P_Key table programming, inside daemon/program (program.h has its
+ * entry points; docs/design.md §1.2): the partition plan of a
  * model (lib/pkeys.h) written into the P_KeyTable of every end port (CA
  * and router ports, switch port 0) and, for enforcement, of every switch
  * external port that faces an end port (its peer's entries).  Only blocks
@@ -17,21 +18,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/core/sm.h"
+#include "daemon/program/program.h"
 #include "lib/pkeys.h"
 #include "mad/smp_port.h"
 
-struct sweep;
-
-/* Subscribes to fabric replaced (a new plan for the SA), config reloaded
- * (a new plan and a pass over the current model) and sweep done (a
- * reload's pass that waited for the sweep).  0 or -errno. */
-int pkeyprog_init(struct sm *sm);
-/* After the MAD engine is gone (its callbacks use the passes). */
-void pkeyprog_fini(struct sm *sm);
-/* CONFIGURE: the plan of s->nf and its blocks, holding the sweep until
- * the pass ended.  0 or -errno. */
-int pkeyprog_start(struct sweep *s);
 /* portsetup.c: PartitionEnforcementInbound/Outbound of port pn of n as
  * the IBA wants them on a switch external port facing an end port whose
  * entries fit the switch's PartitionEnforcementCap; false when pi already

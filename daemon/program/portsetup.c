@@ -14,13 +14,13 @@
 #include "daemon/program/mkey.h"
 #include "daemon/program/pkeyprog.h"
 #include "daemon/program/qosprog.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
 
 struct set_req {
-	struct sweep *s;
+	struct prog_pass *s;
 	struct ib_node *node;
 	uint8_t port;
 	uint8_t state; /* PortState asked for, 0 = none */
@@ -60,7 +60,7 @@ static void verify_cb(void *ctx, int status, const struct txn_result *r)
 		set_failed(q, status < 0 ? status : -EREMOTEIO,
 			   r ? r->mad_status : 0);
 	}
-	sweep_release(q->s);
+	prog_release(q->s);
 	free(q);
 }
 
@@ -73,13 +73,13 @@ static bool verify_state(struct set_req *q, const struct txn_result *r)
 	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
 
 	if (q->switchinfo || !q->state || !r || r->tries < 2 ||
-	    disc_port_path(q->s->nf, q->node, q->port, path, &hops) < 0)
+	    disc_port_path(q->s->f, q->node, q->port, path, &hops) < 0)
 		return false;
 	if (txn_submit_dr(q->s->sm->txn, path, hops, MAD_METHOD_GET,
 			  SMP_ATTR_PORT_INFO, pi_mod(q->node, q->port), NULL,
 			  verify_cb, q) < 0)
 		return false;
-	sweep_hold(q->s);
+	prog_hold(q->s);
 	return true;
 }
 
@@ -89,13 +89,13 @@ static bool verify_state(struct set_req *q, const struct txn_result *r)
 static void set_cb(void *ctx, int status, const struct txn_result *r)
 {
 	struct set_req *q = ctx;
-	struct sweep *s = q->s;
+	struct prog_pass *s = q->s;
 	struct ib_port *p = &q->node->ports[q->port];
 	struct smp_port_info pi;
 
 	if (status < 0) {
 		if (status == -EREMOTEIO && verify_state(q, r)) {
-			sweep_release(s);
+			prog_release(s);
 			return;
 		}
 		set_failed(q, status, r ? r->mad_status : 0);
@@ -110,10 +110,10 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 			p->state = q->state;
 	}
 	free(q);
-	sweep_release(s);
+	prog_release(s);
 }
 
-static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
+static int submit_set(struct prog_pass *s, struct ib_node *n, uint8_t pn,
 		      uint16_t attr, const uint8_t *data, uint8_t state,
 		      uint64_t mkey)
 {
@@ -123,7 +123,7 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 
 	if (!q)
 		return -ENOMEM;
-	rc = disc_port_path(s->nf, n, pn, path, &hops);
+	rc = disc_port_path(s->f, n, pn, path, &hops);
 	if (rc < 0) {
 		free(q);
 		return 0; /* no route to that port: nothing to set */
@@ -141,7 +141,7 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 		free(q);
 		return rc;
 	}
-	sweep_hold(s);
+	prog_hold(s);
 	s->need_sets++;
 	if (q->switchinfo)
 		s->sm->smps.switchinfo_sets++;
@@ -152,7 +152,7 @@ static int submit_set(struct sweep *s, struct ib_node *n, uint8_t pn,
 
 /* The LID/LMC/SM LID this port should carry; false for ports that carry
  * none (switch external ports). */
-static bool wanted_lid(const struct sweep *s, const struct ib_node *n,
+static bool wanted_lid(const struct prog_pass *s, const struct ib_node *n,
 		       uint8_t pn, uint16_t *lid, uint8_t *lmc)
 {
 	if (node_is_switch(n) && pn != 0)
@@ -162,15 +162,15 @@ static bool wanted_lid(const struct sweep *s, const struct ib_node *n,
 	return true;
 }
 
-static bool port_linked(const struct sweep *s, const struct ib_node *n,
+static bool port_linked(const struct prog_pass *s, const struct ib_node *n,
 			uint8_t pn)
 {
 	return n->ports[pn].remote != NULL ||
-	       (n == s->nf->sm_node && pn == s->nf->sm_port &&
+	       (n == s->f->sm_node && pn == s->f->sm_port &&
 		!node_is_switch(n));
 }
 
-static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
+static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
 	struct smp_port_info pi;
@@ -215,11 +215,11 @@ static int arm_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
-static int set_switchinfo(struct sweep *s, struct dnode *dn)
+static int set_switchinfo(struct prog_pass *s, struct dnode *dn)
 {
 	struct smp_switch_info si;
 	uint8_t data[SMP_DATA_SIZE] = {0};
-	uint16_t top = s->nf->max_lid;
+	uint16_t top = s->f->max_lid;
 	int rc;
 
 	if (!dn->have_si ||
@@ -238,9 +238,9 @@ static int set_switchinfo(struct sweep *s, struct dnode *dn)
 	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0, 0);
 }
 
-int portsetup_arm(struct sweep *s)
+int portsetup_arm(struct prog_pass *s)
 {
-	struct fabric *f = s->nf;
+	struct fabric *f = s->f;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
@@ -257,7 +257,7 @@ int portsetup_arm(struct sweep *s)
 	return rc;
 }
 
-static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
+static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
 	struct smp_port_info pi;
@@ -286,9 +286,9 @@ static int activate_port(struct sweep *s, struct dnode *dn, uint8_t pn)
 			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
-int portsetup_activate(struct sweep *s)
+int portsetup_activate(struct prog_pass *s)
 {
-	struct fabric *f = s->nf;
+	struct fabric *f = s->f;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {

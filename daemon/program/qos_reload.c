@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "daemon/program/qosprog_priv.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
 
@@ -185,7 +185,7 @@ static void on_reloaded(struct sm *sm, enum sm_event ev,
 
 	if (!qp || (a && a->heavy))
 		return; /* the heavy sweep that follows programs them */
-	if (!sm->sweep || sm->sweep->state == SWEEP_IDLE)
+	if (!sm->sweep_busy)
 		reload_pass(sm);
 	else
 		qp->reload_pending = true;

@@ -18,7 +18,7 @@
 #include "daemon/program/qosprog_priv.h"
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sa/sa_server.h"
-#include "daemon/sweep/sweep_priv.h"
+#include "daemon/program/program.h"
 #include "lib/guidtab.h"
 #include "lib/log.h"
 #include "lib/qos.h"
@@ -28,7 +28,7 @@
 /* One bulk transfer: blocks of one attribute to one destination. */
 struct qos_xfer {
 	struct sm *sm;
-	struct sweep *s; /* NULL: a reload's pass, outside any sweep */
+	struct prog_pass *s; /* NULL: a reload's pass, outside any sweep */
 	uint64_t guid;	 /* the answers find the record by GUID */
 	uint8_t nports;
 	uint16_t attr;
@@ -76,7 +76,7 @@ uint8_t qos_want_op_vls(const struct sm *sm, const struct ib_port *p,
 	return qos_op_vls(&sm->qos, vl_cap, p->remote ? p->remote->vl_cap : 0);
 }
 
-bool qosprog_portinfo(const struct sweep *s, const struct dnode *dn, uint8_t pn,
+bool qosprog_portinfo(const struct prog_pass *s, const struct dnode *dn, uint8_t pn,
 		      struct smp_port_info *pi)
 {
 	const struct sm *sm = s->sm;
@@ -84,7 +84,7 @@ bool qosprog_portinfo(const struct sweep *s, const struct dnode *dn, uint8_t pn,
 	bool changed = false;
 	uint8_t v;
 
-	if (pn == 0 || !port_linked(s->nf, dn->node, pn))
+	if (pn == 0 || !port_linked(s->f, dn->node, pn))
 		return false;
 	v = qos_want_op_vls(sm, p, pi->vl_cap);
 	changed |= pi->operational_vls != v;
@@ -97,7 +97,7 @@ bool qosprog_portinfo(const struct sweep *s, const struct dnode *dn, uint8_t pn,
 }
 
 /* What discovery read of one port. */
-static void learn_port(struct sweep *s, struct qos_node *qn,
+static void learn_port(struct prog_pass *s, struct qos_node *qn,
 		       const struct dnode *dn, unsigned p, bool sl_map)
 {
 	const struct ib_node *nd = dn->node;
@@ -114,7 +114,7 @@ static void learn_port(struct sweep *s, struct qos_node *qn,
 	qp->high_cap = pi.vl_arb_high_cap;
 	qp->low_cap = pi.vl_arb_low_cap;
 	qp->sl_map = sl_map;
-	qp->linked = p != 0 && port_linked(s->nf, nd, p);
+	qp->linked = p != 0 && port_linked(s->f, nd, p);
 	qp->op_vls = qp->linked
 			 ? qos_want_op_vls(s->sm, &nd->ports[p], pi.vl_cap)
 			 : pi.operational_vls;
@@ -131,7 +131,7 @@ static bool cap_sl_map(const struct dport *dp)
 	       (pi.capability_mask & PI_CAP_IS_SL_MAP);
 }
 
-static void learn_node(struct sweep *s, struct qos_node *qn,
+static void learn_node(struct prog_pass *s, struct qos_node *qn,
 		       const struct dnode *dn)
 {
 	struct smp_switch_info si;
@@ -199,7 +199,7 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 	if (--qp->xfers == 0)
 		pass_done(qp);
 	if (x->s)
-		sweep_release(x->s);
+		prog_release(x->s);
 	xfer_free(x);
 }
 
@@ -226,7 +226,7 @@ static void count_sent(struct qos_xfer *x)
 		x->sm->smps.vlarb_sets += x->items.n;
 	}
 	if (x->s) {
-		sweep_hold(x->s);
+		prog_hold(x->s);
 		x->s->need_sets += x->items.n;
 	}
 }
@@ -261,7 +261,7 @@ static int xfer_send(struct qos_xfer *x, const struct fabric *f,
 	return 0;
 }
 
-static struct qos_xfer *xfer_new(struct sm *sm, struct sweep *s,
+static struct qos_xfer *xfer_new(struct sm *sm, struct prog_pass *s,
 				 const struct qos_node *qn, uint16_t attr)
 {
 	struct qos_xfer *x = calloc(1, sizeof(*x));
@@ -276,7 +276,7 @@ static struct qos_xfer *xfer_new(struct sm *sm, struct sweep *s,
 }
 
 /* The SL2VL and VLArb blocks of a switch (pn 0) or of CA port pn. */
-static int program_dest(struct sm *sm, struct sweep *s, const struct fabric *f,
+static int program_dest(struct sm *sm, struct prog_pass *s, const struct fabric *f,
 			const struct ib_node *nd, struct qos_node *qn,
 			unsigned pn)
 {
@@ -304,7 +304,7 @@ static int program_dest(struct sm *sm, struct sweep *s, const struct fabric *f,
 	return xfer_send(arb, f, nd, (uint8_t)pn);
 }
 
-int qos_program_node(struct sm *sm, struct sweep *s, const struct fabric *f,
+int qos_program_node(struct sm *sm, struct prog_pass *s, const struct fabric *f,
 		     const struct ib_node *nd, struct qos_node *qn)
 {
 	int rc = 0;
@@ -327,10 +327,10 @@ void qos_pass_end(struct qosprog *qp)
 		pass_done(qp);
 }
 
-int qosprog_start(struct sweep *s)
+int qosprog_start(struct prog_pass *s)
 {
 	struct qosprog *qp = qos_prog_get(s->sm);
-	struct fabric *f = s->nf;
+	struct fabric *f = s->f;
 	int rc = 0;
 
 	if (!qp)

@@ -28,7 +28,7 @@ void qos_prog_free(struct sm *sm);
 uint8_t qos_want_op_vls(const struct sm *sm, const struct ib_port *p,
 			uint8_t vl_cap);
 /* Plans and sends the blocks node nd needs (s NULL outside a sweep). */
-int qos_program_node(struct sm *sm, struct sweep *s, const struct fabric *f,
+int qos_program_node(struct sm *sm, struct prog_pass *s, const struct fabric *f,
 		     const struct ib_node *nd, struct qos_node *qn);
 /* A pass holds one count of its own, so that it ends (and logs its
  * summary) once, also when it sends nothing. */

@@ -1,6 +1,6 @@
-/* Table read-back: see readback.h.  The Gets go through the engine's
+/* Table read-back: see program.h.  The Gets go through the engine's
  * windows like any SMP; each completes into its slot of one buffer. */
-#include "daemon/program/readback.h"
+#include "daemon/program/program.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * place is followed), SMInfo answered and obeyed (sm_control.c), a
  * standby's polling of its master (sm_poll.c) and the master's handover
  * to a better standby (sm_handover.c).  The SM state itself is
- * sm->sm_state, changed only by sm_change_state() (smstate.c).
+ * sm->sm_state, changed only by sm_change_state() (daemon/core/smstate.c).
+ * This header is the part's inside; role.h is its front door.
  * The files call one way: smrole.c < sm_control.c < sm_elect.c <
  * sm_handover.c < sm_poll.c < sm_repl.c; the sweep reaches the election
  * through sm->elect_fn, the election hears of a sweep's end through
@@ -18,7 +19,8 @@
 #include <stdio.h>
 
 #include "daemon/discover/discover.h"
-#include "daemon/core/sm.h"
+#include "daemon/role/role.h"
+#include "daemon/sweep/sweep.h"
 #include "mad/smp_sm.h"
 
 /* Another SM as last seen. */
@@ -68,8 +70,6 @@ struct sm_elect {
 };
 
 /* sm_elect.c */
-int elect_init(struct sm *sm);
-void elect_fini(struct sm *sm);
 /* After a heavy sweep's discovery: asks every other IsSM port of f for
  * its SMInfo, then elects; done(ctx, true) when this SM is (or stays)
  * MASTER and the sweep goes on, done(ctx, false) when it stands by (or
@@ -77,19 +77,8 @@ void elect_fini(struct sm *sm);
  * 0 or -errno. */
 int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
 			  void (*done)(void *ctx, bool master), void *ctx);
-/* `ibsmctl status` lines: role, master, the other SMs. */
-void elect_print_status(const struct sm *sm, FILE *out);
 /* The SM follows the master m (or the better SM it waits for). */
 void elect_follow(struct sm *sm, const struct sm_peer *m, const char *why);
-
-/* sm_announce.c: what this SM announces, and how two SMs rank. */
-/* The priority this SM announces (elevated while master if configured). */
-uint8_t elect_priority(const struct sm *sm);
-/* Our SMInfo as we announce it. */
-void elect_own_sminfo(const struct sm *sm, struct smp_sm_info *si);
-/* a beats b: higher priority, then lower GUID. */
-bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
-		 uint64_t guid_b);
 
 /* sm_control.c: SMInfo Get/Set addressed to this SM. */
 void elect_on_sminfo(struct sm *sm, const struct txn_request *req);
@@ -102,8 +91,6 @@ void poll_start(struct sm *sm);
 void poll_stop(struct sm *sm);
 
 /* sm_repl.c: the master's multicast state copied by the standby. */
-int sm_repl_init(struct sm *sm);
-void sm_repl_fini(struct sm *sm);
 /* The master's side: answers SMStateChunk requests; false if req is not
  * one. */
 bool sm_repl_request(struct sm *sm, const struct txn_request *req);

@@ -1,5 +1,6 @@
-/* The SA's multicast group table: what MCMemberRecord and MCGStateRecord
- * queries read.  The multicast manager (joins, leaves, MemberCount state
+/* The SA's second face (daemon/sa), the one narrow interface between the
+ * SA and the multicast manager (daemon/mcast).  The SA's multicast group
+ * table: what MCMemberRecord and MCGStateRecord queries read.  The multicast manager (joins, leaves, MemberCount state
  * machine, routing) fills it through this API and answers MCMemberRecord
  * Set/Delete through sa->mcm_ops; without ops those methods answer
  * "method/attribute not supported". */
@@ -58,5 +59,16 @@ int sa_mcg_member_set(struct sa_mcg *g, const uint8_t port_gid[16],
 int sa_mcg_member_del(struct sa_mcg *g, const uint8_t port_gid[16]);
 struct sa_mcg_member *sa_mcg_member_find(struct sa_mcg *g,
 					 const uint8_t port_gid[16]);
+
+/* The partition rules a join is checked by (sa_pkey.c; without sa->pkeys
+ * every port is a full member of the default partition). */
+/* The port the request came from (its LID), or NULL. */
+const struct ib_port *sa_requester(const struct sa *sa,
+				   const struct sa_peer *from);
+/* p holds pkey (full or limited). */
+bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p, uint16_t pkey);
+/* a and b share a partition (one of them a full member). */
+bool sa_share_pkey(const struct sa *sa, const struct ib_port *a,
+		   const struct ib_port *b);
 
 #endif

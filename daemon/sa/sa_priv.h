@@ -4,6 +4,7 @@
 #ifndef IBSM_SA_PRIV_H
 #define IBSM_SA_PRIV_H
 
+#include "daemon/sa/sa_mcm.h"
 #include "daemon/sa/sa_server.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_service.h"
@@ -28,8 +29,6 @@ struct sa_ctx {
 #define SA_MAD_STATUS_RAW 0x10000
 typedef int (*sa_handler_fn)(struct sa_ctx *c);
 
-/* sa_reply.c: the answer's buffer grows to need bytes.  0 or -ENOMEM. */
-int sa_out_reserve(struct sa_out *o, size_t need);
 /* Appends rec (a struct of c->desc) if it matches the request's component
  * mask.  Returns 1 if appended, 0 if not matching, -ENOMEM. */
 int sa_emit(struct sa_ctx *c, const void *rec);
@@ -55,15 +54,6 @@ struct ib_node **sa_nodes_sorted(const struct fabric *f);
 /* End ports with a LID (CA/router ports, switch port 0) in port GUID
  * order, the same way; *n gets the count.  Caller frees. */
 struct ib_port **sa_endports_sorted(const struct fabric *f, uint32_t *n);
-/* GID of a port: subnet prefix + port GUID. */
-void sa_port_gid(const struct sa *sa, const struct ib_port *p, uint8_t gid[16]);
-/* The port whose GID this is, or NULL (prefix mismatch, unknown GUID). */
-struct ib_port *sa_port_by_gid(const struct sa *sa, const uint8_t gid[16]);
-/* Port of node n that carries LID lid in records: port 0 for switches. */
-static inline uint16_t sa_port_lid(const struct ib_port *p)
-{
-	return node_port(p->node, p->num)->lid;
-}
 
 /* Raw SMP attribute block from the cache, or NULL. */
 const uint8_t *sa_cache_get(const struct sa *sa, uint64_t node_guid,
@@ -79,14 +69,6 @@ enum {
 
 /* sa_pkey.c: partitions (lib/pkeys.h; without sa->pkeys every port is a
  * full member of the default partition and nothing is refused). */
-/* The port the request came from (its LID), or NULL. */
-const struct ib_port *sa_requester(const struct sa *sa,
-				   const struct sa_peer *from);
-/* p holds pkey (full or limited). */
-bool sa_holds_pkey(const struct sa *sa, const struct ib_port *p, uint16_t pkey);
-/* a and b share a partition (one of them a full member). */
-bool sa_share_pkey(const struct sa *sa, const struct ib_port *a,
-		   const struct ib_port *b);
 /* The P_Key of a path src -> dst as the requester may learn it: the one
  * asked for (given) if both share it, else their lowest shared one; 0
  * when there is none or the requester shares nothing with an end. */
@@ -140,19 +122,5 @@ int sa_inform_rec_handle(struct sa_ctx *c);
 /* Module setup/teardown. */
 int sa_mcm_init(struct sa *sa);
 void sa_mcm_free(struct sa *sa);
-void sa_service_free(struct sa *sa);
-void sa_inform_free(struct sa *sa);
-
-/* The ServiceRecord database for its store (sa_service_store.c): record
- * i (registered as it was, with its lease) and its expiry on the SA's
- * clock (0: never); false past the end.  sa_service_restore puts a saved
- * record back (replacing the one with its key) unchecked (its port may not be
- * known yet): 0, or an SA status when the database is full. */
-bool sa_service_at(const struct sa *sa, uint32_t i, struct sa_service_rec *rec,
-		   uint64_t *expires_ms);
-int sa_service_restore(struct sa *sa, const struct sa_service_rec *rec,
-		       uint64_t expires_ms);
-/* Removes the record with rec's key (ServiceID, GID, P_Key) if any. */
-void sa_service_remove(struct sa *sa, const struct sa_service_rec *rec);
 
 #endif

@@ -205,4 +205,35 @@ bool sa_inform_matches(const struct sa_inform_info *ii,
 		       const struct sa_notice *n, const uint8_t gid[16],
 		       uint16_t lid);
 
+/* What the daemon's stores, reports and answers use of the server
+ * (daemon/sa_daemon): */
+/* sa_reply.c: the answer's buffer grows to need bytes.  0 or -ENOMEM. */
+int sa_out_reserve(struct sa_out *o, size_t need);
+
+/* GID of a port: subnet prefix + port GUID. */
+void sa_port_gid(const struct sa *sa, const struct ib_port *p, uint8_t gid[16]);
+/* The port whose GID this is, or NULL (prefix mismatch, unknown GUID). */
+struct ib_port *sa_port_by_gid(const struct sa *sa, const uint8_t gid[16]);
+/* Port of node n that carries LID lid in records: port 0 for switches. */
+static inline uint16_t sa_port_lid(const struct ib_port *p)
+{
+	return node_port(p->node, p->num)->lid;
+}
+
+/* Frees the ServiceRecords or the subscriptions (a store reloading). */
+void sa_service_free(struct sa *sa);
+void sa_inform_free(struct sa *sa);
+
+/* The ServiceRecord database for its store (sa_service_store.c): record
+ * i (registered as it was, with its lease) and its expiry on the SA's
+ * clock (0: never); false past the end.  sa_service_restore puts a saved
+ * record back (replacing the one with its key) unchecked (its port may not be
+ * known yet): 0, or an SA status when the database is full. */
+bool sa_service_at(const struct sa *sa, uint32_t i, struct sa_service_rec *rec,
+		   uint64_t *expires_ms);
+int sa_service_restore(struct sa *sa, const struct sa_service_rec *rec,
+		       uint64_t expires_ms);
+/* Removes the record with rec's key (ServiceID, GID, P_Key) if any. */
+void sa_service_remove(struct sa *sa, const struct sa_service_rec *rec);
+
 #endif

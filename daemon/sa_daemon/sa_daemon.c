@@ -22,11 +22,9 @@
 #include <string.h>
 
 #include "daemon/discover/discover.h"
-#include "daemon/sa/sa_priv.h"
-#include "daemon/sa_daemon/sa_answers.h"
 #include "daemon/sa/sa_server.h"
+#include "daemon/sa_daemon/sa_answers.h"
 #include "daemon/core/sm.h"
-#include "daemon/role/sm_elect.h"
 #include "lib/log.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_wire.h"

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/sa_daemon/sa_daemon.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
+#include "daemon/sa/sa_server.h"
+#include "daemon/sa_daemon/sa_daemon.h"
 #include "lib/hexline.h"
 #include "lib/log.h"
 #include "lib/outfile.h"

@@ -20,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/sa_daemon/sa_daemon.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
+#include "daemon/sa/sa_server.h"
+#include "daemon/sa_daemon/sa_daemon.h"
 #include "lib/log.h"
 #include "lib/pkeys.h"
 #include "mad/sa_inform.h"
+#include "mad/sa_mad.h"
 #include "mad/umad_port.h"
 
 struct sa_reports {

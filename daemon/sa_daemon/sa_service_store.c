@@ -29,12 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/sa_daemon/sa_daemon.h"
-#include "daemon/sa/sa_priv.h"
 #include "daemon/core/sm.h"
+#include "daemon/sa/sa_server.h"
+#include "daemon/sa_daemon/sa_daemon.h"
 #include "lib/hexline.h"
 #include "lib/log.h"
 #include "lib/outfile.h"
+#include "mad/sa_service.h"
 
 #define STORE_FILE "services.state"
 #define HEADER	   "ibsmd-services 1\n"

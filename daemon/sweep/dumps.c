@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/core/sm.h"
+#include "daemon/sweep/sweep_priv.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "mad/txn.h"

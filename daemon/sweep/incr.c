@@ -591,7 +591,7 @@ int incr_build(struct sweep *s, char *why, size_t len)
 		return -1;
 	}
 	drop_cut_off(nf);
-	s->nf = nf;
+	sweep_set_model(s, nf);
 	add_suspects(s);
 	return 1;
 }

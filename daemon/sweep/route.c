@@ -1,13 +1,12 @@
 /* LIDs, hop tables and unicast routing for a swept model, and what is
- * written to the state directory afterwards: see route.h. */
-#include "daemon/sweep/route.h"
+ * written to the state directory afterwards: see sweep_priv.h. */
+#include "daemon/sweep/sweep_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/program/pgprog.h"
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/engines.h"

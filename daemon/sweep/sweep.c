@@ -11,14 +11,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/program/pgprog.h"
-#include "daemon/program/pkeyprog.h"
-#include "daemon/program/qosprog.h"
-#include "daemon/sweep/route.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -59,6 +56,7 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 		 state_names[s->state], state_names[to], why, ms, n,
 		 ms > 0 ? n * 1000.0 / ms : 0.0);
 	s->state = to;
+	s->sm->sweep_busy = to != SWEEP_IDLE;
 	s->state_us = now;
 	s->state_sent = sent;
 	if (to != SWEEP_IDLE) {
@@ -76,10 +74,14 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 {
 	int rc;
 
+	/* what the programmers of this phase see of the sweep */
+	s->pass.f = s->nf;
+	s->pass.disc = s->disc;
+	s->pass.incremental = s->incremental;
 	sweep_hold(s); /* keeps the phase open while submitting */
 	rc = start(s);
 	if (rc < 0)
-		snprintf(s->error, sizeof(s->error), "%s: cannot submit: %s",
+		snprintf(s->pass.error, sizeof(s->pass.error), "%s: cannot submit: %s",
 			 what, strerror(-rc));
 	loop_txn_kick(s->sm);
 	sweep_release(s);
@@ -92,15 +94,15 @@ static void sweep_reset(struct sweep *s)
 	if (s->nf) {
 		fabric_free(s->nf);
 		free(s->nf);
-		s->nf = NULL;
+		sweep_set_model(s, NULL);
 	}
 	s->changed = s->incremental = false;
 	incr_reset(s);
-	s->set_errors = s->lft_errors = s->lft_switches = 0;
-	s->lft_blocks = s->lft_read = s->armed = s->activated = 0;
-	s->need_gets = s->need_sets = 0;
+	s->pass.set_errors = s->pass.lft_errors = s->pass.lft_switches = 0;
+	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed = s->pass.activated = 0;
+	s->need_gets = s->pass.need_sets = 0;
 	s->left_out = 0;
-	s->error[0] = '\0';
+	s->pass.error[0] = '\0';
 }
 
 static void finish(struct sweep *s, int rc);
@@ -116,7 +118,7 @@ static void on_disc_done(void *ctx, int status)
 	s->left_out = ds->failed_nodes + ds->silent_ports;
 	s->sm->smps.disc_gets += ds->gets;
 	if (status < 0) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->pass.error, sizeof(s->pass.error),
 			 "discovery failed: the SM's own port does not answer "
 			 "(%s)",
 			 strerror(-status));
@@ -134,7 +136,7 @@ static void on_disc_done(void *ctx, int status)
 	}
 	status = s->sm->elect_fn(s->sm, s->nf, s->disc, on_elected, s);
 	if (status < 0) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->pass.error, sizeof(s->pass.error),
 			 "cannot look for other SMs: %s", strerror(-status));
 		finish(s, status);
 	}
@@ -148,7 +150,7 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
-	if (route_compute(s->sm, s->nf, false, s->error, sizeof(s->error)) <
+	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
 	    0) {
 		finish(s, -EINVAL);
 		return;
@@ -160,16 +162,21 @@ static void on_elected(void *ctx, bool master)
 static int start_lft(struct sweep *s)
 {
 	/* P_Keys first: port setup decides partition enforcement by them */
-	int rc = pkeyprog_start(s);
+	int rc = pkeyprog_start(&s->pass);
 
 	if (rc == 0)
-		rc = portsetup_arm(s);
+		rc = portsetup_arm(&s->pass);
 
 	if (rc == 0)
-		rc = lftprog_start(s, s->sm->fab);
+		rc = lftprog_start(&s->pass, s->sm->fab);
 	if (rc == 0)
-		rc = pgprog_start(s);
-	return rc < 0 ? rc : qosprog_start(s);
+		rc = pgprog_start(&s->pass);
+	return rc < 0 ? rc : qosprog_start(&s->pass);
+}
+
+static int start_activate(struct sweep *s)
+{
+	return portsetup_activate(&s->pass);
 }
 
 static int start_discovery(struct sweep *s)
@@ -180,7 +187,7 @@ static int start_discovery(struct sweep *s)
 	if (!f)
 		return -ENOMEM;
 	fabric_init(f);
-	s->nf = f;
+	sweep_set_model(s, f);
 	/* Discovery reports through on_disc_done, never from inside
 	 * disc_start, so the sweep holds nothing for it. */
 	rc = disc_start(s->sm->txn, f, on_disc_done, s, s->sm->disc_obs,
@@ -246,7 +253,7 @@ static void begin(struct sweep *s, bool heavy, const char *why)
 	change_state(s, SWEEP_DISCOVER, why);
 	rc = start_discovery(s);
 	if (rc < 0) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->pass.error, sizeof(s->pass.error),
 			 "cannot start discovery: %s", strerror(-rc));
 		finish(s, rc);
 	}
@@ -266,11 +273,11 @@ static void incr_fallback(struct sweep *s, const char *why)
 	if (s->nf) {
 		fabric_free(s->nf);
 		free(s->nf);
-		s->nf = NULL;
+		sweep_set_model(s, NULL);
 	}
 	log_notice("incremental sweep not possible (%s); rediscovering",
-		   why[0] ? why : s->error);
-	s->error[0] = '\0';
+		   why[0] ? why : s->pass.error);
+	s->pass.error[0] = '\0';
 	go_heavy(s, "probe found more than lost links");
 }
 
@@ -296,7 +303,7 @@ static void probe_done(struct sweep *s)
 	int r;
 
 	if (s->nf) { /* after the recheck, or after the far ends' probe */
-		if (s->error[0] || !incr_recheck_ok(s, why, sizeof(why)))
+		if (s->pass.error[0] || !incr_recheck_ok(s, why, sizeof(why)))
 			incr_fallback(s, why);
 		else if (incr_need_probe(s))
 			run_phase(s, incr_probe_start, "far ends' ports");
@@ -308,7 +315,7 @@ static void probe_done(struct sweep *s)
 			incr_route(s);
 		return;
 	}
-	r = s->error[0] ? -1 : incr_build(s, why, sizeof(why));
+	r = s->pass.error[0] ? -1 : incr_build(s, why, sizeof(why));
 	if (r == 0)
 		finish(s, 0);
 	else if (r < 0)
@@ -337,14 +344,21 @@ static void phase_done(struct sweep *s)
 		break;
 	case SWEEP_CONFIGURE:
 		change_state(s, SWEEP_ACTIVATE, "ports armed, tables sent");
-		run_phase(s, portsetup_activate, "port activation");
+		run_phase(s, start_activate, "port activation");
 		break;
 	case SWEEP_ACTIVATE:
-		finish(s, s->error[0] ? -EIO : 0);
+		finish(s, s->pass.error[0] ? -EIO : 0);
 		break;
 	default:
 		break;
 	}
+}
+
+/* The pass's last release: the programmers and the sweep's own phases
+ * hold the pass, never the sweep. */
+static void pass_done(struct prog_pass *p)
+{
+	phase_done((struct sweep *)((char *)p - offsetof(struct sweep, pass)));
 }
 
 /* Ports that should be ACTIVE and are not (a --once failure). */
@@ -376,12 +390,12 @@ static int adopt_model(struct sweep *s)
 
 	/* Sets are sent only where something differs, so the Sets sent are
 	 * the Sets needed; Gets are judged against the formula. */
-	sm->smps.min_needed = disc_min_gets(s->nf) + s->need_sets;
+	sm->smps.min_needed = disc_min_gets(s->nf) + s->pass.need_sets;
 	struct fabric *old = sm->fab;
 
 	dumps_join(sm); /* the dump helper reads the model it replaces */
 	sm->fab = s->nf;
-	s->nf = NULL;
+	sweep_set_model(s, NULL);
 	sm->heavy_sweeps++;
 	sm->incremental_sweeps += s->incremental;
 	route_after_sweep(sm);
@@ -399,25 +413,25 @@ static int adopt_model(struct sweep *s)
 		 * --once has not brought every port up; a daemon serves the
 		 * rest and makes its next periodic sweep heavy. */
 		snprintf(
-		    s->error, sizeof(s->error),
+		    s->pass.error, sizeof(s->pass.error),
 		    "%u nodes or linked ports did not answer discovery and "
 		    "were left out",
 		    s->left_out);
 		sm->heavy_pending = true;
 		if (sm->once)
 			return -EIO;
-		log_warn("sweep: %s; the next sweep rediscovers", s->error);
+		log_warn("sweep: %s; the next sweep rediscovers", s->pass.error);
 	}
 	if (inactive) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->pass.error, sizeof(s->pass.error),
 			 "%u linked ports are not ACTIVE, first %s", inactive,
 			 first);
 		return -EIO;
 	}
-	if (s->lft_errors || s->set_errors) {
-		snprintf(s->error, sizeof(s->error),
-			 "%u Sets and %u LFT blocks failed", s->set_errors,
-			 s->lft_errors);
+	if (s->pass.lft_errors || s->pass.set_errors) {
+		snprintf(s->pass.error, sizeof(s->pass.error),
+			 "%u Sets and %u LFT blocks failed", s->pass.set_errors,
+			 s->pass.lft_errors);
 		return -EIO;
 	}
 	return 0;
@@ -437,14 +451,14 @@ static void finish(struct sweep *s, int rc)
 	sm->sweeps++;
 	sm->last_sweep_ms = (txn_now_us() - s->start_us) / 1000.0;
 	clock_gettime(CLOCK_REALTIME, &sm->last_sweep);
-	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->error);
+	snprintf(sm->last_error, sizeof(sm->last_error), "%s", s->pass.error);
 	if (rc == -ECANCELED)
 		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
 			   "configured",
 			   sm->sweeps, sm_state_name(sm->sm_state));
 	else if (rc < 0)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
-			s->error[0] ? s->error : strerror(-rc));
+			s->pass.error[0] ? s->pass.error : strerror(-rc));
 	else if (s->heavy)
 		log_notice("sweep %" PRIu64
 			   ": subnet up%s, %u switches, %u hosts,"
@@ -453,8 +467,8 @@ static void finish(struct sweep *s, int rc)
 			   "%.1f ms",
 			   sm->sweeps, s->incremental ? " (incremental)" : "",
 			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
-			   s->armed, s->activated, s->lft_blocks,
-			   s->lft_switches, s->lft_read, sm->last_sweep_ms);
+			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
+			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
@@ -497,7 +511,8 @@ int sweep_create(struct sm *sm)
 	if (!sm->sweep)
 		return -ENOMEM;
 	sm->sweep->sm = sm;
-	sm->sweep->phase_done = phase_done;
+	sm->sweep->pass.sm = sm;
+	sm->sweep->pass.done = pass_done;
 	rc = sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
 	return rc ? rc : qosprog_init(sm);
 }

@@ -1,24 +1,29 @@
-/* Inside a sweep: the state shared by the sweep state machine (sweep.c)
- * and the phases it runs (portsetup.c, lftprog.c, light.c).  A phase
- * submits its SMPs, holding the sweep once per SMP; the last release
- * advances the state machine through phase_done, so that the phases
- * never call back into sweep.c. */
-#ifndef IBSMD_SWEEP_H
-#define IBSMD_SWEEP_H
+/* Inside daemon/sweep: the state shared by the sweep state machine
+ * (sweep.c) and the phases of its own (light.c, incr.c); the table
+ * programmers (daemon/program) get only the pass in it.  A phase submits
+ * its SMPs, holding the pass once per SMP; the last release advances the
+ * state machine through the pass's done hook, so that no phase calls back
+ * into sweep.c. */
+#ifndef IBSMD_SWEEP_PRIV_H
+#define IBSMD_SWEEP_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/discover/discover.h"
 #include "daemon/core/sm.h"
+#include "daemon/discover/discover.h"
+#include "daemon/program/program.h"
+#include "daemon/sweep/sweep.h"
 
 struct sweep {
 	struct sm *sm;
 	enum sweep_state state;
+	/* What the programmers see: the model, counters, the error, and the
+	 * count of SMPs in flight (sweep_hold/sweep_release). */
+	struct prog_pass pass;
 	bool heavy; /* this run rediscovers */
 	bool again; /* another sweep was requested meanwhile */
 	bool again_heavy;
-	unsigned pending; /* SMPs/transfers of the current phase */
 	int64_t start_us;
 	int64_t state_us; /* when the current state was entered */
 	uint64_t state_sent; /* the engine's SMPs sent by then */
@@ -37,38 +42,28 @@ struct sweep {
 	uint32_t n_hints;
 	bool hints_overflow;
 
-	/* Results of this sweep. */
-	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */
-	uint32_t lft_errors;   /* LFT blocks that failed */
-	uint32_t lft_switches; /* switches whose LFT blocks were sent */
-	uint64_t lft_blocks;
-	uint64_t lft_read; /* LFT blocks read back before writing */
-	uint32_t armed, activated;
+	/* Results of this sweep besides the pass's. */
 	uint32_t left_out; /* nodes/ports discovery had to leave out */
-	uint64_t need_gets, need_sets; /* the minimum this fabric needed */
-	char error[256];
-	void (*phase_done)(struct sweep *s); /* set by sweep.c */
+	uint64_t need_gets; /* the minimum this fabric needed */
 };
 
 static inline void sweep_hold(struct sweep *s)
 {
-	s->pending++;
+	prog_hold(&s->pass);
 }
 
 static inline void sweep_release(struct sweep *s)
 {
-	if (--s->pending == 0)
-		s->phase_done(s);
+	prog_release(&s->pass);
 }
 
-/* portsetup.c: LID/LMC/SM LID and ARMED (one Set per port, only where
- * something differs) plus SwitchInfo LinearFDBTop; then ACTIVE. */
-int portsetup_arm(struct sweep *s);
-int portsetup_activate(struct sweep *s);
-
-/* lftprog.c: the LFT blocks that differ from what was last programmed on
- * the same switch (old: the previous model, may be NULL = send all). */
-int lftprog_start(struct sweep *s, struct fabric *old);
+/* s->nf becomes f (NULL: none), and sm->sweep_model with it: the M_Key
+ * hook (daemon/program) looks new ports up there. */
+static inline void sweep_set_model(struct sweep *s, struct fabric *f)
+{
+	s->nf = f;
+	s->sm->sweep_model = f;
+}
 
 /* light.c: SwitchInfo Get of every switch in sm->fab; s->changed when a
  * switch reports PortStateChange (incr_note_psc) or does not answer
@@ -101,5 +96,29 @@ int incr_apply(struct sweep *s, char *why, size_t len);
 int incr_probe_start(struct sweep *s);
 int incr_build(struct sweep *s, char *why, size_t len);
 void incr_reset(struct sweep *s);
+
+/* route.c: between discovery and programming, LIDs (lib/lids: keep valid
+ * ones, then the state directory's guid2lid, then fresh ones), hop tables
+ * and the configured unicast engine; after the sweep, guid2lid and the
+ * dumps. */
+/* Fills f's LIDs and LFTs and sm->sm_lid.  0 or -errno with err set. */
+/* keep: f's LFTs hold the routes in force; keep those still right
+ * (incremental sweep; see ucast_params.keep_lft). */
+int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
+		  size_t len);
+/* After sm->fab was replaced by a swept model: takes its hop tables,
+ * remembers its LIDs, writes guid2lid and the dumps. */
+void route_after_sweep(struct sm *sm);
+
+/* dumps.c: a model was adopted: guid2lid now, then the dumps the dumps
+ * key lists on a helper thread that reads sm->fab and sm->hops.
+ * guid2lid's 0/-errno.  dumps_join waits for the helper (before sm->fab
+ * or sm->hops change); its 0/-errno. */
+int dumps_after_sweep(struct sm *sm);
+int dumps_join(struct sm *sm);
+
+/* sweep.c: trap 128 named the switch with this LID: the next non-heavy
+ * sweep probes it (and what its change hides) instead of every switch. */
+void sweep_hint(struct sm *sm, uint16_t lid);
 
 #endif

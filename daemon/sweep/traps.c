@@ -14,8 +14,8 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/program/mkey.h"
-#include "daemon/core/sm.h"
+#include "daemon/program/program.h"
+#include "daemon/sweep/sweep_priv.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
 

@@ -12,7 +12,6 @@
 
 #include "daemon/discover/discover.h"
 #include "daemon/program/qosprog.h"
-#include "daemon/sweep/sweep_priv.h"
 
 static void policy(struct sm *sm, const char *const *over, size_t n)
 {
@@ -31,7 +30,7 @@ static void test_portinfo_set(void **state)
 	static const char *const off[] = {"qos.enable=false"};
 	struct sm sm = {0};
 	struct fabric f;
-	struct sweep s = {0};
+	struct prog_pass s = {0};
 	struct dnode dn = {0};
 	struct smp_port_info pi = {0};
 	struct ib_node *sw, *ca;
@@ -46,7 +45,7 @@ static void test_portinfo_set(void **state)
 	ca->ports[1].vl_cap = 3; /* VL0-3: the link runs 4 VLs */
 	policy(&sm, over, 3);
 	s.sm = &sm;
-	s.nf = &f;
+	s.f = &f;
 	dn.node = sw;
 	pi.vl_cap = 5;
 	pi.operational_vls = 5;
