@@ -37,6 +37,10 @@ ALL_CFLAGS := $(CSTD) $(OPT) $(WARN) -I. -D_GNU_SOURCE -pthread $(PKG_CFLAGS) $(
 ALL_LDFLAGS := $(LDSAN) -pthread $(LDFLAGS)
 LIBS     := $(PKG_LIBS) -lm
 
+# The tree's one version (lib/version.h): configure.ac reads the same file.
+IBSM_VERSION := $(shell cat VERSION 2>/dev/null)
+$(if $(IBSM_VERSION),,$(error the file VERSION is missing or empty))
+
 LIB_SRC     := $(wildcard lib/*.c)
 MAD_SRC     := $(wildcard mad/*.c)
 ROUTING_SRC := $(wildcard routing/*.c)
@@ -75,6 +79,9 @@ $(ARCHIVES):
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+$(O)/lib/version.o: ALL_CFLAGS += -DIBSM_VERSION='"$(IBSM_VERSION)"'
+$(O)/lib/version.o: VERSION
 
 $(O)/ibsmd: $(call obj,daemon/main.c) $(ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)

@@ -23,6 +23,7 @@
 #include "daemon/sm_elect.h"
 #include "lib/log.h"
 #include "lib/pool.h"
+#include "lib/version.h"
 
 #define DEFAULT_CONFIG "/etc/ibsmd/ibsmd.yaml"
 #define MAX_OVERRIDES  256
@@ -38,20 +39,21 @@ struct args {
 static void usage(FILE *f)
 {
 	fprintf(
-	    f,
-	    "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
-	    "[--foreground] [--state-dir DIR] [--check-config]\n"
-	    "  -c FILE          configuration (default " DEFAULT_CONFIG
-	    " if it exists)\n"
-	    "  -o KEY=VALUE     override one configuration key\n"
-	    "  --once           bring the subnet up, write the dumps, exit\n"
-	    "  --foreground     accepted for compatibility: ibsmd never "
-	    "forks\n"
-	    "  --state-dir DIR  same as -o state_dir=DIR\n"
-	    "  --check-config   print the effective configuration and exit\n");
+	    f, "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
+	       "[--foreground] [--state-dir DIR] [--check-config] "
+	       "[--version]\n"
+	       "  -c FILE          configuration (default " DEFAULT_CONFIG
+	       " if it exists)\n"
+	       "  -o KEY=VALUE     override one configuration key\n"
+	       "  --once           bring the subnet up, write the dumps, exit\n"
+	       "  --foreground     accepted for compatibility: ibsmd never "
+	       "forks\n"
+	       "  --state-dir DIR  same as -o state_dir=DIR\n"
+	       "  --check-config   print the effective configuration and exit\n"
+	       "  --version        print the version and exit\n");
 }
 
-enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK };
+enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK, OPT_VERSION };
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -63,6 +65,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"state-dir", required_argument, NULL, OPT_STATE},
 	    {"check-config", no_argument, NULL, OPT_CHECK},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -91,6 +94,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("ibsmd %s\n", ibsm_version);
 			exit(0);
 		default:
 			return -EINVAL;
