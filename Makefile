@@ -7,6 +7,7 @@
 #   make               build everything into $(O) (default build/)
 #   make SAN=1 O=build-san   debug build with ASan/UBSan
 #   make check         unit + integration tests (needs ibsim, see README)
+#   make progs         only the programs (what make install needs)
 #   make install DESTDIR=... PREFIX=/usr
 
 -include config.mk
@@ -64,7 +65,7 @@ SIM_BINS  := $(patsubst tests/sim/%.c,$(O)/tests/sim/%,$(SIM_SRC))
 # Preload libraries the integration tests put beside libumad2sim.so.
 TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so
 
-.PHONY: all check unit integration install clean format
+.PHONY: all progs check unit integration install clean format
 all: $(PROGS) $(UNIT_BINS) $(SIM_BINS) $(TAP_LIBS)
 
 $(O)/%.o: %.c
@@ -120,12 +121,20 @@ integration: $(PROGS) $(SIM_BINS) $(TAP_LIBS)
 check: all
 	@tests/run-all $(O)
 
-install: $(PROGS)
+# The administrator's programs go to sbin, where infiniband-diags and
+# OpenSM put theirs; the offline tools to bin.  The unit and the
+# configuration are installed from systemd/ and conf/ only, also by the
+# Debian package (debian/rules runs this target).
+SBIN_PROGS := ibsmd ibsmctl
+progs: $(PROGS)
+
+install: progs
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SYSCONFDIR)/ibsmd \
 	  $(DESTDIR)$(UNITDIR)
-	install -m 755 $(O)/ibsmd $(DESTDIR)$(SBINDIR)/ibsmd
-	for t in $(TOOLS); do install -m 755 $(O)/$$t $(DESTDIR)$(BINDIR)/$$t; done
+	for p in $(SBIN_PROGS); do install -m 755 $(O)/$$p $(DESTDIR)$(SBINDIR)/$$p; done
+	for t in $(filter-out $(SBIN_PROGS),$(TOOLS)); do \
+	  install -m 755 $(O)/$$t $(DESTDIR)$(BINDIR)/$$t; done
 	for m in man/*.8; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
 	for m in man/*.5; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
 	for m in man/*.1; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
