@@ -63,7 +63,8 @@ PROGS := $(if $(wildcard daemon/main.c),$(O)/ibsmd) $(foreach t,$(TOOLS),$(O)/$(
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRC))
 SIM_BINS  := $(patsubst tests/sim/%.c,$(O)/tests/sim/%,$(SIM_SRC))
 # Preload libraries the integration tests put beside libumad2sim.so.
-TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so
+TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so \
+             $(O)/tests/tap/libsmbusy.so
 
 .PHONY: all progs check unit integration install clean format
 all: $(PROGS) $(UNIT_BINS) $(SIM_BINS) $(TAP_LIBS)
