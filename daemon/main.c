@@ -40,18 +40,20 @@ struct args {
 static void usage(FILE *f)
 {
 	fprintf(
-	    f, "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
-	       "[--foreground] [--state-dir DIR] [--check-config] "
-	       "[--version]\n"
-	       "  -c FILE          configuration (default " DEFAULT_CONFIG
-	       " if it exists)\n"
-	       "  -o KEY=VALUE     override one configuration key\n"
-	       "  --once           bring the subnet up, write the dumps, exit\n"
-	       "  --foreground     accepted for compatibility: ibsmd never "
-	       "forks\n"
-	       "  --state-dir DIR  same as -o state_dir=DIR\n"
-	       "  --check-config   print the effective configuration and exit\n"
-	       "  --version        print the version and exit\n");
+	    f,
+	    "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
+	    "[--foreground] [--state-dir DIR] [--check-config [FILE]] "
+	    "[--version]\n"
+	    "  -c FILE          configuration (default " DEFAULT_CONFIG
+	    " if it exists)\n"
+	    "  -o KEY=VALUE     override one configuration key\n"
+	    "  --once           bring the subnet up, write the dumps, exit\n"
+	    "  --foreground     accepted for compatibility: ibsmd never "
+	    "forks\n"
+	    "  --state-dir DIR  same as -o state_dir=DIR\n"
+	    "  --check-config   print the effective configuration and exit; a\n"
+	    "                   FILE after it is read as with -c FILE\n"
+	    "  --version        print the version and exit\n");
 }
 
 enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK, OPT_VERSION };
@@ -103,6 +105,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return -EINVAL;
 		}
 	}
+	/* "ibsmd --check-config FILE" checks FILE, as -c FILE would. */
+	if (a->check_config && !a->config && optind == argc - 1)
+		a->config = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "ibsmd: unexpected argument '%s'\n",
 			argv[optind]);
