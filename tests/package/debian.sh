@@ -1,9 +1,9 @@
 #!/bin/bash
 # The Debian package, end to end, as a site would build and install it.
 # .ci/run runs it after the suite (it builds the package with the whole
-# `make check` in dh_auto_test and bootstraps Debian 12: ~15 minutes on 2
-# cores, too long for scripts/check).  Needs root (debootstrap, chroot)
-# and Debian's package registry; debian.sh -h lists the knobs.
+# `make check` in dh_auto_test and bootstraps Debian 12 twice: too long
+# for scripts/check, docs/design.md §2.1).  Needs root (debootstrap,
+# chroot) and Debian's package registry; debian.sh -h lists the knobs.
 #
 #  1. build: dpkg-buildpackage -us -uc -b in a clean clone of HEAD, the
 #     project's tests in dh_auto_test;
