@@ -17,6 +17,7 @@
 #include "daemon/ctl/ctl.h"
 #include "daemon/main.h"
 #include "daemon/mcast/mcg.h"
+#include "daemon/metrics/metrics.h"
 #include "daemon/program/program.h"
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
@@ -263,6 +264,8 @@ static int setup(struct sm *sm)
 	rc = loop_init(sm);
 	if (rc == 0)
 		rc = open_ctl(sm);
+	if (rc == 0)
+		rc = metrics_start(sm);
 	if (rc == 0 && !sm->once)
 		rc = mcg_init(sm);
 	if (rc == 0)
@@ -280,6 +283,8 @@ static int setup(struct sm *sm)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 	if (rc == 0 && !sm->once)
 		rc = sm_repl_init(sm);
+	if (rc == 0)
+		rc = metrics_sm_register(sm);
 	return rc;
 }
 
@@ -290,6 +295,7 @@ static void teardown(struct sm *sm)
 	 * discovery, sweep and transfers they belong to.  M_Keys after it:
 	 * its last SMP (the receiver's wake-up) carries our port's key. */
 	sm->stopping = true;
+	metrics_stop(sm); /* no scrape reads the parts stopped below */
 	if (sm->txn) {
 		txn_destroy(sm->txn);
 		sm->txn = NULL;

@@ -33,6 +33,7 @@ struct pgprog;
 struct mkey_state;
 struct pkeyprog;
 struct qosprog;
+struct metrics;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -154,6 +155,7 @@ struct sm {
 	struct sm_subs subs;
 	struct sa_daemon *sa;		      /* NULL in --once */
 	struct mcg_mgr *mcg;		      /* NULL in --once */
+	struct metrics *metrics; /* families and endpoint (daemon/metrics) */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 

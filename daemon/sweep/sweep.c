@@ -55,6 +55,8 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 		 "(%.0f/s)",
 		 state_names[s->state], state_names[to], why, ms, n,
 		 ms > 0 ? n * 1000.0 / ms : 0.0);
+	if (s->state_us)
+		sweep_stats_phase(s, s->state, now - s->state_us);
 	s->state = to;
 	s->sm->sweep_busy = to != SWEEP_IDLE;
 	s->state_us = now;
@@ -469,6 +471,7 @@ static void finish(struct sweep *s, int rc)
 			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
 			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
 			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+	sweep_stats_end(s, rc);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
@@ -513,6 +516,7 @@ int sweep_create(struct sm *sm)
 	sm->sweep->sm = sm;
 	sm->sweep->pass.sm = sm;
 	sm->sweep->pass.done = pass_done;
+	sweep_stats_init(sm->sweep);
 	rc = sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
 	return rc ? rc : qosprog_init(sm);
 }
