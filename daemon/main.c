@@ -22,6 +22,7 @@
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sweep/sweep.h"
+#include "daemon/topology/topology.h"
 #include "lib/log.h"
 #include "lib/pool.h"
 
@@ -266,6 +267,8 @@ static int setup(struct sm *sm)
 		rc = open_ctl(sm);
 	if (rc == 0)
 		rc = metrics_start(sm);
+	if (rc == 0)
+		rc = topology_init(sm);
 	if (rc == 0 && !sm->once)
 		rc = mcg_init(sm);
 	if (rc == 0)
@@ -305,6 +308,7 @@ static void teardown(struct sm *sm)
 	pkeyprog_fini(sm);
 	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
+	topology_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);

@@ -34,6 +34,7 @@ struct mkey_state;
 struct pkeyprog;
 struct qosprog;
 struct metrics;
+struct topology;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -156,6 +157,7 @@ struct sm {
 	struct sa_daemon *sa;		      /* NULL in --once */
 	struct mcg_mgr *mcg;		      /* NULL in --once */
 	struct metrics *metrics; /* families and endpoint (daemon/metrics) */
+	struct topology *topo;	 /* the expected cabling (daemon/topology) */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 

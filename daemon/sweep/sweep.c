@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/topology/topology.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -152,6 +153,7 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
+	topology_check(s->sm, s->nf); /* before routing: enforce cuts */
 	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
 	    0) {
 		finish(s, -EINVAL);
@@ -288,6 +290,7 @@ static void incr_route(struct sweep *s)
 	char why[200] = "";
 
 	s->heavy = s->incremental = true;
+	topology_check(s->sm, s->nf);
 	if (route_compute(s->sm, s->nf, true, why, sizeof(why)) < 0) {
 		incr_fallback(s, why);
 		return;
