@@ -20,7 +20,8 @@
 #include "lib/log.h"
 
 #define PAGE_MAX_AGE_US 1000000
-/* A slow or silent client holds a slot at most this long (seconds). */
+/* A silent client holds a slot at most this long (seconds); a slow one,
+ * metrics_conn.c's deadline. */
 #define CONN_TIMEOUT_S 10
 #define CONN_LIMIT     256
 #define CONTENT_TYPE   "text/plain; version=0.0.4; charset=utf-8"
@@ -113,18 +114,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return MHD_queue_response(c, MHD_HTTP_OK, r);
 }
 
-/* The loop's timer at MHD's next deadline (none: off). */
-static void rearm(struct sm *sm, struct metrics *m)
+/* The loop's timer at MHD's next deadline or the next request deadline
+ * (none: off). */
+static void rearm(struct sm *sm, struct metrics *m, int64_t next_us)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	uint64_t now;
 
-	if (MHD_get_timeout(m->mhd, &ms) != MHD_YES) {
+	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES &&
+	    (next_us < 0 || (int64_t)ms * 1000 < next_us))
+		next_us = (int64_t)ms * 1000;
+	if (next_us < 0) {
 		sd_event_source_set_enabled(m->timer, SD_EVENT_OFF);
 		return;
 	}
 	sd_event_now(sm->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(m->timer, now + (uint64_t)ms * 1000);
+	sd_event_source_set_time(m->timer, now + (uint64_t)next_us);
 	sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
 }
 
@@ -133,7 +138,7 @@ static void run(struct sm *sm)
 	struct metrics *m = sm->metrics;
 
 	MHD_run(m->mhd);
-	rearm(sm, m);
+	rearm(sm, m, metrics_conn_enforce(m, txn_now_us()));
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t rev, void *ud)
@@ -162,7 +167,9 @@ static struct MHD_Daemon *mhd_open(struct sm *sm, const char *addr)
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 		(ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 	    0, NULL, NULL, on_request, sm, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-	    NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    NULL, MHD_OPTION_NOTIFY_CONNECTION, metrics_conn_notify,
+	    sm->metrics, MHD_OPTION_NOTIFY_COMPLETED, metrics_conn_completed,
+	    sm->metrics, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
@@ -209,7 +216,7 @@ static int open_endpoint(struct sm *sm, struct metrics *m, const char *addr)
 		close_endpoint(m);
 		return rc < 0 ? rc : -ENOMEM;
 	}
-	rearm(sm, m);
+	rearm(sm, m, -1);
 	log_notice("metrics: Prometheus endpoint at http://%s/metrics", addr);
 	return 0;
 }

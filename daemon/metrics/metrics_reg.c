@@ -52,6 +52,14 @@ static void own_families(const struct metrics *m, struct prom_out *o)
 	prom_family(o, "ibsmd_metrics_renders_total", PROM_COUNTER,
 		    "Pages made (scrapes within a second share one).");
 	prom_sample_u64(o, "ibsmd_metrics_renders_total", NULL, 0, m->renders);
+	prom_family(o, "ibsmd_metrics_connections", PROM_GAUGE,
+		    "Connections to the endpoint open now.");
+	prom_sample(o, "ibsmd_metrics_connections", NULL, 0, m->conns_open);
+	prom_family(o, "ibsmd_metrics_connections_cut_total", PROM_COUNTER,
+		    "Connections closed because a request was not read and "
+		    "answered within 10 s (slow clients).");
+	prom_sample_u64(o, "ibsmd_metrics_connections_cut_total", NULL, 0,
+			m->conns_cut);
 	prom_family(o, "ibsmd_metrics_last_render_seconds", PROM_GAUGE,
 		    "Time the previous page took to make, on the event loop.");
 	prom_sample(o, "ibsmd_metrics_last_render_seconds", NULL, 0,
