@@ -22,6 +22,27 @@ struct sm;
  * Prometheus' conventions (counters end in _total, durations are
  * seconds); every family is documented in man/ibsmd.8, METRICS. */
 typedef void (*metrics_source_fn)(struct sm *sm, struct prom_out *o, void *ctx);
+/* A part below the top adds its own families; its folder is placed after
+ * daemon/metrics/ in docs/design.md §8.  The port counters, for example:
+ *
+ *	static void counters(struct sm *sm, struct prom_out *o, void *ctx)
+ *	{
+ *		struct perfmgr *pm = ctx;
+ *
+ *		prom_family(o, "ibsmd_port_symbol_errors_total", PROM_COUNTER,
+ *			    "SymbolErrorCounter, 64-bit total.");
+ *		for (uint32_t i = 0; i < pm->n_ports; i++)
+ *			prom_sample_raw(o, "ibsmd_port_symbol_errors_total",
+ *					pm->port[i].labels,
+ *					pm->port[i].symbol_errors);
+ *		... one family after the other ...
+ *	}
+ *	metrics_add(sm, counters, pm);		at its start
+ *	metrics_remove(sm, counters, pm);	at its end
+ *
+ * where each port's labels are made once per model with prom_labels_fmt()
+ * from {node_guid "0x..." (16 hex digits), port, node_desc, remote_guid,
+ * remote_port, remote_desc}. */
 
 /* 0, -ENOSPC past METRICS_MAX_SOURCES (a programming error, logged) or
  * -ENOMEM.  Works before metrics_start and in --once (nothing is
