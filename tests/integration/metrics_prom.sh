@@ -25,9 +25,9 @@ promtool check metrics <"$T/page" >"$T/promtool.out" 2>&1 ||
 	fail "promtool check metrics: $(cat "$T/promtool.out")"
 fams=$(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$T/page")
 [ "$(echo "$fams" | wc -l)" -ge 30 ] || fail "only $(echo "$fams" | wc -l) families on the page"
-man=$(sed -n '/^\.SH METRICS/,/^\.SH /p' "$TOP/man/ibsmd.8")
+manpage=$(sed -n '/^\.SH METRICS/,/^\.SH /p' "$TOP/man/ibsmd.8")
 for f in $fams; do
-	grep -q "\b$f\b" <<<"$man" || fail "family $f is not documented in man/ibsmd.8, METRICS"
+	grep -q "\b$f\b" <<<"$manpage" || fail "family $f is not documented in man/ibsmd.8, METRICS"
 done
 # the dashboard's expressions name only documented families
 python3 - "$TOP/conf/grafana-ibsmd.json" <<'PY' >"$T/dash.names" || fail "conf/grafana-ibsmd.json is not a dashboard"
@@ -42,7 +42,7 @@ print("\n".join(sorted(names)))
 PY
 [ -s "$T/dash.names" ] || fail "the dashboard names no ibsmd metric"
 while read -r f; do
-	grep -q "\b$f\b" <<<"$man" || fail "the dashboard uses $f, not documented in man/ibsmd.8"
+	grep -q "\b$f\b" <<<"$manpage" || fail "the dashboard uses $f, not documented in man/ibsmd.8"
 done <"$T/dash.names"
 
 # --- the SA counters count what the SA was asked ---
