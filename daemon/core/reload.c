@@ -111,7 +111,9 @@ int sm_reload(struct sm *sm)
 	log_notice(
 	    "reload: configuration %s applied%s",
 	    sm->config_path ? sm->config_path : "(built-in defaults)",
-	    sweep ? "" : " without a sweep (only qos.*, partitions or metrics.listen changed)");
+	    sweep ? ""
+		  : " without a sweep (only qos.*, partitions or metrics.listen "
+		    "changed)");
 	sm_publish(sm, SM_EV_CONFIG_RELOADED,
 		   &(struct sm_event_arg){.heavy = sweep});
 	return sweep ? 0 : 1;
