@@ -22,8 +22,8 @@ UNITDIR  ?= /lib/systemd/system
 CC       ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibumad libsystemd yaml-0.1 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libibumad libsystemd yaml-0.1 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibumad libsystemd yaml-0.1 libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libibumad libsystemd yaml-0.1 libmicrohttpd 2>/dev/null)
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
             -Wmissing-prototypes -Wstrict-prototypes

@@ -17,10 +17,12 @@
 #include "daemon/ctl/ctl.h"
 #include "daemon/main.h"
 #include "daemon/mcast/mcg.h"
+#include "daemon/metrics/metrics.h"
 #include "daemon/program/program.h"
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sweep/sweep.h"
+#include "daemon/topology/topology.h"
 #include "lib/log.h"
 #include "lib/pool.h"
 #include "lib/version.h"
@@ -314,6 +316,10 @@ static int setup(struct sm *sm)
 	rc = loop_init(sm);
 	if (rc == 0)
 		rc = open_ctl(sm);
+	if (rc == 0)
+		rc = metrics_start(sm);
+	if (rc == 0)
+		rc = topology_init(sm);
 	if (rc == 0 && !sm->once)
 		rc = mcg_init(sm);
 	if (rc == 0)
@@ -331,6 +337,8 @@ static int setup(struct sm *sm)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 	if (rc == 0 && !sm->once)
 		rc = sm_repl_init(sm);
+	if (rc == 0)
+		rc = metrics_sm_register(sm);
 	return rc;
 }
 
@@ -341,6 +349,7 @@ static void teardown(struct sm *sm)
 	 * discovery, sweep and transfers they belong to.  M_Keys after it:
 	 * its last SMP (the receiver's wake-up) carries our port's key. */
 	sm->stopping = true;
+	metrics_stop(sm); /* no scrape reads the parts stopped below */
 	if (sm->txn) {
 		txn_destroy(sm->txn);
 		sm->txn = NULL;
@@ -350,6 +359,7 @@ static void teardown(struct sm *sm)
 	pkeyprog_fini(sm);
 	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
+	topology_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);

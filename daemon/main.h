@@ -12,4 +12,8 @@ void issm_close(struct sm *sm);
 /* statectl.c: the control-socket commands status, sweep and dump. */
 int statectl_register(struct sm *sm);
 
+/* metrics_sm.c: the SM's own metric families (sweeps, SMPs, SA, multicast
+ * groups, election) on the metrics page. */
+int metrics_sm_register(struct sm *sm);
+
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/config_priv.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/qos.h"
 
@@ -310,6 +311,23 @@ static const struct cfg_key cfg_keys[] = {
 	  "Answer bytes queued for one control-socket client before its "
 	  "further requests wait; a single answer longer than this is "
 	  "refused with an error line." },
+	{ "metrics.listen", CFG_STRING, OFF(metrics_listen), "", 0, 63, NULL,
+	  "Address and port of the Prometheus endpoint, served at /metrics "
+	  "(ADDRESS:PORT with a numeric IPv4 address, [ADDRESS]:PORT for "
+	  "IPv6; e.g. 127.0.0.1:9871). Empty: no endpoint. The page has no "
+	  "access control: listen on the loopback or a management network "
+	  "only." },
+	{ "topology.expected", CFG_STRING, OFF(topology_expected), "", 0, 255,
+	  NULL,
+	  "The cabling as planned, an ibnetdiscover output or ibsim net file "
+	  "(absolute path). Each heavy sweep compares the fabric with it and "
+	  "logs missing, extra and miswired links by name (ibsmctl topology "
+	  "diff). Empty: no comparison." },
+	{ "topology.enforce", CFG_ENUM, OFF(topology_enforce), "false", 0, 0,
+	  cfg_bool_names,
+	  "With topology.expected: a miswired or unexpected link is not "
+	  "armed or activated and carries no route; its ports stay in "
+	  "Initialize until the cabling matches the file." },
 	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
 	  "Least important messages logged: error, warn, notice, info or "
 	  "debug." },
@@ -908,6 +926,22 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 			       "is used only with m_key.mode fixed",
 			       c->m_key_mode == CFG_MKEY_OFF ? "off"
 							     : "per-port");
+	if (c->metrics_listen[0]) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		char why[96];
+
+		if (listen_addr_parse(c->metrics_listen, &ss, &sl, why,
+				      sizeof(why)) < 0)
+			return cfg_err(err, errlen, "configuration",
+				       "metrics.listen \"%s\": %s",
+				       c->metrics_listen, why);
+	}
+	if (c->topology_expected[0] && c->topology_expected[0] != '/')
+		return cfg_err(err, errlen, "configuration",
+			       "topology.expected \"%s\" is not an absolute "
+			       "path",
+			       c->topology_expected);
 	if (c->mad_window_per_node > c->mad_window)
 		return cfg_err(err, errlen, "configuration",
 			       "mad.window_per_node (%u) is larger than "

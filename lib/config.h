@@ -117,6 +117,9 @@ struct config {
 	uint32_t control_max_connections;
 	uint32_t control_idle_timeout_ms;
 	uint32_t control_max_output;
+	char *metrics_listen;	 /* "" = no Prometheus endpoint */
+	char *topology_expected; /* "" = no comparison */
+	int topology_enforce;	 /* 0 or 1 */
 	int log_level;		/* enum log_level (LOG_LVL_*) */
 
 	struct cfg_table partitions; /* of struct cfg_partition */

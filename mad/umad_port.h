@@ -127,6 +127,8 @@ struct mad_rx {
 	int agent;
 	int status;
 	struct mad_addr from;
+	int64_t rx_us; /* when the receiver thread got it (txn_now_us), 0:
+			  injected without a port */
 };
 
 /* Receives one MAD, waiting up to timeout_ms (0 = do not wait, -1 =

@@ -67,12 +67,13 @@ void sm_ctl_limits_from_cfg(struct sm *sm)
  * model, with no sweep (qosprog.c: OperationalVLs and VLHighLimit where
  * they change, then only the SL2VL/VLArb blocks that differ; the SA:
  * PathRecord SLs; pkeyprog.c: the P_Key blocks that differ, the SA's
- * partition plan, mcg_ipoib.c: the partitions' IPoIB groups).  When nothing
+ * partition plan, mcg_ipoib.c: the partitions' IPoIB groups;
+ * daemon/metrics: the endpoint's address).  When nothing
  * else changed, a reload starts no heavy sweep. */
 static const char *const applied_without_sweep[] = {
     "qos.enable",     "qos.sl2vl",   "qos.vlarb_high", "qos.vlarb_low",
     "qos.default_sl", "qos.classes", "qos.max_vls",    "qos.high_limit",
-    "partitions",     NULL,
+    "partitions",     "metrics.listen", NULL,
 };
 
 int sm_reload(struct sm *sm)
@@ -110,7 +111,9 @@ int sm_reload(struct sm *sm)
 	log_notice(
 	    "reload: configuration %s applied%s",
 	    sm->config_path ? sm->config_path : "(built-in defaults)",
-	    sweep ? "" : " without a sweep (only qos.* or partitions changed)");
+	    sweep ? ""
+		  : " without a sweep (only qos.*, partitions or metrics.listen "
+		    "changed)");
 	sm_publish(sm, SM_EV_CONFIG_RELOADED,
 		   &(struct sm_event_arg){.heavy = sweep});
 	return sweep ? 0 : 1;

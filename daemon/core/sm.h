@@ -33,6 +33,8 @@ struct pgprog;
 struct mkey_state;
 struct pkeyprog;
 struct qosprog;
+struct metrics;
+struct topology;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -154,6 +156,8 @@ struct sm {
 	struct sm_subs subs;
 	struct sa_daemon *sa;		      /* NULL in --once */
 	struct mcg_mgr *mcg;		      /* NULL in --once */
+	struct metrics *metrics; /* families and endpoint (daemon/metrics) */
+	struct topology *topo;	 /* the expected cabling (daemon/topology) */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 

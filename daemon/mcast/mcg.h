@@ -21,6 +21,9 @@ void mcg_fini(struct sm *sm);
 /* Takeover: the groups become those of the state file (the master's copy
  * a standby kept); the next sweep restores their trees.  0 or -errno. */
 int mcg_reload(struct sm *sm);
+/* MLIDs the groups may use: the MFT entries of the smallest
+ * MulticastFDBCap, or multicast.mft_size (0 before the first sweep). */
+unsigned mcg_mlid_limit(const struct sm *sm);
 /* mfts.dump and mcgroups.dump of the groups into dir (nothing without a
  * manager or before the first sweep).  0 or -errno. */
 int mcg_write_dumps_to(struct mcg_mgr *m, const char *dir);

@@ -199,6 +199,11 @@ static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
 	return 0;
 }
 
+unsigned mcg_mlid_limit(const struct sm *sm)
+{
+	return sm->mcg ? sm->mcg->colors : 0;
+}
+
 int mcg_ctl_register(struct sm *sm)
 {
 	int rc = ctl_register(sm->ctl, "mcg list", cmd_list, sm->mcg,

@@ -19,6 +19,14 @@ void elect_fini(struct sm *sm);
 /* `ibsmctl status` lines: role, master, the other SMs, the copy. */
 void elect_print_status(const struct sm *sm, FILE *out);
 
+/* The election's counts, for the metrics page (zero without it). */
+struct elect_counts {
+	unsigned peers; /* other SMs seen */
+	uint64_t polls, poll_misses, takeovers;
+	uint64_t handovers_sent, handovers_taken;
+};
+void elect_get_counts(const struct sm *sm, struct elect_counts *c);
+
 /* sm_repl.c: the master's multicast state copied by a standby. */
 int sm_repl_init(struct sm *sm);
 void sm_repl_fini(struct sm *sm);

@@ -367,6 +367,21 @@ int elect_after_discovery(struct sm *sm, struct fabric *f, struct discovery *d,
 	return 0;
 }
 
+void elect_get_counts(const struct sm *sm, struct elect_counts *c)
+{
+	const struct sm_elect *e = sm->elect;
+
+	*c = (struct elect_counts){0};
+	if (!e)
+		return;
+	*c = (struct elect_counts){.peers = e->n_peers,
+				   .polls = e->polls,
+				   .poll_misses = e->poll_misses,
+				   .takeovers = e->takeovers,
+				   .handovers_sent = e->handovers_sent,
+				   .handovers_taken = e->handovers_taken};
+}
+
 void elect_print_status(const struct sm *sm, FILE *out)
 {
 	const struct sm_elect *e = sm->elect;

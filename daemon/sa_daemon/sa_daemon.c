@@ -27,6 +27,7 @@
 #include "daemon/core/sm.h"
 #include "lib/log.h"
 #include "mad/sa_mad.h"
+#include "mad/sa_stats.h"
 #include "mad/sa_wire.h"
 #include "mad/umad_port.h"
 
@@ -46,6 +47,7 @@ struct sa_daemon {
 	struct sa_answers *answers; /* its Get answers, cleared on changes */
 	struct txn_engine *txn;
 	uint64_t rx_gets, rx_cached; /* answered there, from the cache */
+	struct sa_answer_stats answered; /* by attribute, status, latency */
 	/* the SA's own copy of the QoS policy (PathRecord SLs), swapped under
 	 * the lock on a reload while sm->qos is replaced beside it */
 	struct qos_policy qos;
@@ -182,6 +184,8 @@ static bool rx_get(void *ctx, const struct mad_rx *rx)
 		if (rx_answer(d, rx, &from) == 0) {
 			int rc = txn_respond_rx(d->txn, rx, d->rx_out.buf,
 						d->rx_out.len);
+			sa_answer_stats_note(&d->answered, d->rx_out.buf,
+					     d->rx_out.len, rx->rx_us);
 			if (rc < 0 && log_ratelimit_ok(&d->sa.drop_rl))
 				log_warn("SA: cannot answer a Get from LID "
 					 "%u: %s",
@@ -199,6 +203,7 @@ static int start(struct sm *sm, struct sa_daemon *d)
 	int rc;
 
 	fabric_init(&d->empty);
+	sa_answer_stats_init(&d->answered);
 	/* The receiver thread takes the lock for every Get, back to back
 	 * under load: a writer (the loop) must not wait behind that. */
 	pthread_rwlockattr_init(&la);
@@ -325,6 +330,11 @@ void sa_daemon_print_status(struct sm *sm, FILE *out)
 		__atomic_load_n(&d->rx_cached, __ATOMIC_RELAXED));
 }
 
+const struct sa_answer_stats *sa_daemon_answer_stats(struct sm *sm)
+{
+	return sm->sa ? &sm->sa->answered : NULL;
+}
+
 struct sa *sa_daemon_get(struct sm *sm)
 {
 	return sm->sa ? &sm->sa->sa : NULL;
@@ -378,6 +388,9 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req)
 	 * rather than answer from an empty model. */
 	if (!sm->fab)
 		sa_put16(d->out.buf + 4, MAD_STATUS_BUSY);
+	/* a held answer is timed to now, not to its store's write */
+	sa_answer_stats_note(&d->answered, d->out.buf, d->out.len,
+			     req->rx->rx_us);
 	if (sa_durable_hold(sm, req, d->out.buf, d->out.len))
 		return true; /* answered once the change is on disk */
 	rc = txn_respond_raw(sm->txn, req, d->out.buf, d->out.len);

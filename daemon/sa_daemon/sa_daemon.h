@@ -29,6 +29,10 @@ struct sa *sa_daemon_get(struct sm *sm);
 /* ibsmctl status lines: SA requests, Gets answered on the receiver
  * thread, of which from the answer cache (nothing in --once). */
 void sa_daemon_print_status(struct sm *sm, FILE *out);
+/* The SA's answers by attribute and status, with their latency
+ * (mad/sa_stats.h), for the metrics page; NULL without an SA. */
+struct sa_answer_stats;
+const struct sa_answer_stats *sa_daemon_answer_stats(struct sm *sm);
 /* Answers req when it is an SA request (true), else false. */
 bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
 /* durable_ack.c: holds the answer (buf, len) to req when req is a Set or

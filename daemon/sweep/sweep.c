@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/topology/topology.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -55,6 +56,8 @@ static void change_state(struct sweep *s, enum sweep_state to, const char *why)
 		 "(%.0f/s)",
 		 state_names[s->state], state_names[to], why, ms, n,
 		 ms > 0 ? n * 1000.0 / ms : 0.0);
+	if (s->state_us)
+		sweep_stats_phase(s, s->state, now - s->state_us);
 	s->state = to;
 	s->sm->sweep_busy = to != SWEEP_IDLE;
 	s->state_us = now;
@@ -150,6 +153,7 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
+	topology_check(s->sm, s->nf); /* before routing: enforce cuts */
 	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
 	    0) {
 		finish(s, -EINVAL);
@@ -286,6 +290,7 @@ static void incr_route(struct sweep *s)
 	char why[200] = "";
 
 	s->heavy = s->incremental = true;
+	topology_check(s->sm, s->nf);
 	if (route_compute(s->sm, s->nf, true, why, sizeof(why)) < 0) {
 		incr_fallback(s, why);
 		return;
@@ -469,6 +474,7 @@ static void finish(struct sweep *s, int rc)
 			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
 			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
 			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+	sweep_stats_end(s, rc);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
@@ -513,6 +519,7 @@ int sweep_create(struct sm *sm)
 	sm->sweep->sm = sm;
 	sm->sweep->pass.sm = sm;
 	sm->sweep->pass.done = pass_done;
+	sweep_stats_init(sm->sweep);
 	rc = sm_subscribe(sm, SM_EV_SWEEP_DUE, on_sweep_due, NULL);
 	return rc ? rc : qosprog_init(sm);
 }

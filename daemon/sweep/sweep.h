@@ -22,6 +22,16 @@ void sweep_request(struct sm *sm, bool heavy, const char *why);
 enum sweep_state sweep_state(const struct sm *sm);
 const char *sweep_state_name(enum sweep_state s);
 
+/* sweep_stats.c, for the metrics page: the time the phases of every
+ * sweep so far took (a histogram of phase st: LIGHT, PROBE, DISCOVER
+ * (with LIDs and routing), CONFIGURE, ACTIVATE; NULL for IDLE or
+ * without a sweep part), and the sweeps that ended in an error (not
+ * those cancelled because another SM is master). */
+struct prom_hist;
+const struct prom_hist *sweep_phase_hist(const struct sm *sm,
+					 enum sweep_state st);
+uint64_t sweep_failures(const struct sm *sm);
+
 /* traps.c: a trap SMP: TrapRepress, then acted on within the per-port
  * limits (sm.trap_limit per sm.trap_interval_ms). */
 void traps_on_trap(struct sm *sm, const struct txn_request *req);

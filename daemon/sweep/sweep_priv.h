@@ -14,6 +14,7 @@
 #include "daemon/discover/discover.h"
 #include "daemon/program/program.h"
 #include "daemon/sweep/sweep.h"
+#include "lib/prom.h"
 
 struct sweep {
 	struct sm *sm;
@@ -41,6 +42,11 @@ struct sweep {
 	uint64_t hints[64];
 	uint32_t n_hints;
 	bool hints_overflow;
+
+	/* Each phase's duration, and the sweeps that failed
+	 * (sweep_stats.c, for the metrics page). */
+	struct prom_hist phase_us[SWEEP_STATES];
+	uint64_t failed;
 
 	/* Results of this sweep besides the pass's. */
 	uint32_t left_out; /* nodes/ports discovery had to leave out */
@@ -116,6 +122,11 @@ void route_after_sweep(struct sm *sm);
  * or sm->hops change); its 0/-errno. */
 int dumps_after_sweep(struct sm *sm);
 int dumps_join(struct sm *sm);
+
+/* sweep_stats.c: the phase s leaves took us; the sweep ended with rc. */
+void sweep_stats_init(struct sweep *s);
+void sweep_stats_phase(struct sweep *s, enum sweep_state left, int64_t us);
+void sweep_stats_end(struct sweep *s, int rc);
 
 /* sweep.c: trap 128 named the switch with this LID: the next non-heavy
  * sweep probes it (and what its change hides) instead of every switch. */
