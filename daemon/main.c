@@ -17,6 +17,7 @@
 #include "daemon/ctl/ctl.h"
 #include "daemon/main.h"
 #include "daemon/mcast/mcg.h"
+#include "daemon/perf/perf.h"
 #include "daemon/program/program.h"
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
@@ -280,6 +281,8 @@ static int setup(struct sm *sm)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 	if (rc == 0 && !sm->once)
 		rc = sm_repl_init(sm);
+	if (rc == 0) /* after the sweep: it holds links out of its models */
+		rc = perf_init(sm);
 	return rc;
 }
 
@@ -294,6 +297,7 @@ static void teardown(struct sm *sm)
 		txn_destroy(sm->txn);
 		sm->txn = NULL;
 	}
+	perf_fini(sm); /* its MADs were cancelled with the engine */
 	sweep_destroy(sm);
 	mkey_stop(sm);
 	pkeyprog_fini(sm);

@@ -34,7 +34,7 @@ struct sm_event_arg {
 typedef void (*sm_event_fn)(struct sm *sm, enum sm_event ev,
 			    const struct sm_event_arg *a, void *ctx);
 
-#define SM_MAX_SUBS 16
+#define SM_MAX_SUBS 24
 
 struct sm_sub {
 	enum sm_event ev;

@@ -33,6 +33,7 @@ struct pgprog;
 struct mkey_state;
 struct pkeyprog;
 struct qosprog;
+struct perf;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -120,6 +121,14 @@ struct sm {
 	/* The M_Key files (guid2mkey, neighbors, mkey.secret) replaced by a
 	 * standby's copies (mkey.c sets it). */
 	int (*mkey_reload)(struct sm *sm);
+	/* The links the health policy holds out of routing (daemon/perf
+	 * sets it; NULL: none): in a model about to be routed it unlinks
+	 * them, marks both ends held (lib/fabric.h) and recomputes the
+	 * directed routes; it returns how many it unlinked. */
+	uint32_t (*hold_links)(struct sm *sm, struct fabric *f);
+	/* The health state file replaced by a standby's copy (daemon/perf
+	 * sets it). */
+	int (*health_reload)(struct sm *sm);
 	/* Reports of events to the SA's subscribers (sa_report.c sets
 	 * both; NULL without an SA): a multicast group created or deleted. */
 	struct sa_reports *reports;
@@ -154,6 +163,7 @@ struct sm {
 	struct sm_subs subs;
 	struct sa_daemon *sa;		      /* NULL in --once */
 	struct mcg_mgr *mcg;		      /* NULL in --once */
+	struct perf *perf;		      /* NULL in --once */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 
