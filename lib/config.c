@@ -903,12 +903,21 @@ static bool key_equal(const void *a, const void *b, const struct cfg_key *k)
 	return false;
 }
 
+/* entry names key, or ends with '.' and is its section */
+static bool key_listed(const char *entry, const char *key)
+{
+	size_t n = strlen(entry);
+
+	return n && entry[n - 1] == '.' ? strncmp(entry, key, n) == 0
+					: strcmp(entry, key) == 0;
+}
+
 bool config_equal_except(const struct config *a, const struct config *b,
 			 const char *const *keys)
 {
 	for (size_t i = 0; i < N_KEYS; i++) {
 		const char *const *k = keys;
-		while (k && *k && strcmp(*k, cfg_keys[i].key))
+		while (k && *k && !key_listed(*k, cfg_keys[i].key))
 			k++;
 		if ((!k || !*k) && !key_equal(a, b, &cfg_keys[i]))
 			return false;

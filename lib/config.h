@@ -188,7 +188,8 @@ void config_free(struct config *c);
 /* Deep copy; 0 or -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
-/* Equal but for the keys listed (NULL-terminated; NULL: none). */
+/* Equal but for the keys listed (NULL-terminated; NULL: none; "sec."
+ * lists every key of section sec). */
 bool config_equal_except(const struct config *a, const struct config *b,
 			 const char *const *keys);
 

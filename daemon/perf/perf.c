@@ -85,6 +85,11 @@ void perf_fini(struct sm *sm)
 	sm_unsubscribe(sm, on_fabric, pf);
 	sm_unsubscribe(sm, on_reload, pf);
 	pf->health_timer = sd_event_source_unref(pf->health_timer);
+	/* the readings since the last round's save: a restart must not
+	 * judge their growth again */
+	if (pf->n_ports && pm_store_save(pf) < 0)
+		log_warn("perfmgr: cannot write %s/port_counters.state at exit",
+			 sm->cfg.state_dir);
 	pm_round_fini(pf);
 	health_fini(pf);
 	sm->hold_links = NULL;

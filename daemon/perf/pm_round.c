@@ -299,18 +299,20 @@ static void schedule(struct perf *pf, uint64_t delay_us)
 							 : SD_EVENT_OFF);
 }
 
-static void start_round(struct perf *pf)
+/* false when this SM cannot read the counters now (not master, no
+ * subnet yet): the round is tried again a second later. */
+static bool start_round(struct perf *pf)
 {
 	struct sm *sm = pf->sm;
 	double half = sm->cfg.perfmgr_interval_ms / 2000.0;
 
 	if (!sm->fab || !sm->subnet_up || sm->sm_state != SM_STATE_MASTER ||
 	    pf->agent < 0)
-		return; /* the master reads the counters */
+		return false; /* the master reads the counters */
 	if (list_jobs(pf) < 0) {
 		log_err("perfmgr: out of memory listing the ports; the "
 			"counters are read next interval");
-		return;
+		return true;
 	}
 	pf->next_job = pf->jobs_done = pf->next_cpi = pf->cpi_done = 0;
 	pf->round_mads = 0;
@@ -321,6 +323,7 @@ static void start_round(struct perf *pf)
 	sd_event_source_set_time(pf->tick, (uint64_t)pf->round_start_us);
 	pump(pf);
 	loop_txn_kick(sm);
+	return true;
 }
 
 static void end_round(struct perf *pf)
@@ -350,6 +353,8 @@ static void end_round(struct perf *pf)
 	health_tick(pf);
 }
 
+#define RETRY_US 1000000 /* a round that could not start, or the first */
+
 static int on_round(sd_event_source *src, uint64_t usec, void *ud)
 {
 	struct perf *pf = ud;
@@ -362,16 +367,19 @@ static int on_round(sd_event_source *src, uint64_t usec, void *ud)
 				 "when it ends",
 				 pf->sm->cfg.perfmgr_interval_ms);
 		pf->warned_slow = true;
-	} else {
-		start_round(pf);
+	} else if (!start_round(pf)) {
+		iv = RETRY_US;
 	}
 	schedule(pf, iv);
 	return 0;
 }
 
+/* At start and when perfmgr.* changed: the first round as soon as the
+ * subnet is up, then every interval. */
 void pm_round_config(struct perf *pf)
 {
-	schedule(pf, (uint64_t)pf->sm->cfg.perfmgr_interval_ms * 1000);
+	if (!pf->running)
+		schedule(pf, RETRY_US);
 }
 
 int pm_round_init(struct perf *pf)

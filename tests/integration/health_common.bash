@@ -6,6 +6,12 @@
 need ibsim ibnetdiscover ibroute smpquery perfquery python3
 sock=$T/sock
 DPID=
+# hd_fabric: the 16-host, 20-switch fat tree (k = 4) under ibsim, in $NET.
+hd_fabric() {
+	"$O/ibsmgen" fattree3 --k 4 -o "$T/ft.net" || fail "ibsmgen"
+	NET=$T/ft.net
+	start_ibsim "$NET" $("$O/ibsmgen" ibsim-args "$NET")
+}
 # hd_start [ibsmd -o args]: perfmgr every second, a sweep every second
 # (a link coming back up is seen by the light sweep).
 hd_start() {
@@ -35,6 +41,8 @@ wait_count() {
 	tail -20 "$T/ibsmd.log"
 	fail "$1 did not reach $2 (it is $(field "$1"))"
 }
+# rounds N: until N more counter rounds have completed.
+rounds() { local r; r=$(field perfmgr_rounds); wait_count perfmgr_rounds $((r + $1)); }
 # wait_listed N: until `ibsmctl health` lists N links.
 wait_listed() {
 	for _ in $(seq 100); do

@@ -20,9 +20,7 @@
 . "$(dirname "$0")/bringup_common.bash"
 . "$TOP/tests/integration/health_common.bash"
 [ -x "$O/tests/sim/mcast_joins" ] || fail "tests/sim/mcast_joins not built"
-"$O/ibsmgen" fattree3 --k 4 -o "$T/ft.net" || fail "ibsmgen"
-NET=$T/ft.net
-start_ibsim "$NET" $("$O/ibsmgen" ibsim-args "$NET")
+hd_fabric
 hd_start -o health.policy=isolate
 wait_count heavy_sweeps 1
 wait_count perfmgr_rounds 2
