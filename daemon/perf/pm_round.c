@@ -330,6 +330,7 @@ static void end_round(struct perf *pf)
 {
 	double ms = (double)(txn_now_us() - pf->round_start_us) / 1000.0;
 	char path[600];
+	int64_t t0;
 
 	pf->running = false;
 	sd_event_source_set_enabled(pf->tick, SD_EVENT_OFF);
@@ -337,13 +338,15 @@ static void end_round(struct perf *pf)
 	pf->st.ports = pf->n_jobs;
 	pf->st.last_mads = pf->round_mads;
 	pf->st.last_ms = ms;
-	log_info("perfmgr: round %" PRIu64 ": %u ports, %" PRIu64 " MADs, "
-		 "%.1f ms",
-		 pf->st.rounds, pf->n_jobs, pf->round_mads, ms);
+	t0 = txn_now_us();
 	if (pm_store_save(pf) < 0)
 		log_warn("perfmgr: cannot write %s/port_counters.state; a "
-			 "restart may count some errors twice",
+			 "restart may judge some errors twice",
 			 pf->sm->cfg.state_dir);
+	log_info("perfmgr: round %" PRIu64 ": %u ports, %" PRIu64 " MADs, "
+		 "%.1f ms; state written in %.1f ms",
+		 pf->st.rounds, pf->n_jobs, pf->round_mads, ms,
+		 (double)(txn_now_us() - t0) / 1000.0);
 	if (config_dump_wanted(&pf->sm->cfg, "counters")) {
 		snprintf(path, sizeof(path), "%s/port_counters.dump",
 			 pf->sm->cfg.state_dir);
