@@ -297,8 +297,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ "perfmgr.interval_ms", CFG_U32, OFF(perfmgr_interval_ms), "60000",
 	  1000, DAY_MS, NULL,
 	  "Time between two readings of every port's counters "
-	  "(milliseconds); the reads of one round are spread over half of "
-	  "it." },
+	  "(milliseconds); the reads of one round are spread over three "
+	  "quarters of it." },
 	{ "health.thresholds.symbol_errors", CFG_U32,
 	  OFF(health_thresholds_symbol_errors), "100", 0, 0xFFFFFFFFu, NULL,
 	  "A link whose SymbolErrorCounter grows by more than this in one "

@@ -95,8 +95,8 @@ wait_count heavy_sweeps 1
 wait_count perfmgr_rounds 2
 [ "$(ours "$SWG" "$SWP" symbol_errors)" = 40120 ] || fail "total after the restart: $(ours "$SWG" "$SWP" symbol_errors), want 40120"
 [ "$(ours "$HNG" 1 vl15_dropped)" = 22 ] || fail "H3's vl15_dropped after the restart: $(ours "$HNG" 1 vl15_dropped)"
-col=$(awk '/^# node_guid/ { for (i = 1; i <= NF; i++) if ($i == "symbol_errors") print i - 1 }' "$T/state/port_counters.dump")
-d=$(awk -v g="$SWG" -v p="$SWP" -v c="$col" '$1 == g && $2 == p { print $c }' "$T/state/port_counters.dump")
+field_no=$(awk '/^# node_guid/ { for (i = 1; i <= NF; i++) if ($i == "symbol_errors") print i - 1 }' "$T/state/port_counters.dump")
+d=$(awk -v g="$SWG" -v p="$SWP" -v c="$field_no" '$1 == g && $2 == p { print $c }' "$T/state/port_counters.dump")
 [ "$d" = 40120 ] || fail "port_counters.dump has ${d:-nothing} for S1 port 3"
 ports=$(field perfmgr_ports) mads=$(field perfmgr_last_mads)
 echo "after the restart: total 40120, in the dump too; a round reads $ports ports with $mads MADs"
