@@ -96,7 +96,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
 # Unit tests that check our codecs against libibmad's field tables; no
 # program of ours links libibmad.
-IBMAD_TESTS := test_mad_smp test_sa_codec test_speed
+IBMAD_TESTS := test_mad_smp test_sa_codec test_speed test_mad_perf
 # Unit tests that check our layouts against OpenSM's iba/ib_types.h.
 $(O)/tests/unit/test_sa_inform_layout.o: ALL_CFLAGS += -isystem /usr/include/infiniband
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)

@@ -18,6 +18,7 @@
 #include "daemon/main.h"
 #include "daemon/mcast/mcg.h"
 #include "daemon/metrics/metrics.h"
+#include "daemon/perf/perf.h"
 #include "daemon/program/program.h"
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
@@ -339,6 +340,8 @@ static int setup(struct sm *sm)
 		rc = sm_repl_init(sm);
 	if (rc == 0)
 		rc = metrics_sm_register(sm);
+	if (rc == 0) /* after the sweep: it holds links out of its models */
+		rc = perf_init(sm);
 	return rc;
 }
 
@@ -354,6 +357,7 @@ static void teardown(struct sm *sm)
 		txn_destroy(sm->txn);
 		sm->txn = NULL;
 	}
+	perf_fini(sm); /* its MADs were cancelled with the engine */
 	sweep_destroy(sm);
 	mkey_stop(sm);
 	pkeyprog_fini(sm);

@@ -11,6 +11,7 @@
 #include "daemon/ctl/ctl.h"
 #include "daemon/main.h"
 #include "daemon/mcast/mcg.h"
+#include "daemon/perf/perf.h"
 #include "daemon/program/program.h"
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
@@ -117,6 +118,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	elect_print_status(sm, out);
 	mkey_print_status(sm, out);
 	sa_daemon_print_status(sm, out);
+	perf_print_status(sm, out);
 	print_txn(out, txn_stats(sm->txn));
 	return 0;
 }

@@ -41,7 +41,11 @@ static const struct cfg_enum merge_names[] = {
  * must be among them, the values are unused. */
 static const struct cfg_enum dump_names[] = {
 	{ "subnet", 0 }, { "lfts", 1 }, { "fdbs", 2 }, { "mfts", 3 },
-	{ "mcgroups", 4 }, { 0 }
+	{ "mcgroups", 4 }, { "counters", 5 }, { 0 }
+};
+static const struct cfg_enum health_policy_names[] = {
+	{ "report", CFG_HEALTH_REPORT }, { "isolate", CFG_HEALTH_ISOLATE },
+	{ "disable", CFG_HEALTH_DISABLE }, { 0 }
 };
 static const struct cfg_enum mkey_mode_names[] = {
 	{ "off", CFG_MKEY_OFF }, { "fixed", CFG_MKEY_FIXED },
@@ -284,6 +288,63 @@ static const struct cfg_key cfg_keys[] = {
 	  "itself is left only by itself or a trusted requester; "
 	  "ServiceRecords are set and deleted only for the requester's own "
 	  "port unless it is trusted." },
+	{ "perfmgr.enable", CFG_ENUM, OFF(perfmgr_enable), "false", 0, 0,
+	  cfg_bool_names,
+	  "Performance manager: read every linked port's PortCounters (and "
+	  "PortCountersExtended where the node has them) every "
+	  "perfmgr.interval_ms, keep 64-bit totals across counter wraps, "
+	  "clears and restarts (state_dir/port_counters.state), and judge "
+	  "the links by health.*. Its MADs wait while a sweep runs." },
+	{ "perfmgr.interval_ms", CFG_U32, OFF(perfmgr_interval_ms), "60000",
+	  1000, DAY_MS, NULL,
+	  "Time between two readings of every port's counters "
+	  "(milliseconds); the reads of one round are spread over three "
+	  "quarters of it." },
+	{ "health.thresholds.symbol_errors", CFG_U32,
+	  OFF(health_thresholds_symbol_errors), "100", 0, 0xFFFFFFFFu, NULL,
+	  "A link whose SymbolErrorCounter grows by more than this in one "
+	  "perfmgr interval, at either end, is unhealthy. 0: not judged "
+	  "(the same for every health.thresholds key)." },
+	{ "health.thresholds.link_error_recovery", CFG_U32,
+	  OFF(health_thresholds_link_error_recovery), "10", 0, 0xFFFFFFFFu,
+	  NULL, "LinkErrorRecoveryCounter growth per interval." },
+	{ "health.thresholds.link_downed", CFG_U32,
+	  OFF(health_thresholds_link_downed), "5", 0, 0xFFFFFFFFu, NULL,
+	  "LinkDownedCounter growth per interval." },
+	{ "health.thresholds.rcv_errors", CFG_U32,
+	  OFF(health_thresholds_rcv_errors), "100", 0, 0xFFFFFFFFu, NULL,
+	  "PortRcvErrors growth per interval." },
+	{ "health.thresholds.local_link_integrity", CFG_U32,
+	  OFF(health_thresholds_local_link_integrity), "10", 0, 0xFFFFFFFFu,
+	  NULL, "LocalLinkIntegrityErrors growth per interval." },
+	{ "health.thresholds.excessive_buffer_overrun", CFG_U32,
+	  OFF(health_thresholds_excessive_buffer_overrun), "10", 0,
+	  0xFFFFFFFFu, NULL,
+	  "ExcessiveBufferOverrunErrors growth per interval." },
+	{ "health.thresholds.xmit_discards", CFG_U32,
+	  OFF(health_thresholds_xmit_discards), "1000", 0, 0xFFFFFFFFu, NULL,
+	  "PortXmitDiscards growth per interval." },
+	{ "health.flap_limit", CFG_U32, OFF(health_flap_limit), "5", 0, 1000,
+	  NULL,
+	  "A link that goes down more than this many times (each down and "
+	  "up again is one flap) within health.flap_window_s is unhealthy. "
+	  "0: flaps are not counted." },
+	{ "health.flap_window_s", CFG_U32, OFF(health_flap_window_s), "600",
+	  1, 86400, NULL, "The window of health.flap_limit (seconds)." },
+	{ "health.policy", CFG_ENUM, OFF(health_policy), "report", 0, 0,
+	  health_policy_names,
+	  "What an unhealthy link gets: report (logged once per episode, "
+	  "listed by ibsmctl health), isolate (routed around: no LFT, MFT "
+	  "or port-group entry uses it while it stays up and its counters "
+	  "are still read) or disable (its port set Disabled, and routed "
+	  "around). A link whose loss would cut a node off is only "
+	  "reported." },
+	{ "health.recover_s", CFG_U32, OFF(health_recover_s), "3600", 0,
+	  0xFFFFFFFFu, NULL,
+	  "An unhealthy link quiet this long (no threshold crossed, no "
+	  "flap) is healthy again, and an isolated one is routed again "
+	  "(seconds). A disabled port comes back only with ibsmctl health "
+	  "clear. 0: only with ibsmctl health clear." },
 	{ "state_dir", CFG_PATH, OFF(state_dir), "/var/lib/ibsmd", 0, 255,
 	  NULL, "Directory for guid2lid, the state files and the dump files." },
 	{ "dumps", CFG_LIST, OFF(dumps), "subnet,mcgroups", 0, 16,
@@ -291,7 +352,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "Dump files written to state_dir after each heavy sweep (after "
 	  "the subnet is up, on a helper thread) and on multicast changes: "
 	  "subnet (subnet.lst), lfts (lfts.dump), fdbs, mfts (mfts.dump), "
-	  "mcgroups (mcgroups.dump). lfts and fdbs grow with switches times "
+	  "mcgroups (mcgroups.dump), counters (port_counters.dump, after "
+	  "each perfmgr round). lfts and fdbs grow with switches times "
 	  "LIDs (2.3 GB at 16,000 hosts), so they are written only when "
 	  "listed or on ibsmctl dump; guid2lid and the state files are "
 	  "always written." },
@@ -859,12 +921,21 @@ static bool key_equal(const void *a, const void *b, const struct cfg_key *k)
 	return false;
 }
 
+/* entry names key, or ends with '.' and is its section */
+static bool key_listed(const char *entry, const char *key)
+{
+	size_t n = strlen(entry);
+
+	return n && entry[n - 1] == '.' ? strncmp(entry, key, n) == 0
+					: strcmp(entry, key) == 0;
+}
+
 bool config_equal_except(const struct config *a, const struct config *b,
 			 const char *const *keys)
 {
 	for (size_t i = 0; i < N_KEYS; i++) {
 		const char *const *k = keys;
-		while (k && *k && strcmp(*k, cfg_keys[i].key))
+		while (k && *k && !key_listed(*k, cfg_keys[i].key))
 			k++;
 		if ((!k || !*k) && !key_equal(a, b, &cfg_keys[i]))
 			return false;

@@ -68,12 +68,14 @@ void sm_ctl_limits_from_cfg(struct sm *sm)
  * they change, then only the SL2VL/VLArb blocks that differ; the SA:
  * PathRecord SLs; pkeyprog.c: the P_Key blocks that differ, the SA's
  * partition plan, mcg_ipoib.c: the partitions' IPoIB groups;
- * daemon/metrics: the endpoint's address).  When nothing
+ * daemon/metrics: the endpoint's address; daemon/perf: the round timer,
+ * the thresholds and the policy).  When nothing
  * else changed, a reload starts no heavy sweep. */
 static const char *const applied_without_sweep[] = {
     "qos.enable",     "qos.sl2vl",   "qos.vlarb_high", "qos.vlarb_low",
     "qos.default_sl", "qos.classes", "qos.max_vls",    "qos.high_limit",
-    "partitions",     "metrics.listen", NULL,
+    "partitions",     "metrics.listen", "perfmgr.",    "health.",
+    NULL,
 };
 
 int sm_reload(struct sm *sm)
@@ -108,12 +110,11 @@ int sm_reload(struct sm *sm)
 	sm->qos = nq;
 	log_set_level((enum log_level)sm->cfg.log_level);
 	sm_ctl_limits_from_cfg(sm);
-	log_notice(
-	    "reload: configuration %s applied%s",
-	    sm->config_path ? sm->config_path : "(built-in defaults)",
-	    sweep ? ""
-		  : " without a sweep (only qos.*, partitions or metrics.listen "
-		    "changed)");
+	log_notice("reload: configuration %s applied%s",
+		   sm->config_path ? sm->config_path : "(built-in defaults)",
+		   sweep ? ""
+			 : " without a sweep (only qos.*, partitions, "
+			   "metrics.listen, perfmgr.* or health.* changed)");
 	sm_publish(sm, SM_EV_CONFIG_RELOADED,
 		   &(struct sm_event_arg){.heavy = sweep});
 	return sweep ? 0 : 1;

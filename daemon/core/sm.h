@@ -35,6 +35,7 @@ struct pkeyprog;
 struct qosprog;
 struct metrics;
 struct topology;
+struct perf;
 
 enum sweep_state {
 	SWEEP_IDLE,
@@ -122,6 +123,14 @@ struct sm {
 	/* The M_Key files (guid2mkey, neighbors, mkey.secret) replaced by a
 	 * standby's copies (mkey.c sets it). */
 	int (*mkey_reload)(struct sm *sm);
+	/* The links the health policy holds out of routing (daemon/perf
+	 * sets it; NULL: none): in a model about to be routed it unlinks
+	 * them, marks both ends held (lib/fabric.h) and recomputes the
+	 * directed routes; it returns how many it unlinked. */
+	uint32_t (*hold_links)(struct sm *sm, struct fabric *f);
+	/* The health state file replaced by a standby's copy (daemon/perf
+	 * sets it). */
+	int (*health_reload)(struct sm *sm);
 	/* Reports of events to the SA's subscribers (sa_report.c sets
 	 * both; NULL without an SA): a multicast group created or deleted. */
 	struct sa_reports *reports;
@@ -158,6 +167,7 @@ struct sm {
 	struct mcg_mgr *mcg;		      /* NULL in --once */
 	struct metrics *metrics; /* families and endpoint (daemon/metrics) */
 	struct topology *topo;	 /* the expected cabling (daemon/topology) */
+	struct perf *perf;		      /* NULL in --once */
 	const struct disc_observer *disc_obs; /* the SA's, may be NULL */
 };
 

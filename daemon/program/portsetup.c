@@ -165,7 +165,7 @@ static bool wanted_lid(const struct prog_pass *s, const struct ib_node *n,
 static bool port_linked(const struct prog_pass *s, const struct ib_node *n,
 			uint8_t pn)
 {
-	return n->ports[pn].remote != NULL ||
+	return n->ports[pn].remote != NULL || n->ports[pn].held ||
 	       (n == s->f->sm_node && pn == s->f->sm_port &&
 		!node_is_switch(n));
 }
@@ -299,5 +299,92 @@ int portsetup_activate(struct prog_pass *s)
 		for (unsigned p = 1; p <= n->nports && rc == 0; p++)
 			rc = activate_port(s, dn, (uint8_t)p);
 	}
+	return rc;
+}
+
+/* PortPhysicalState Sets (IBA 14.2.5.6): 2 Polling, 3 Disabled. */
+#define PHYS_POLLING  2
+#define PHYS_DISABLED 3
+
+struct phys_req {
+	struct sm *sm;
+	uint64_t guid;
+	uint8_t port;
+	bool disable;
+	void (*done)(void *ctx, int status);
+	void *ctx;
+};
+
+static void phys_end(struct phys_req *q, int status)
+{
+	if (status < 0)
+		log_warn("port 0x%016" PRIx64 " port %u: PortPhysicalState "
+			 "%s Set failed: %s",
+			 q->guid, q->port, q->disable ? "Disabled" : "Polling",
+			 strerror(-status));
+	if (q->done)
+		q->done(q->ctx, status);
+	free(q);
+}
+
+static void phys_set_cb(void *ctx, int status, const struct txn_result *r)
+{
+	phys_end(ctx, status);
+}
+
+static void phys_get_cb(void *ctx, int status, const struct txn_result *r)
+{
+	struct phys_req *q = ctx;
+	const struct ib_node *n =
+	    q->sm->fab ? fabric_node_by_guid(q->sm->fab, q->guid) : NULL;
+	uint8_t data[SMP_DATA_SIZE] = {0}, path[IB_MAX_DR_HOPS + 1], hops;
+	struct smp_port_info pi;
+
+	if (status == 0 &&
+	    (!r->data || !n ||
+	     smp_port_info_decode(&pi, r->data, SMP_DATA_SIZE) < 0))
+		status = -EPROTO;
+	if (status == 0) {
+		mkey_pi_fill(q->sm, n, q->port, &pi);
+		pi.port_state = 0; /* no change */
+		pi.port_phys_state = q->disable ? PHYS_DISABLED : PHYS_POLLING;
+		pi.client_reregister = 0;
+		status = smp_port_info_encode(&pi, data, sizeof(data));
+	}
+	if (status == 0)
+		status = disc_port_path(q->sm->fab, n, q->port, path, &hops);
+	if (status == 0)
+		status = txn_submit_dr(q->sm->txn, path, hops, MAD_METHOD_SET,
+				       SMP_ATTR_PORT_INFO, pi_mod(n, q->port),
+				       data, phys_set_cb, q);
+	if (status < 0)
+		phys_end(q, status);
+}
+
+int portsetup_phys_state(struct sm *sm, uint64_t guid, uint8_t pn, bool disable,
+			 void (*done)(void *ctx, int status), void *ctx)
+{
+	const struct ib_node *n =
+	    sm->fab ? fabric_node_by_guid(sm->fab, guid) : NULL;
+	uint8_t path[IB_MAX_DR_HOPS + 1], hops;
+	struct phys_req *q;
+	int rc;
+
+	if (!n || pn == 0 || pn > n->nports)
+		return -ENOENT;
+	rc = disc_port_path(sm->fab, n, pn, path, &hops);
+	if (rc < 0)
+		return rc;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	*q = (struct phys_req){sm, guid, pn, disable, done, ctx};
+	rc = txn_submit_dr(sm->txn, path, hops, MAD_METHOD_GET,
+			   SMP_ATTR_PORT_INFO, pi_mod(n, pn), NULL, phys_get_cb,
+			   q);
+	if (rc < 0)
+		free(q);
+	else
+		loop_txn_kick(sm);
 	return rc;
 }

@@ -55,6 +55,15 @@ static inline void prog_release(struct prog_pass *p)
 int portsetup_arm(struct prog_pass *p);
 int portsetup_activate(struct prog_pass *p);
 
+/* portsetup.c, for the health policy (daemon/perf): port pn of the node
+ * with this GUID in sm->fab gets PortPhysicalState Disabled (disable) or
+ * Polling (enable again): a PortInfo Get, then a Set of what it read with
+ * the M_Key fields as portsetup writes them.  done(ctx, 0/-errno) runs
+ * from an engine event (may be NULL).  0 or -errno (-ENOENT: not in the
+ * model). */
+int portsetup_phys_state(struct sm *sm, uint64_t guid, uint8_t pn, bool disable,
+			 void (*done)(void *ctx, int status), void *ctx);
+
 /* lftprog.c: the LFT blocks that differ from what was last programmed on
  * the same switch (old: the previous model, may be NULL = send all). */
 int lftprog_start(struct prog_pass *p, struct fabric *old);

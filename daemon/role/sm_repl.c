@@ -7,7 +7,8 @@
  * master serves a file in 160-byte chunks as the vendor SA attribute
  * SMStateChunk (0xFF3A), one SubnAdmGet per chunk (attribute modifier =
  * file << 24 | chunk index: file 0 is mcgroups.state, as before there
- * were others, 1 services.state, 2 informs.state), each answer one MAD
+ * were others, 1 services.state, 2 informs.state, then the M_Key files,
+ * 6 health.state: the unhealthy links), each answer one MAD
  * (ibsim has no RMPP); every chunk carries the length and an FNV-1a
  * checksum of the whole file, which is its generation.  After each poll
  * the master answers, the standby asks for chunk 0 of each file and, when
@@ -46,6 +47,7 @@ enum {
 	REPL_MKEYS,
 	REPL_MKEY_NBRS,
 	REPL_MKEY_SECRET,
+	REPL_HEALTH,
 	REPL_FILES
 };
 
@@ -69,6 +71,7 @@ static const struct {
      true},
     {"mkey.secret", "mkey.secret.replica", "M_Key secret", "mkey_secret_copy",
      true},
+    {"health.state", "health.replica", "unhealthy links", "health_copy", false},
 };
 
 /* One file's copy on the standby. */
@@ -427,6 +430,7 @@ static int adopt(struct sm *sm, unsigned f)
 	int (*reload)(struct sm *) = f == REPL_MCAST	  ? sm->mcg_reload
 				     : f == REPL_SERVICES ? sm->svc_reload
 				     : f == REPL_INFORMS  ? sm->inform_reload
+				     : f == REPL_HEALTH	  ? sm->health_reload
 							  : sm->mkey_reload;
 	int rc = adopt_file(sm, f);
 
@@ -442,7 +446,7 @@ static int adopt(struct sm *sm, unsigned f)
 void sm_repl_take_state(struct sm *sm)
 {
 	int rc = adopt(sm, REPL_MCAST), rs = adopt(sm, REPL_SERVICES),
-	    ri = adopt(sm, REPL_INFORMS), rk = 0;
+	    ri = adopt(sm, REPL_INFORMS), rh = adopt(sm, REPL_HEALTH), rk = 0;
 
 	for (unsigned f = REPL_MKEYS; f <= REPL_MKEY_SECRET; f++) {
 		int r = adopt(sm, f);
@@ -466,6 +470,10 @@ void sm_repl_take_state(struct sm *sm)
 		log_warn("cannot take over the master's event subscriptions: "
 			 "%s; this SM keeps its own",
 			 strerror(-ri));
+	if (rh < 0 && rh != -ENOENT)
+		log_warn("cannot take over the master's unhealthy links: %s; "
+			 "this SM keeps its own",
+			 strerror(-rh));
 	if (rk < 0)
 		log_warn("cannot take over the master's M_Keys: %s; ports it "
 			 "keyed per port may refuse this SM",

@@ -264,7 +264,9 @@ static int probe_port(struct sweep *s, const struct ib_node *sw, uint8_t p)
 
 	if (!q)
 		return -ENOMEM;
-	*q = (struct probe_req){s, sw->guid, p, sw->ports[p].remote != NULL};
+	/* a held link is up though the model does not route it */
+	*q = (struct probe_req){s, sw->guid, p,
+				sw->ports[p].remote || sw->ports[p].held};
 	rc = txn_submit_dr(s->sm->txn, sw->dr_path, sw->dr_hops, MAD_METHOD_GET,
 			   SMP_ATTR_PORT_INFO,
 			   smp_port_info_mod(p, port_speed_caps(&sw->ports[p]) &
@@ -593,5 +595,24 @@ int incr_build(struct sweep *s, char *why, size_t len)
 	drop_cut_off(nf);
 	sweep_set_model(s, nf);
 	add_suspects(s);
+	return 1;
+}
+
+int incr_hold_build(struct sweep *s, char *why, size_t len)
+{
+	struct fabric *nf = calloc(1, sizeof(*nf));
+	struct sm *sm = s->sm;
+
+	if (!nf || fabric_copy(nf, sm->fab) < 0) {
+		free(nf);
+		snprintf(why, len, "out of memory copying the model");
+		return -1;
+	}
+	if (!sm->hold_links || sm->hold_links(sm, nf) == 0) {
+		fabric_free(nf);
+		free(nf);
+		return 0;
+	}
+	sweep_set_model(s, nf);
 	return 1;
 }

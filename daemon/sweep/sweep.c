@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "daemon/topology/topology.h"
+#include "lib/event.h"
 #include "lib/log.h"
 
 static const char *const state_names[SWEEP_STATES] = {
@@ -154,6 +155,9 @@ static void on_elected(void *ctx, bool master)
 		return;
 	}
 	topology_check(s->sm, s->nf); /* before routing: enforce cuts */
+	s->hold_pending = false; /* a fresh model: every held link cut */
+	if (s->sm->hold_links)
+		s->sm->hold_links(s->sm, s->nf);
 	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
 	    0) {
 		finish(s, -EINVAL);
@@ -238,6 +242,33 @@ static bool begin_probe(struct sweep *s, const char *why)
 	return true;
 }
 
+static void incr_route(struct sweep *s);
+static void incr_fallback(struct sweep *s, const char *why);
+
+/* Links the health policy holds out: the model's copy without them is
+ * routed as after a lost link (incr.c), when this SM may edit its model;
+ * else (false) the sweep goes on, and a heavy one holds them out. */
+static bool begin_hold(struct sweep *s, const char *why)
+{
+	const struct sm *sm = s->sm;
+	char err[200] = "";
+	int r;
+
+	if (!s->hold_pending || !sm->cfg.sm_incremental || !sm->subnet_up ||
+	    sm->sm_state != SM_STATE_MASTER || sm->tables_unknown)
+		return false;
+	s->hold_pending = false;
+	r = incr_hold_build(s, err, sizeof(err));
+	if (r == 0)
+		return false;
+	change_state(s, SWEEP_PROBE, why);
+	if (r < 0)
+		incr_fallback(s, err);
+	else
+		incr_route(s);
+	return true;
+}
+
 static void begin(struct sweep *s, bool heavy, const char *why)
 {
 	int rc;
@@ -245,6 +276,8 @@ static void begin(struct sweep *s, bool heavy, const char *why)
 	sweep_reset(s);
 	s->start_us = txn_now_us();
 	s->heavy = heavy || !s->sm->fab;
+	if (!s->heavy && begin_hold(s, why))
+		return;
 	if (!s->heavy && begin_probe(s, why))
 		return;
 	s->n_hints = 0;
@@ -442,6 +475,32 @@ static int adopt_model(struct sweep *s)
 	return 0;
 }
 
+/* The structured lines of a heavy sweep's end (lib/event.h):
+ * heavy_sweep always, subnet_up when it configured the subnet. */
+static void sweep_events(const struct sweep *s, int rc)
+{
+	const struct sm *sm = s->sm;
+	struct event_line e;
+
+	if (event_begin(&e, "heavy_sweep") == 0) {
+		json_kv_uint(&e.j, "sweep", sm->sweeps);
+		json_kv_bool(&e.j, "incremental", s->incremental);
+		json_kv_double(&e.j, "ms", sm->last_sweep_ms);
+		json_kv_int(&e.j, "rc", rc);
+		json_kv_string(&e.j, "error", s->pass.error);
+		json_kv_uint(&e.j, "lft_blocks", s->pass.lft_blocks);
+		event_end(&e);
+	}
+	if (rc < 0 || !sm->fab || event_begin(&e, "subnet_up") < 0)
+		return;
+	json_kv_uint(&e.j, "sweep", sm->sweeps);
+	json_kv_bool(&e.j, "first", !sm->subnet_up);
+	json_kv_uint(&e.j, "switches", sm->fab->n_switches);
+	json_kv_uint(&e.j, "hosts", fabric_count_hosts(sm->fab));
+	json_kv_uint(&e.j, "links", fabric_count_links(sm->fab));
+	event_end(&e);
+}
+
 static void finish(struct sweep *s, int rc)
 {
 	struct sm *sm = s->sm;
@@ -475,6 +534,8 @@ static void finish(struct sweep *s, int rc)
 			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
 			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
 	sweep_stats_end(s, rc);
+	if (s->heavy && rc != -ECANCELED)
+		sweep_events(s, rc);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
@@ -501,6 +562,14 @@ void sweep_request(struct sm *sm, bool heavy, const char *why)
 		return;
 	}
 	begin(s, heavy, why);
+}
+
+void sweep_request_hold(struct sm *sm, const char *why)
+{
+	if (!sm->sweep)
+		return;
+	sm->sweep->hold_pending = true;
+	sweep_request(sm, false, why);
 }
 
 static void on_sweep_due(struct sm *sm, enum sm_event ev,

@@ -19,6 +19,11 @@ void sweep_destroy(struct sm *sm);
 /* Requests a sweep (heavy: rediscover; else light check first).  When one
  * is running, it is repeated after it ends. */
 void sweep_request(struct sm *sm, bool heavy, const char *why);
+/* The health policy holds more links out (sm->hold_links): a master with
+ * a settled model routes a copy of it without them and sends what
+ * differs, with no discovery (incr.c); otherwise a heavy sweep, which
+ * holds them out too. */
+void sweep_request_hold(struct sm *sm, const char *why);
 enum sweep_state sweep_state(const struct sm *sm);
 const char *sweep_state_name(enum sweep_state s);
 

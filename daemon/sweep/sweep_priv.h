@@ -37,6 +37,7 @@ struct sweep {
 	bool changed;
 	struct incr *incr;
 	bool incremental; /* this sweep edits the model, no discovery */
+	bool hold_pending; /* sweep_request_hold() since the last sweep */
 	/* Switches trap 128 named since the last sweep began: the next
 	 * sweep probes them at once instead of a light sweep. */
 	uint64_t hints[64];
@@ -101,6 +102,9 @@ bool incr_need_probe(const struct sweep *s);
 int incr_apply(struct sweep *s, char *why, size_t len);
 int incr_probe_start(struct sweep *s);
 int incr_build(struct sweep *s, char *why, size_t len);
+/* sweep_request_hold: s->nf becomes a copy of the model with the held
+ * links cut (1), or nothing new is held (0), or -1 with why. */
+int incr_hold_build(struct sweep *s, char *why, size_t len);
 void incr_reset(struct sweep *s);
 
 /* route.c: between discovery and programming, LIDs (lib/lids: keep valid

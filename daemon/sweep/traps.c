@@ -16,6 +16,7 @@
 
 #include "daemon/program/program.h"
 #include "daemon/sweep/sweep_priv.h"
+#include "lib/event.h"
 #include "lib/log.h"
 #include "mad/smp_sm.h"
 
@@ -132,6 +133,20 @@ static void trap_sweep(struct sm *sm, uint64_t now)
 	sd_event_source_set_enabled(TR.timer, SD_EVENT_ONESHOT);
 }
 
+/* The structured line of every trap acted on (lib/event.h). */
+static void trap_event(const struct smp_notice *n, uint16_t from)
+{
+	struct event_line e;
+
+	if (event_begin(&e, "trap") < 0)
+		return;
+	json_kv_uint(&e.j, "trap", n->trap_num);
+	json_kv_bool(&e.j, "generic", n->is_generic);
+	json_kv_uint(&e.j, "source_lid", from);
+	json_kv_uint(&e.j, "issuer_lid", n->issuer_lid);
+	event_end(&e);
+}
+
 static void act(struct sm *sm, const struct smp_notice *n, uint16_t from,
 		uint64_t now)
 {
@@ -180,6 +195,8 @@ void traps_on_trap(struct sm *sm, const struct txn_request *req)
 		return;
 	}
 	log_summary(sm, now);
-	if (smp_notice_decode(&n, req->smp->data, SMP_DATA_SIZE) == 0)
+	if (smp_notice_decode(&n, req->smp->data, SMP_DATA_SIZE) == 0) {
+		trap_event(&n, from);
 		act(sm, &n, from, now);
+	}
 }

@@ -78,6 +78,29 @@ def bfs(adj, src):
     return dist
 
 
+def walk(link, lft, lid, switches, src, dst):
+    """Follows the LFT entries for dst's LID from host port src: (switch
+    hops, the links crossed as ((guid, port), (peer guid, peer port)),
+    None), or (None, links so far, what went wrong)."""
+    dlid, cur, hops, seen, crossed = lid[dst], link[src][0], 0, set(), []
+    while True:
+        if cur in seen:
+            return None, crossed, "loop from %s to LID %d" % (src, dlid)
+        seen.add(cur)
+        out = lft.get(cur, {}).get(dlid)
+        if out is None or out == 255 or (cur, out) not in link:
+            return None, crossed, ("%s -> LID %d dropped at switch %s "
+                                   "(port %s)" % (src, dlid, cur, out))
+        nxt = link[(cur, out)]
+        crossed.append(((cur, out), nxt))
+        if nxt == dst:
+            return hops, crossed, None
+        if nxt[0] not in switches:
+            return None, crossed, ("%s -> LID %d delivered to wrong port %s"
+                                   % (src, dlid, nxt))
+        cur, hops = nxt[0], hops + 1
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -109,35 +132,18 @@ def main():
     dist = {s: bfs(adj, s) for s in switches}
     pairs = 0
     for src in hosts:
-        first = link[src][0]
         for dst in hosts:
             if dst == src:
                 continue
-            dlid, last = lid[dst], link[dst][0]
-            cur, hops, seen = first, 0, set()
-            while True:
-                if cur in seen:
-                    errors.append("loop from %s to LID %d" % (src, dlid))
-                    break
-                seen.add(cur)
-                out = lft.get(cur, {}).get(dlid)
-                if out is None or out == 255 or (cur, out) not in link:
-                    errors.append("%s -> LID %d dropped at switch %s (port %s)"
-                                  % (src, dlid, cur, out))
-                    break
-                nxt = link[(cur, out)]
-                if nxt == dst:
-                    want = dist[first].get(last)
-                    if want is None or hops != want:
-                        errors.append("%s -> LID %d took %d switch hops, "
-                                      "shortest is %s" % (src, dlid, hops, want))
-                    pairs += 1
-                    break
-                if nxt[0] not in switches:
-                    errors.append("%s -> LID %d delivered to wrong port %s"
-                                  % (src, dlid, nxt))
-                    break
-                cur, hops = nxt[0], hops + 1
+            hops, _, err = walk(link, lft, lid, switches, src, dst)
+            if err:
+                errors.append(err)
+                continue
+            want = dist[link[src][0]].get(link[dst][0])
+            if want is None or hops != want:
+                errors.append("%s -> LID %d took %d switch hops, "
+                              "shortest is %s" % (src, lid[dst], hops, want))
+            pairs += 1
     for e in errors[:20]:
         print("ERROR:", e)
     print("walked %d host pairs over %d switches, %d hosts; %d errors" %
