@@ -24,6 +24,7 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "smps_lost %" PRIu64 "\n", t->lost);
 	fprintf(out, "smps_timeouts %" PRIu64 "\n", t->timeouts);
 	fprintf(out, "smps_remote_errors %" PRIu64 "\n", t->remote_errors);
+	fprintf(out, "smps_unsupported %" PRIu64 "\n", t->unsupported);
 	fprintf(out, "smps_unmatched %" PRIu64 "\n", t->unmatched);
 	fprintf(out, "mads_dropped %" PRIu64 "\n", t->dropped);
 	fprintf(out, "requests_received %" PRIu64 "\n", t->requests);

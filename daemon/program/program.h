@@ -79,10 +79,15 @@ int qosprog_init(struct sm *sm);
 void qosprog_destroy(struct sm *sm);
 int qosprog_start(struct prog_pass *p);
 
-/* pgprog.c (docs/design.md §4.3): port groups.  routed: the routing
- * result of the model being swept (keeps the updown order and rank it
- * needs).  start, in CONFIGURE after the LFT blocks: probes, computes and
- * programs, holding p until every transfer ended. */
+/* pgprog.c (docs/design.md §4.3): port groups.  probe: discovery has
+ * just read switch sw's SwitchInfo; a switch not asked before is asked
+ * PortGroupInfo now, while discovery and routing run, so that CONFIGURE
+ * does not wait for it.  routed: the routing result of the model being
+ * swept (keeps the updown order and rank it needs).  start, in CONFIGURE
+ * after the LFT blocks: probes what was not probed, waits for the probes
+ * still out, computes and programs, holding p until every transfer
+ * ended. */
+void pgprog_probe(struct sm *sm, const struct ib_node *sw);
 void pgprog_routed(struct sm *sm, struct ucast_result *res);
 int pgprog_start(struct prog_pass *p);
 void pgprog_destroy(struct sm *sm);

@@ -43,10 +43,13 @@ static void sm_log_smp_counts(struct sm *sm)
 {
 	const struct txn_stats *t = txn_stats(sm->txn);
 
+	/* "unsupported" are the expected answers to optional probes
+	 * (PortGroupInfo of a switch without port groups), never losses */
 	log_notice("SMPs: %" PRIu64 " sent (%" PRIu64 " retried, %" PRIu64
-		   " lost, %" PRIu64 " timeouts), last heavy sweep needed at "
-		   "least %" PRIu64 "; max outstanding %u",
-		   t->sent, t->retried, t->lost, t->timeouts,
+		   " lost, %" PRIu64 " timeouts; %" PRIu64 " probes answered "
+		   "unsupported), last heavy sweep needed at least %" PRIu64
+		   "; max outstanding %u",
+		   t->sent, t->retried, t->lost, t->timeouts, t->unsupported,
 		   sm->smps.min_needed, t->max_outstanding);
 }
 

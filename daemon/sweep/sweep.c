@@ -81,8 +81,8 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 	sweep_hold(s); /* keeps the phase open while submitting */
 	rc = start(s);
 	if (rc < 0)
-		snprintf(s->pass.error, sizeof(s->pass.error), "%s: cannot submit: %s",
-			 what, strerror(-rc));
+		snprintf(s->pass.error, sizeof(s->pass.error),
+			 "%s: cannot submit: %s", what, strerror(-rc));
 	loop_txn_kick(s->sm);
 	sweep_release(s);
 }
@@ -99,7 +99,8 @@ static void sweep_reset(struct sweep *s)
 	s->changed = s->incremental = false;
 	incr_reset(s);
 	s->pass.set_errors = s->pass.lft_errors = s->pass.lft_switches = 0;
-	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed = s->pass.activated = 0;
+	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed =
+	    s->pass.activated = 0;
 	s->need_gets = s->pass.need_sets = 0;
 	s->left_out = 0;
 	s->pass.error[0] = '\0';
@@ -150,8 +151,8 @@ static void on_elected(void *ctx, bool master)
 		finish(s, -ECANCELED);
 		return;
 	}
-	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
-	    0) {
+	if (route_compute(s->sm, s->nf, false, s->pass.error,
+			  sizeof(s->pass.error)) < 0) {
 		finish(s, -EINVAL);
 		return;
 	}
@@ -179,6 +180,21 @@ static int start_activate(struct sweep *s)
 	return portsetup_activate(&s->pass);
 }
 
+/* Every discovery answer: the SA's observer keeps what it needs; a
+ * switch's SwitchInfo means it exists and its route is known, so its
+ * port-group probe goes out now rather than in CONFIGURE. */
+static void disc_answer(void *ctx, const struct ib_node *n,
+			const struct smp *smp, const uint8_t *data)
+{
+	struct sweep *s = ctx;
+	const struct disc_observer *o = s->sm->disc_obs;
+
+	if (o && o->smp)
+		o->smp(o->ctx, n, smp, data);
+	if (n && node_is_switch(n) && smp->hdr.attr_id == SMP_ATTR_SWITCH_INFO)
+		pgprog_probe(s->sm, n);
+}
+
 static int start_discovery(struct sweep *s)
 {
 	struct fabric *f = calloc(1, sizeof(*f));
@@ -190,8 +206,8 @@ static int start_discovery(struct sweep *s)
 	sweep_set_model(s, f);
 	/* Discovery reports through on_disc_done, never from inside
 	 * disc_start, so the sweep holds nothing for it. */
-	rc = disc_start(s->sm->txn, f, on_disc_done, s, s->sm->disc_obs,
-			&s->disc);
+	s->obs = (struct disc_observer){.smp = disc_answer, .ctx = s};
+	rc = disc_start(s->sm->txn, f, on_disc_done, s, &s->obs, &s->disc);
 	if (rc == 0)
 		loop_txn_kick(s->sm);
 	return rc;
@@ -420,7 +436,8 @@ static int adopt_model(struct sweep *s)
 		sm->heavy_pending = true;
 		if (sm->once)
 			return -EIO;
-		log_warn("sweep: %s; the next sweep rediscovers", s->pass.error);
+		log_warn("sweep: %s; the next sweep rediscovers",
+			 s->pass.error);
 	}
 	if (inactive) {
 		snprintf(s->pass.error, sizeof(s->pass.error),
@@ -460,15 +477,15 @@ static void finish(struct sweep *s, int rc)
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->pass.error[0] ? s->pass.error : strerror(-rc));
 	else if (s->heavy)
-		log_notice("sweep %" PRIu64
-			   ": subnet up%s, %u switches, %u hosts,"
-			   " %u ports armed, %u activated, %" PRIu64 " LFT "
-			   "blocks to %u switches (%" PRIu64 " read back), "
-			   "%.1f ms",
-			   sm->sweeps, s->incremental ? " (incremental)" : "",
-			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
-			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
-			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+		log_notice(
+		    "sweep %" PRIu64 ": subnet up%s, %u switches, %u hosts,"
+		    " %u ports armed, %u activated, %" PRIu64 " LFT "
+		    "blocks to %u switches (%" PRIu64 " read back), "
+		    "%.1f ms",
+		    sm->sweeps, s->incremental ? " (incremental)" : "",
+		    sm->fab->n_switches, fabric_count_hosts(sm->fab),
+		    s->pass.armed, s->pass.activated, s->pass.lft_blocks,
+		    s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
