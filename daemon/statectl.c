@@ -99,6 +99,8 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
 	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	fprintf(out, "lid_limit %s\n",
+		sm->lid_limit[0] ? sm->lid_limit : "none");
 	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));

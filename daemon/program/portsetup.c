@@ -15,6 +15,7 @@
 #include "daemon/program/pkeyprog.h"
 #include "daemon/program/qosprog.h"
 #include "daemon/program/program.h"
+#include "lib/lids.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
@@ -170,6 +171,26 @@ static bool port_linked(const struct prog_pass *s, const struct ib_node *n,
 		!node_is_switch(n));
 }
 
+/* A CA port lids_assign left without a LID (the switches' LinearFDBCap
+ * holds too few): its link stays down; a LID it still holds from before
+ * is cleared, since another port may have it now. */
+static int clear_lid(struct prog_pass *s, struct ib_node *n, uint8_t pn,
+		     struct smp_port_info *pi)
+{
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	int rc;
+
+	if (!pi->lid)
+		return 0;
+	pi->lid = 0;
+	pi->port_state = 0;
+	pi->port_phys_state = 0;
+	pi->client_reregister = 0;
+	rc = smp_port_info_encode(pi, data, sizeof(data));
+	return rc < 0 ? rc
+		      : submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, 0, 0);
+}
+
 static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
@@ -183,6 +204,8 @@ static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 	if (!dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
+	if (pn && !node_is_switch(n) && lids_link_unrouted(&n->ports[pn]))
+		return clear_lid(s, n, pn, &pi);
 	/* After taking over from an SM whose state we lack, CA ports are
 	 * told to re-register (join their groups again). */
 	rereg = !node_is_switch(n) && sm_want_rereg(s->sm);
@@ -190,7 +213,9 @@ static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 		  (pi.lid != lid || pi.lmc != lmc ||
 		   pi.master_sm_lid != s->sm->sm_lid ||
 		   pi.gid_prefix != SUBNET_PREFIX || rereg);
-	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
+	arm = pn != 0 && port_linked(s, n, pn) &&
+	      pi.port_state == IB_PORT_INIT &&
+	      !lids_link_unrouted(&n->ports[pn]);
 	keys = mkey_pi_fill(s->sm, n, pn, &pi);
 	enforce = pkeyprog_port_enforce(s->sm, n, pn, &pi);
 	qos = qosprog_portinfo(s, dn, pn, &pi);
@@ -225,6 +250,10 @@ static int set_switchinfo(struct prog_pass *s, struct dnode *dn)
 	if (!dn->have_si ||
 	    smp_switch_info_decode(&si, dn->si, SMP_DATA_SIZE) < 0)
 		return 0;
+	/* never past the table (LIDs beyond it got none: lib/lids.c) */
+	if (si.lft_cap && top >= si.lft_cap / 64u * 64u)
+		top = si.lft_cap >= 64 ? (uint16_t)(si.lft_cap / 64u * 64u - 1)
+				       : 0;
 	if (si.lft_top == top && !si.port_state_change)
 		return 0;
 	si.lft_top = top;
@@ -265,7 +294,8 @@ static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 	int rc;
 
 	if (pn == 0 || !port_linked(s, n, pn) ||
-	    n->ports[pn].state != IB_PORT_ARMED || !dn->ports[pn].have_pi ||
+	    n->ports[pn].state != IB_PORT_ARMED ||
+	    lids_link_unrouted(&n->ports[pn]) || !dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
 	if (wanted_lid(s, n, pn, &pi.lid, &pi.lmc)) {

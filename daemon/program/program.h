@@ -34,6 +34,10 @@ struct prog_pass {
 	uint32_t lft_switches; /* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
 	uint64_t lft_read; /* LFT blocks read back before writing */
+	/* LFT blocks past a switch's LinearFDBCap, never sent (LID
+	 * assignment keeps every LID below the smallest cap, so this stays
+	 * 0 unless a model and its switches disagree) */
+	uint64_t lft_past_cap;
 	uint32_t armed, activated;
 	uint64_t need_sets; /* the fewest Sets this fabric needed */
 	char error[256];

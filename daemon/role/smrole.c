@@ -91,7 +91,10 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	sm_notify_status(sm);
 	if (heavy)
 		sm_log_smp_counts(sm);
-	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {
+	/* -ERANGE: the fabric does not fit the switches' tables; another
+	 * sweep would find the same */
+	if (sm->once && rc < 0 && rc != -ERANGE && heavy &&
+	    ++sm->once_retries <= ONCE_RETRIES) {
 		/* Lost SMPs leave ports or blocks behind; the next heavy sweep
 		 * sends only what is still missing. */
 		log_notice(
@@ -102,7 +105,10 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	}
 	if (sm->once) {
 		sm->exit_code = rc < 0 ? 1 : 0;
-		if (rc < 0)
+		if (rc ==
+		    -ERANGE) /* the rest is up: one error says why not all */
+			log_err("--once: %s", sm->last_error);
+		else if (rc < 0)
 			log_err("--once: the subnet is not up: %s",
 				sm->last_error[0] ? sm->last_error
 						  : strerror(-rc));

@@ -99,6 +99,7 @@ static void sweep_reset(struct sweep *s)
 	s->changed = s->incremental = false;
 	incr_reset(s);
 	s->pass.set_errors = s->pass.lft_errors = s->pass.lft_switches = 0;
+	s->pass.lft_past_cap = 0;
 	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed =
 	    s->pass.activated = 0;
 	s->need_gets = s->pass.need_sets = 0;
@@ -377,7 +378,9 @@ static void pass_done(struct prog_pass *p)
 	phase_done((struct sweep *)((char *)p - offsetof(struct sweep, pass)));
 }
 
-/* Ports that should be ACTIVE and are not (a --once failure). */
+/* Ports that should be ACTIVE and are not (a --once failure); a link to a
+ * CA port that got no LID (LinearFDBCap too small) stays down on purpose
+ * and is reported by route.c instead. */
 static uint32_t count_inactive(const struct fabric *f, char *first, size_t len)
 {
 	uint32_t n = 0;
@@ -386,7 +389,8 @@ static uint32_t count_inactive(const struct fabric *f, char *first, size_t len)
 		struct ib_node *nd = f->nodes[i];
 		for (unsigned p = 1; p <= nd->nports; p++) {
 			if (!nd->ports[p].remote ||
-			    nd->ports[p].state == IB_PORT_ACTIVE)
+			    nd->ports[p].state == IB_PORT_ACTIVE ||
+			    lids_link_unrouted(&nd->ports[p]))
 				continue;
 			if (!n++)
 				snprintf(first, len,
@@ -423,6 +427,14 @@ static int adopt_model(struct sweep *s)
 	if (old) {
 		fabric_free(old);
 		free(old);
+	}
+	/* What the switches' caps left out is for good: --once ends with it
+	 * (no retry can help); a daemon serves the rest and shows it in
+	 * its status. */
+	if (sm->once && sm->lid_limit[0]) {
+		snprintf(s->pass.error, sizeof(s->pass.error), "%s",
+			 sm->lid_limit);
+		return -ERANGE;
 	}
 	if (s->left_out) {
 		/* The model lacks them, so nothing above counts their ports:
@@ -473,7 +485,7 @@ static void finish(struct sweep *s, int rc)
 		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
 			   "configured",
 			   sm->sweeps, sm_state_name(sm->sm_state));
-	else if (rc < 0)
+	else if (rc < 0 && rc != -ERANGE) /* -ERANGE: --once says it */
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->pass.error[0] ? s->pass.error : strerror(-rc));
 	else if (s->heavy)
@@ -482,10 +494,17 @@ static void finish(struct sweep *s, int rc)
 		    " %u ports armed, %u activated, %" PRIu64 " LFT "
 		    "blocks to %u switches (%" PRIu64 " read back), "
 		    "%.1f ms",
-		    sm->sweeps, s->incremental ? " (incremental)" : "",
+		    sm->sweeps,
+		    rc == -ERANGE    ? " but for the ports left without a LID"
+		    : s->incremental ? " (incremental)"
+				     : "",
 		    sm->fab->n_switches, fabric_count_hosts(sm->fab),
 		    s->pass.armed, s->pass.activated, s->pass.lft_blocks,
 		    s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+	if (s->pass.lft_past_cap)
+		log_err("sweep %" PRIu64 ": %" PRIu64 " LFT blocks past their "
+			"switch's LinearFDBCap were not sent",
+			sm->sweeps, s->pass.lft_past_cap);
 	change_state(s, SWEEP_IDLE,
 		     rc == -ECANCELED ? "not master"
 		     : rc < 0	      ? "failed"
