@@ -44,12 +44,20 @@ struct pk_job {
 	char desc[IB_DESC_LEN + 1];
 };
 
+/* Jobs started and not finished at most: every port's first sweep reads
+ * its table (165,472 blocks at 40,960 hosts), and queued all at once
+ * they were the largest allocation of the bring-up (docs/design.md
+ * §3.6); a few thousand keep the MAD engine's windows full. */
+#define PK_JOBS_INFLIGHT 1024
+
 struct pk_pass {
 	struct pkeyprog *pp;
 	struct prog_pass *s; /* NULL: a reload's pass */
 	struct pk_job *jobs;
 	uint32_t n_jobs;
 	uint32_t pending; /* jobs not finished */
+	uint32_t next;	  /* the next job to start */
+	bool feeding;	  /* inside feed(): no recursion */
 	uint32_t gets, sets, errors, ports, dropped;
 	int64_t start_us;
 	struct pkey_plan plan; /* of the model it was made from */
@@ -149,14 +157,35 @@ static int sh_size(struct pk_shadow *sh, uint16_t cap)
 
 /* ---- one job: read what is unknown, send what differs ---- */
 
+static void job_start(struct pk_job *j);
+
+/* Starts jobs while fewer than PK_JOBS_INFLIGHT run (pending counts the
+ * jobs not started yet, and the hold of pass_run until it ends). */
+static void feed(struct pk_pass *ps)
+{
+	if (ps->feeding)
+		return;
+	ps->feeding = true;
+	ps->pending++; /* a job that ends at once must not end the pass here */
+	while (ps->next < ps->n_jobs &&
+	       ps->pending - (ps->n_jobs - ps->next) <= PK_JOBS_INFLIGHT)
+		job_start(&ps->jobs[ps->next++]);
+	ps->feeding = false;
+	if (--ps->pending == 0)
+		pass_next(ps->pp);
+}
+
 static void job_done(struct pk_job *j)
 {
 	struct pk_pass *ps = j->pass;
 
 	if (j->failed)
 		ps->errors++;
-	if (--ps->pending == 0)
+	if (--ps->pending == 0) {
 		pass_next(ps->pp);
+		return;
+	}
+	feed(ps);
 }
 
 static void job_release(struct pk_job *j)
@@ -447,8 +476,8 @@ static void pass_run(struct pkeyprog *pp, struct pk_pass *ps)
 	pp->running = ps;
 	ps->start_us = txn_now_us();
 	ps->pending = ps->n_jobs + 1; /* held while starting the jobs */
-	for (uint32_t i = 0; i < ps->n_jobs; i++)
-		job_start(&ps->jobs[i]);
+	ps->next = 0;
+	feed(ps);
 	loop_txn_kick(pp->sm);
 	if (--ps->pending == 0)
 		pass_next(pp);

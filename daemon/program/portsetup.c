@@ -20,6 +20,19 @@
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
 
+/* Sets of port setup in flight at most: enough to keep every window of
+ * the MAD engine busy, few enough that the queue stays small. */
+#define PORTSETUP_INFLIGHT 2048
+
+static void feed(struct prog_pass *s);
+
+/* A Set of ours ended: the next nodes' Sets may go. */
+static void set_ended(struct prog_pass *s)
+{
+	s->ps_inflight--;
+	feed(s);
+}
+
 struct set_req {
 	struct prog_pass *s;
 	struct ib_node *node;
@@ -61,6 +74,7 @@ static void verify_cb(void *ctx, int status, const struct txn_result *r)
 		set_failed(q, status < 0 ? status : -EREMOTEIO,
 			   r ? r->mad_status : 0);
 	}
+	set_ended(q->s);
 	prog_release(q->s);
 	free(q);
 }
@@ -111,6 +125,7 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 			p->state = q->state;
 	}
 	free(q);
+	set_ended(s);
 	prog_release(s);
 }
 
@@ -143,6 +158,7 @@ static int submit_set(struct prog_pass *s, struct ib_node *n, uint8_t pn,
 		return rc;
 	}
 	prog_hold(s);
+	s->ps_inflight++;
 	s->need_sets++;
 	if (q->switchinfo)
 		s->sm->smps.switchinfo_sets++;
@@ -267,23 +283,63 @@ static int set_switchinfo(struct prog_pass *s, struct dnode *dn)
 	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0, 0);
 }
 
-int portsetup_arm(struct prog_pass *s)
+static int arm_node(struct prog_pass *s, struct ib_node *n)
 {
-	struct fabric *f = s->f;
+	struct dnode *dn = disc_node(s->disc, n);
 	int rc = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
-		struct ib_node *n = f->nodes[i];
-		struct dnode *dn = disc_node(s->disc, n);
-		if (!dn)
-			continue;
-		for (unsigned p = node_is_switch(n) ? 0 : 1;
-		     p <= n->nports && rc == 0; p++)
-			rc = arm_port(s, dn, (uint8_t)p);
-		if (rc == 0 && node_is_switch(n))
-			rc = set_switchinfo(s, dn);
-	}
+	if (!dn)
+		return 0;
+	for (unsigned p = node_is_switch(n) ? 0 : 1; p <= n->nports && rc == 0;
+	     p++)
+		rc = arm_port(s, dn, (uint8_t)p);
+	if (rc == 0 && node_is_switch(n))
+		rc = set_switchinfo(s, dn);
 	return rc;
+}
+
+static int activate_node(struct prog_pass *s, struct ib_node *n);
+
+/* Node after node while fewer than PORTSETUP_INFLIGHT Sets of ours are
+ * out; each Set that ends calls it again.  The pass is held until the
+ * last node was submitted. */
+static void feed(struct prog_pass *s)
+{
+	int rc = 0;
+
+	if (s->ps_feeding || !s->ps_held)
+		return;
+	s->ps_feeding = true;
+	while (s->ps_next < s->f->n_nodes &&
+	       s->ps_inflight < PORTSETUP_INFLIGHT && rc == 0) {
+		struct ib_node *n = s->f->nodes[s->ps_next++];
+		rc = s->ps_activate ? activate_node(s, n) : arm_node(s, n);
+	}
+	s->ps_feeding = false;
+	if (rc < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "port setup: cannot submit: %s", strerror(-rc));
+		s->ps_next = s->f->n_nodes;
+	}
+	if (s->ps_next >= s->f->n_nodes) {
+		s->ps_held = false;
+		prog_release(s);
+	}
+}
+
+static int feed_start(struct prog_pass *s, bool activate)
+{
+	s->ps_next = 0;
+	s->ps_activate = activate;
+	s->ps_held = true;
+	prog_hold(s);
+	feed(s);
+	return 0;
+}
+
+int portsetup_arm(struct prog_pass *s)
+{
+	return feed_start(s, false);
 }
 
 static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
@@ -316,18 +372,17 @@ static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
-int portsetup_activate(struct prog_pass *s)
+static int activate_node(struct prog_pass *s, struct ib_node *n)
 {
-	struct fabric *f = s->f;
+	struct dnode *dn = disc_node(s->disc, n);
 	int rc = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
-		struct ib_node *n = f->nodes[i];
-		struct dnode *dn = disc_node(s->disc, n);
-		if (!dn)
-			continue;
-		for (unsigned p = 1; p <= n->nports && rc == 0; p++)
-			rc = activate_port(s, dn, (uint8_t)p);
-	}
+	for (unsigned p = 1; dn && p <= n->nports && rc == 0; p++)
+		rc = activate_port(s, dn, (uint8_t)p);
 	return rc;
+}
+
+int portsetup_activate(struct prog_pass *s)
+{
+	return feed_start(s, true);
 }

@@ -39,6 +39,11 @@ struct prog_pass {
 	 * 0 unless a model and its switches disagree) */
 	uint64_t lft_past_cap;
 	uint32_t armed, activated;
+	/* portsetup.c's pacing: the next node to set up, its Sets in
+	 * flight (a bounded number queued at a time, so that a 40,960-host
+	 * fabric does not hold 100,000 queued SMPs: docs/design.md §3.6) */
+	uint32_t ps_next, ps_inflight;
+	bool ps_activate, ps_feeding, ps_held;
 	uint64_t need_sets; /* the fewest Sets this fabric needed */
 	char error[256];
 };
