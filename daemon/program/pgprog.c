@@ -44,6 +44,7 @@ struct pgprog {
 	struct prog_pass *waiting;   /* pgprog_start waits for the probes */
 	struct namelist without_new; /* found without groups, not logged */
 	int64_t start_us;
+	int64_t probe_wait_us; /* what CONFIGURE waited for probes */
 	uint64_t tbl_blocks, ft_blocks;
 	uint32_t info_sets, programmed, without, failed;
 	double coverage;
@@ -197,6 +198,7 @@ static void on_probe(void *ctx, int status, const struct txn_result *r)
 	if (--pg->probing || !s)
 		return;
 	pg->waiting = NULL; /* CONFIGURE waited for the last probe */
+	pg->probe_wait_us = txn_now_us() - pg->start_us;
 	program_all(s);
 	prog_release(s);
 }
@@ -267,10 +269,11 @@ static void log_summary(struct prog_pass *s)
 	log_notice("port groups: %u switches programmed, %" PRIu64
 		   " table and %" PRIu64 " forwarding blocks, %u info Sets, "
 		   "%u switches without port groups, %u failed, coverage "
-		   "%.1f%%, %.1f ms",
+		   "%.1f%%, %.1f ms (%.1f ms of it waiting for probes)",
 		   pg->programmed, pg->tbl_blocks, pg->ft_blocks, pg->info_sets,
 		   pg->without, pg->failed, 100.0 * pg->coverage,
-		   (txn_now_us() - pg->start_us) / 1000.0);
+		   (txn_now_us() - pg->start_us) / 1000.0,
+		   pg->probe_wait_us / 1000.0);
 }
 
 static void req_free(struct pg_req *q)
@@ -588,6 +591,7 @@ int pgprog_start(struct prog_pass *s)
 	if (!(pg = pg_get(sm)))
 		return -ENOMEM;
 	pg->start_us = txn_now_us();
+	pg->probe_wait_us = 0;
 	pg->tbl_blocks = pg->ft_blocks = 0;
 	pg->info_sets = pg->programmed = pg->without = pg->failed = 0;
 	pg->coverage = 0;
