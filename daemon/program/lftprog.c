@@ -36,11 +36,15 @@ static void lft_done(void *ctx, int status, const struct bulk_result *r)
 	struct prog_pass *s = q->s;
 
 	if (r && r->nfailed) {
+		if (!s->lft_errors)
+			snprintf(s->lft_why, sizeof(s->lft_why), "%s",
+				 strerror(-r->first_error));
 		s->lft_errors += r->nfailed;
-		log_warn("LFT: %u of %u blocks to %s (0x%016" PRIx64 ") "
-			 "failed (%s); they are sent again at the next sweep",
-			 r->nfailed, q->n, q->sw->desc, q->sw->guid,
-			 strerror(-r->first_error));
+		namelist_add(&s->lft_failed, q->sw->desc);
+		log_debug("LFT: %u of %u blocks to %s (0x%016" PRIx64 ") "
+			  "failed (%s)",
+			  r->nfailed, q->n, q->sw->desc, q->sw->guid,
+			  strerror(-r->first_error));
 		for (uint32_t i = 0; i < r->nfailed; i++) {
 			uint32_t b = q->blocks[r->failed[i]];
 			if ((size_t)b * LFT_BLOCK_SIZE < q->sw->lft_size)

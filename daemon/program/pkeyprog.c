@@ -59,6 +59,8 @@ struct pk_pass {
 	uint32_t next;	  /* the next job to start */
 	bool feeding;	  /* inside feed(): no recursion */
 	uint32_t gets, sets, errors, ports, dropped;
+	struct namelist failed; /* ports whose job failed, for one line */
+	char why[160];		/* the first failure */
 	int64_t start_us;
 	struct pkey_plan plan; /* of the model it was made from */
 };
@@ -201,12 +203,19 @@ static void job_error(struct pk_job *j, const char *what, uint16_t block,
 
 	if (sh)
 		sh->known = false; /* read again next time */
-	if (!j->failed)
-		log_warn("partitions: P_KeyTable %s of %s (0x%016" PRIx64
-			 ") port %u block %u failed: %s (MAD status 0x%x); "
-			 "the next sweep tries again",
-			 what, j->desc, j->guid, j->port, block,
-			 strerror(-status), mad_status);
+	if (!j->failed) {
+		char where[IB_DESC_LEN + 16];
+		if (!j->pass->failed.n)
+			snprintf(j->pass->why, sizeof(j->pass->why),
+				 "%s of block %u: %s (MAD status 0x%x)", what,
+				 block, strerror(-status), mad_status);
+		snprintf(where, sizeof(where), "%s/%u", j->desc, j->port);
+		namelist_add(&j->pass->failed, where);
+		log_debug("partitions: P_KeyTable %s of %s (0x%016" PRIx64
+			  ") port %u block %u failed: %s (MAD status 0x%x)",
+			  what, j->desc, j->guid, j->port, block,
+			  strerror(-status), mad_status);
+	}
 	j->failed = true;
 }
 
@@ -487,11 +496,19 @@ static void pass_log(const struct pk_pass *ps)
 {
 	if (!ps->sets && !ps->gets && !ps->errors)
 		return;
+	char names[200];
+
 	log_notice("partitions: %u P_KeyTable blocks written to %u ports, "
 		   "%u read, %u failed ports (%s, %.1f ms)",
 		   ps->sets, ps->ports, ps->gets, ps->errors,
 		   ps->s ? "sweep" : "reload",
 		   (txn_now_us() - ps->start_us) / 1000.0);
+	if (ps->failed.n)
+		log_warn("partitions: P_KeyTables of %u ports failed (%s), "
+			 "first %s; the next sweep tries them again",
+			 ps->failed.n,
+			 namelist_str(&ps->failed, names, sizeof(names)),
+			 ps->why);
 }
 
 /* The running pass ended: its sweep goes on; a waiting pass starts. */

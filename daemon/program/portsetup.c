@@ -42,14 +42,24 @@ struct set_req {
 	uint64_t mkey; /* M_Key the Set installs, 0 = none (mkey.c) */
 };
 
+/* Counted and named for the sweep's one summary line (a lossy fabric
+ * fails thousands at once). */
 static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 {
-	q->s->set_errors++;
-	log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
-		 "failed: %s (MAD status 0x%x); the port keeps its old state "
-		 "until the next sweep",
-		 q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
-		 q->node->guid, q->port, strerror(-status), mad_status);
+	struct prog_pass *s = q->s;
+	char where[IB_DESC_LEN + 16];
+
+	if (!s->set_errors++)
+		snprintf(s->set_why, sizeof(s->set_why),
+			 "%s Set: %s (MAD status 0x%x)",
+			 q->switchinfo ? "SwitchInfo" : "PortInfo",
+			 strerror(-status), mad_status);
+	snprintf(where, sizeof(where), "%s/%u", q->node->desc, q->port);
+	namelist_add(&s->set_failed, where);
+	log_debug("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
+		  "failed: %s (MAD status 0x%x)",
+		  q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
+		  q->node->guid, q->port, strerror(-status), mad_status);
 }
 
 /* PortInfo SMPs carry SMSupportExtendedSpeeds where the port (a switch:

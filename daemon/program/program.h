@@ -17,6 +17,7 @@
 
 #include "daemon/core/sm.h"
 #include "daemon/discover/discover.h"
+#include "lib/namelist.h"
 #include "mad/smp_sm.h"
 #include "mad/txn.h"
 #include "routing/unicast/unicast.h"
@@ -29,8 +30,12 @@ struct prog_pass {
 	unsigned pending;	/* SMPs and transfers in flight */
 	void (*done)(struct prog_pass *p); /* the last release */
 	/* Results, added to by the programmers. */
-	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */
-	uint32_t lft_errors;   /* LFT blocks that failed */
+	uint32_t set_errors; /* PortInfo/SwitchInfo Sets that failed */
+	uint32_t lft_errors; /* LFT blocks that failed */
+	/* Where Sets and LFT blocks failed, and the first reason: one line
+	 * per sweep for all of them (the sweep logs it at its end) */
+	struct namelist set_failed, lft_failed;
+	char set_why[96], lft_why[96];
 	uint32_t lft_switches; /* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
 	uint64_t lft_read; /* LFT blocks read back before writing */

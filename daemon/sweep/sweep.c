@@ -99,6 +99,8 @@ static void sweep_reset(struct sweep *s)
 	s->changed = s->incremental = false;
 	incr_reset(s);
 	s->pass.set_errors = s->pass.lft_errors = s->pass.lft_switches = 0;
+	namelist_clear(&s->pass.set_failed);
+	namelist_clear(&s->pass.lft_failed);
 	s->pass.lft_past_cap = 0;
 	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed =
 	    s->pass.activated = 0;
@@ -466,6 +468,30 @@ static int adopt_model(struct sweep *s)
 	return 0;
 }
 
+/* One line each for the Sets and the LFT blocks that failed in this
+ * sweep: how many, where (the first few), the first reason. */
+static void log_failures(struct sweep *s)
+{
+	char names[200];
+
+	if (s->pass.set_errors)
+		log_warn(
+		    "sweep %" PRIu64 ": %u Sets failed (%s), first %s; "
+		    "those ports keep their old state until the next "
+		    "sweep",
+		    s->sm->sweeps, s->pass.set_errors,
+		    namelist_str(&s->pass.set_failed, names, sizeof(names)),
+		    s->pass.set_why);
+	if (s->pass.lft_errors)
+		log_warn(
+		    "sweep %" PRIu64 ": %u LFT blocks failed on %u "
+		    "switches (%s), first %s; they are sent again at the "
+		    "next sweep",
+		    s->sm->sweeps, s->pass.lft_errors, s->pass.lft_failed.n,
+		    namelist_str(&s->pass.lft_failed, names, sizeof(names)),
+		    s->pass.lft_why);
+}
+
 static void finish(struct sweep *s, int rc)
 {
 	struct sm *sm = s->sm;
@@ -501,6 +527,7 @@ static void finish(struct sweep *s, int rc)
 		    sm->fab->n_switches, fabric_count_hosts(sm->fab),
 		    s->pass.armed, s->pass.activated, s->pass.lft_blocks,
 		    s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+	log_failures(s);
 	if (s->pass.lft_past_cap)
 		log_err("sweep %" PRIu64 ": %" PRIu64 " LFT blocks past their "
 			"switch's LinearFDBCap were not sent",
