@@ -21,7 +21,7 @@ static void test_few_and_many(void **state)
 	namelist_add(&l, "S2");
 	assert_string_equal(namelist_str(&l, buf, sizeof(buf)), "S1, S2");
 	for (int i = 3; i <= 65; i++) {
-		char n[8];
+		char n[16];
 		snprintf(n, sizeof(n), "S%d", i);
 		namelist_add(&l, n);
 	}
