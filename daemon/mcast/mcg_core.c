@@ -14,6 +14,7 @@
 #include "daemon/mcast/mcg_priv.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
+#include "mad/smp_switch.h"
 #include "routing/engines.h"
 #include "routing/mcast/mcast.h"
 
@@ -386,13 +387,17 @@ static int on_slice(sd_event_source *s, void *ud)
 	return 0;
 }
 
-/* Colors: the smallest MulticastFDBCap, lowered by multicast.mft_size. */
+/* Colors: the smallest MulticastFDBCap in whole 32-MLID blocks (a block
+ * the cap cuts would be written past it; a cap below one block keeps what
+ * it holds), lowered by multicast.mft_size. */
 static uint32_t fabric_colors(const struct sm *sm)
 {
 	uint32_t cap = MC_MAX_COLORS;
 
 	for (uint32_t i = 0; i < sm->fab->n_switches; i++) {
 		uint16_t c = sm->fab->switches[i]->mft_cap;
+		if (c >= MFT_BLOCK_SIZE)
+			c = c / MFT_BLOCK_SIZE * MFT_BLOCK_SIZE;
 		if (c && c < cap)
 			cap = c;
 	}
