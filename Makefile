@@ -7,6 +7,7 @@
 #   make               build everything into $(O) (default build/)
 #   make SAN=1 O=build-san   debug build with ASan/UBSan
 #   make check         unit + integration tests (needs ibsim, see README)
+#   make progs         only the programs (what make install needs)
 #   make install DESTDIR=... PREFIX=/usr
 
 -include config.mk
@@ -21,8 +22,8 @@ UNITDIR  ?= /lib/systemd/system
 CC       ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibumad libsystemd yaml-0.1 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libibumad libsystemd yaml-0.1 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibumad libsystemd yaml-0.1 libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libibumad libsystemd yaml-0.1 libmicrohttpd 2>/dev/null)
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
             -Wmissing-prototypes -Wstrict-prototypes
@@ -37,10 +38,14 @@ ALL_CFLAGS := $(CSTD) $(OPT) $(WARN) -I. -D_GNU_SOURCE -pthread $(PKG_CFLAGS) $(
 ALL_LDFLAGS := $(LDSAN) -pthread $(LDFLAGS)
 LIBS     := $(PKG_LIBS) -lm
 
+# The tree's one version (lib/version.h): configure.ac reads the same file.
+IBSM_VERSION := $(shell cat VERSION 2>/dev/null)
+$(if $(IBSM_VERSION),,$(error the file VERSION is missing or empty))
+
 LIB_SRC     := $(wildcard lib/*.c)
 MAD_SRC     := $(wildcard mad/*.c)
 ROUTING_SRC := $(wildcard routing/*.c routing/*/*.c)
-DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_SRC  := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c))
 TOOLS       := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
 # Programs that integration tests run under ibsim (not unit tests).
@@ -58,9 +63,10 @@ PROGS := $(if $(wildcard daemon/main.c),$(O)/ibsmd) $(foreach t,$(TOOLS),$(O)/$(
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRC))
 SIM_BINS  := $(patsubst tests/sim/%.c,$(O)/tests/sim/%,$(SIM_SRC))
 # Preload libraries the integration tests put beside libumad2sim.so.
-TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so
+TAP_LIBS  := $(O)/tests/tap/libmadtap.so $(O)/tests/tap/libsmiopen.so \
+             $(O)/tests/tap/libsmbusy.so
 
-.PHONY: all check unit integration install clean format
+.PHONY: all progs check unit integration install clean format
 all: $(PROGS) $(UNIT_BINS) $(SIM_BINS) $(TAP_LIBS)
 
 $(O)/%.o: %.c
@@ -76,6 +82,9 @@ $(ARCHIVES):
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(O)/lib/version.o: ALL_CFLAGS += -DIBSM_VERSION='"$(IBSM_VERSION)"'
+$(O)/lib/version.o: VERSION
+
 $(O)/ibsmd: $(call obj,daemon/main.c) $(ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(ARCHIVES) $(LIBS)
 
@@ -87,7 +96,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
 # Unit tests that check our codecs against libibmad's field tables; no
 # program of ours links libibmad.
-IBMAD_TESTS := test_mad_smp test_sa_codec test_speed
+IBMAD_TESTS := test_mad_smp test_sa_codec test_speed test_mad_perf
 # Unit tests that check our layouts against OpenSM's iba/ib_types.h.
 $(O)/tests/unit/test_sa_inform_layout.o: ALL_CFLAGS += -isystem /usr/include/infiniband
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(ARCHIVES)
@@ -113,12 +122,20 @@ integration: $(PROGS) $(SIM_BINS) $(TAP_LIBS)
 check: all
 	@tests/run-all $(O)
 
-install: $(PROGS)
+# The administrator's programs go to sbin, where infiniband-diags and
+# OpenSM put theirs; the offline tools to bin.  The unit and the
+# configuration are installed from systemd/ and conf/ only, also by the
+# Debian package (debian/rules runs this target).
+SBIN_PROGS := ibsmd ibsmctl
+progs: $(PROGS)
+
+install: progs
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SYSCONFDIR)/ibsmd \
 	  $(DESTDIR)$(UNITDIR)
-	install -m 755 $(O)/ibsmd $(DESTDIR)$(SBINDIR)/ibsmd
-	for t in $(TOOLS); do install -m 755 $(O)/$$t $(DESTDIR)$(BINDIR)/$$t; done
+	for p in $(SBIN_PROGS); do install -m 755 $(O)/$$p $(DESTDIR)$(SBINDIR)/$$p; done
+	for t in $(filter-out $(SBIN_PROGS),$(TOOLS)); do \
+	  install -m 755 $(O)/$$t $(DESTDIR)$(BINDIR)/$$t; done
 	for m in man/*.8; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man8/; done; true
 	for m in man/*.5; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done; true
 	for m in man/*.1; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true

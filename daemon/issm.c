@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/sm.h"
+#include "daemon/core/sm.h"
+#include "daemon/main.h"
 #include "lib/log.h"
 
 int issm_open(struct sm *sm)
@@ -24,7 +25,15 @@ int issm_open(struct sm *sm)
 			 pi->ca, pi->num, strerror(rc == -1 ? ENODEV : -rc));
 		return 0;
 	}
-	sm->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	/* The kernel gives the device to one process at a time; a blocking
+	 * open would wait for another SM to exit. */
+	sm->issm_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (sm->issm_fd < 0 && errno == EAGAIN) {
+		log_err("%s is held by another process: a subnet manager runs "
+			"on %s port %d",
+			path, pi->ca, pi->num);
+		return -EADDRINUSE;
+	}
 	if (sm->issm_fd < 0) {
 		log_warn("cannot open %s: %s; the port does not advertise an "
 			 "SM (IsSM), SMInfo queries and traps may not reach "

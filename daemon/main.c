@@ -13,16 +13,21 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
-#include "daemon/ctl.h"
-#include "daemon/mcg.h"
-#include "daemon/mkey.h"
-#include "daemon/pkeyprog.h"
-#include "daemon/route.h"
-#include "daemon/sa_daemon.h"
-#include "daemon/sm.h"
-#include "daemon/sm_elect.h"
+#include "daemon/core/sm.h"
+#include "daemon/ctl/ctl.h"
+#include "daemon/main.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/metrics/metrics.h"
+#include "daemon/perf/perf.h"
+#include "daemon/program/program.h"
+#include "daemon/role/role.h"
+#include "daemon/sa_daemon/sa_daemon.h"
+#include "daemon/sweep/sweep.h"
+#include "daemon/topology/topology.h"
 #include "lib/log.h"
 #include "lib/pool.h"
+#include "lib/version.h"
+#include "mad/sm_probe.h"
 
 #define DEFAULT_CONFIG "/etc/ibsmd/ibsmd.yaml"
 #define MAX_OVERRIDES  256
@@ -40,7 +45,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: ibsmd [-c FILE] [-o KEY=VALUE]... [--once] "
-	    "[--foreground] [--state-dir DIR] [--check-config]\n"
+	    "[--foreground] [--state-dir DIR] [--check-config [FILE]] "
+	    "[--version]\n"
 	    "  -c FILE          configuration (default " DEFAULT_CONFIG
 	    " if it exists)\n"
 	    "  -o KEY=VALUE     override one configuration key\n"
@@ -48,10 +54,12 @@ static void usage(FILE *f)
 	    "  --foreground     accepted for compatibility: ibsmd never "
 	    "forks\n"
 	    "  --state-dir DIR  same as -o state_dir=DIR\n"
-	    "  --check-config   print the effective configuration and exit\n");
+	    "  --check-config   print the effective configuration and exit; a\n"
+	    "                   FILE after it is read as with -c FILE\n"
+	    "  --version        print the version and exit\n");
 }
 
-enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK };
+enum { OPT_ONCE = 256, OPT_FG, OPT_STATE, OPT_CHECK, OPT_VERSION };
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -63,6 +71,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"state-dir", required_argument, NULL, OPT_STATE},
 	    {"check-config", no_argument, NULL, OPT_CHECK},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -92,10 +101,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case OPT_VERSION:
+			printf("ibsmd %s\n", ibsm_version);
+			exit(0);
 		default:
 			return -EINVAL;
 		}
 	}
+	/* "ibsmd --check-config FILE" checks FILE, as -c FILE would. */
+	if (a->check_config && !a->config && optind == argc - 1)
+		a->config = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "ibsmd: unexpected argument '%s'\n",
 			argv[optind]);
@@ -179,6 +194,42 @@ static void no_port_error(const struct sm *sm, int rc)
 		log_err("no usable InfiniBand port: %s", strerror(-rc));
 }
 
+/* IsSM was set before we claimed it: does an SM answer on our port? */
+static int check_port_free(struct sm *sm)
+{
+	const struct mad_port_info *pi = mad_port_info(sm->port);
+	struct smp_sm_info si;
+	int rc;
+
+	if (!pi->is_sm)
+		return 0;
+	rc = sm_probe_own_port(sm->txn, &si);
+	if (rc == 1) {
+		log_err("%s port %d: a subnet manager already answers there "
+			"(GUID 0x%016" PRIx64 ", %s, priority %u)",
+			pi->ca, pi->num, si.guid, sm_state_name(si.state),
+			si.priority);
+		return -EADDRINUSE;
+	}
+	log_notice("%s port %d: IsSM is set but no subnet manager answers "
+		   "there (its holder was killed); going on",
+		   pi->ca, pi->num);
+	return 0;
+}
+
+/* Two SMs on one port would both program the fabric (under ibsim they
+ * do; a kernel refuses the second one's agents or issm device). */
+static void another_sm_error(const struct sm *sm)
+{
+	const struct mad_port_info *pi = mad_port_info(sm->port);
+
+	log_err("another subnet manager runs on %s port %d; ibsmd does not "
+		"start beside it: stop it (OpenSM: systemctl stop "
+		"opensm.service), or run ibsmd on another port (port.guid, or "
+		"port.ca and port.num) or on another node",
+		pi->ca, pi->num);
+}
+
 static int open_mad(struct sm *sm)
 {
 	struct mad_port_sel sel = {
@@ -201,12 +252,15 @@ static int open_mad(struct sm *sm)
 	sm_txn_params_from_cfg(sm);
 	block_signals(); /* before the engine starts its receiver thread */
 	rc = txn_create(sm->port, &sm->txnp, &sm->txn);
-	if (rc < 0) {
+	if (rc < 0 && rc != -EADDRINUSE) /* umad_port.c said why */
 		log_err("cannot start the MAD engine on %s port %d: %s",
 			mad_port_info(sm->port)->ca,
 			mad_port_info(sm->port)->num, strerror(-rc));
+	if (rc < 0)
 		return rc;
-	}
+	rc = check_port_free(sm); /* before anything answers requests */
+	if (rc < 0)
+		return rc;
 	txn_set_request_handler(sm->txn, sm_on_request, sm);
 	log_notice("running on %s port %d, port GUID 0x%016" PRIx64,
 		   mad_port_info(sm->port)->ca, mad_port_info(sm->port)->num,
@@ -255,14 +309,18 @@ static int setup(struct sm *sm)
 		rc = mkey_start(sm);
 	if (rc == 0 && !sm->once)
 		rc = sa_daemon_init(sm);
+	if (rc == 0 && !sm->once) /* --once answers nobody, needs no IsSM */
+		rc = issm_open(sm);
 	if (rc < 0)
 		return rc;
-	if (!sm->once)
-		issm_open(sm); /* --once answers nobody, it needs no IsSM */
 	sm->pool = pool_create(sm->cfg.routing_threads);
 	rc = loop_init(sm);
 	if (rc == 0)
 		rc = open_ctl(sm);
+	if (rc == 0)
+		rc = metrics_start(sm);
+	if (rc == 0)
+		rc = topology_init(sm);
 	if (rc == 0 && !sm->once)
 		rc = mcg_init(sm);
 	if (rc == 0)
@@ -280,6 +338,10 @@ static int setup(struct sm *sm)
 		rc = sm_subscribe(sm, SM_EV_SWEEP_DONE, on_sweep_done, NULL);
 	if (rc == 0 && !sm->once)
 		rc = sm_repl_init(sm);
+	if (rc == 0)
+		rc = metrics_sm_register(sm);
+	if (rc == 0) /* after the sweep: it holds links out of its models */
+		rc = perf_init(sm);
 	return rc;
 }
 
@@ -290,15 +352,18 @@ static void teardown(struct sm *sm)
 	 * discovery, sweep and transfers they belong to.  M_Keys after it:
 	 * its last SMP (the receiver's wake-up) carries our port's key. */
 	sm->stopping = true;
+	metrics_stop(sm); /* no scrape reads the parts stopped below */
 	if (sm->txn) {
 		txn_destroy(sm->txn);
 		sm->txn = NULL;
 	}
+	perf_fini(sm); /* its MADs were cancelled with the engine */
 	sweep_destroy(sm);
 	mkey_stop(sm);
 	pkeyprog_fini(sm);
 	dumps_free(sm); /* --once: the dumps are complete at exit */
 	mcg_fini(sm);
+	topology_fini(sm);
 	sa_daemon_fini(sm);
 	ctl_close(sm->ctl);
 	issm_close(sm);
@@ -357,6 +422,8 @@ int main(int argc, char **argv)
 	sm.overrides = a.overrides;
 	sm.n_overrides = a.n_overrides;
 	rc = setup(&sm);
+	if (rc == -EADDRINUSE)
+		another_sm_error(&sm);
 	if (rc == 0) {
 		sm_change_state(&sm, SM_STATE_DISCOVERING, "starting");
 		sweep_request(&sm, true, "start");

@@ -7,12 +7,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/ctl.h"
-#include "daemon/mcg.h"
-#include "daemon/mkey.h"
-#include "daemon/sa_daemon.h"
-#include "daemon/sm.h"
-#include "daemon/sm_elect.h"
+#include "daemon/core/sm.h"
+#include "daemon/ctl/ctl.h"
+#include "daemon/main.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/perf/perf.h"
+#include "daemon/program/program.h"
+#include "daemon/role/role.h"
+#include "daemon/sa_daemon/sa_daemon.h"
+#include "daemon/sweep/sweep.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
 {
@@ -22,6 +25,7 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "smps_lost %" PRIu64 "\n", t->lost);
 	fprintf(out, "smps_timeouts %" PRIu64 "\n", t->timeouts);
 	fprintf(out, "smps_remote_errors %" PRIu64 "\n", t->remote_errors);
+	fprintf(out, "smps_unsupported %" PRIu64 "\n", t->unsupported);
 	fprintf(out, "smps_unmatched %" PRIu64 "\n", t->unmatched);
 	fprintf(out, "mads_dropped %" PRIu64 "\n", t->dropped);
 	fprintf(out, "requests_received %" PRIu64 "\n", t->requests);
@@ -96,6 +100,8 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
 	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	fprintf(out, "lid_limit %s\n",
+		sm->lid_limit[0] ? sm->lid_limit : "none");
 	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
@@ -115,6 +121,7 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	elect_print_status(sm, out);
 	mkey_print_status(sm, out);
 	sa_daemon_print_status(sm, out);
+	perf_print_status(sm, out);
 	print_txn(out, txn_stats(sm->txn));
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/config_priv.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/qos.h"
 
@@ -40,7 +41,11 @@ static const struct cfg_enum merge_names[] = {
  * must be among them, the values are unused. */
 static const struct cfg_enum dump_names[] = {
 	{ "subnet", 0 }, { "lfts", 1 }, { "fdbs", 2 }, { "mfts", 3 },
-	{ "mcgroups", 4 }, { 0 }
+	{ "mcgroups", 4 }, { "counters", 5 }, { 0 }
+};
+static const struct cfg_enum health_policy_names[] = {
+	{ "report", CFG_HEALTH_REPORT }, { "isolate", CFG_HEALTH_ISOLATE },
+	{ "disable", CFG_HEALTH_DISABLE }, { 0 }
 };
 static const struct cfg_enum mkey_mode_names[] = {
 	{ "off", CFG_MKEY_OFF }, { "fixed", CFG_MKEY_FIXED },
@@ -290,6 +295,63 @@ static const struct cfg_key cfg_keys[] = {
 	  "itself is left only by itself or a trusted requester; "
 	  "ServiceRecords are set and deleted only for the requester's own "
 	  "port unless it is trusted." },
+	{ "perfmgr.enable", CFG_ENUM, OFF(perfmgr_enable), "false", 0, 0,
+	  cfg_bool_names,
+	  "Performance manager: read every linked port's PortCounters (and "
+	  "PortCountersExtended where the node has them) every "
+	  "perfmgr.interval_ms, keep 64-bit totals across counter wraps, "
+	  "clears and restarts (state_dir/port_counters.state), and judge "
+	  "the links by health.*. Its MADs wait while a sweep runs." },
+	{ "perfmgr.interval_ms", CFG_U32, OFF(perfmgr_interval_ms), "60000",
+	  1000, DAY_MS, NULL,
+	  "Time between two readings of every port's counters "
+	  "(milliseconds); the reads of one round are spread over three "
+	  "quarters of it." },
+	{ "health.thresholds.symbol_errors", CFG_U32,
+	  OFF(health_thresholds_symbol_errors), "100", 0, 0xFFFFFFFFu, NULL,
+	  "A link whose SymbolErrorCounter grows by more than this in one "
+	  "perfmgr interval, at either end, is unhealthy. 0: not judged "
+	  "(the same for every health.thresholds key)." },
+	{ "health.thresholds.link_error_recovery", CFG_U32,
+	  OFF(health_thresholds_link_error_recovery), "10", 0, 0xFFFFFFFFu,
+	  NULL, "LinkErrorRecoveryCounter growth per interval." },
+	{ "health.thresholds.link_downed", CFG_U32,
+	  OFF(health_thresholds_link_downed), "5", 0, 0xFFFFFFFFu, NULL,
+	  "LinkDownedCounter growth per interval." },
+	{ "health.thresholds.rcv_errors", CFG_U32,
+	  OFF(health_thresholds_rcv_errors), "100", 0, 0xFFFFFFFFu, NULL,
+	  "PortRcvErrors growth per interval." },
+	{ "health.thresholds.local_link_integrity", CFG_U32,
+	  OFF(health_thresholds_local_link_integrity), "10", 0, 0xFFFFFFFFu,
+	  NULL, "LocalLinkIntegrityErrors growth per interval." },
+	{ "health.thresholds.excessive_buffer_overrun", CFG_U32,
+	  OFF(health_thresholds_excessive_buffer_overrun), "10", 0,
+	  0xFFFFFFFFu, NULL,
+	  "ExcessiveBufferOverrunErrors growth per interval." },
+	{ "health.thresholds.xmit_discards", CFG_U32,
+	  OFF(health_thresholds_xmit_discards), "1000", 0, 0xFFFFFFFFu, NULL,
+	  "PortXmitDiscards growth per interval." },
+	{ "health.flap_limit", CFG_U32, OFF(health_flap_limit), "5", 0, 1000,
+	  NULL,
+	  "A link that goes down more than this many times (each down and "
+	  "up again is one flap) within health.flap_window_s is unhealthy. "
+	  "0: flaps are not counted." },
+	{ "health.flap_window_s", CFG_U32, OFF(health_flap_window_s), "600",
+	  1, 86400, NULL, "The window of health.flap_limit (seconds)." },
+	{ "health.policy", CFG_ENUM, OFF(health_policy), "report", 0, 0,
+	  health_policy_names,
+	  "What an unhealthy link gets: report (logged once per episode, "
+	  "listed by ibsmctl health), isolate (routed around: no LFT, MFT "
+	  "or port-group entry uses it while it stays up and its counters "
+	  "are still read) or disable (its port set Disabled, and routed "
+	  "around). A link whose loss would cut a node off is only "
+	  "reported." },
+	{ "health.recover_s", CFG_U32, OFF(health_recover_s), "3600", 0,
+	  0xFFFFFFFFu, NULL,
+	  "An unhealthy link quiet this long (no threshold crossed, no "
+	  "flap) is healthy again, and an isolated one is routed again "
+	  "(seconds). A disabled port comes back only with ibsmctl health "
+	  "clear. 0: only with ibsmctl health clear." },
 	{ "state_dir", CFG_PATH, OFF(state_dir), "/var/lib/ibsmd", 0, 255,
 	  NULL, "Directory for guid2lid, the state files and the dump files." },
 	{ "dumps", CFG_LIST, OFF(dumps), "subnet,mcgroups", 0, 16,
@@ -297,7 +359,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "Dump files written to state_dir after each heavy sweep (after "
 	  "the subnet is up, on a helper thread) and on multicast changes: "
 	  "subnet (subnet.lst), lfts (lfts.dump), fdbs, mfts (mfts.dump), "
-	  "mcgroups (mcgroups.dump). lfts and fdbs grow with switches times "
+	  "mcgroups (mcgroups.dump), counters (port_counters.dump, after "
+	  "each perfmgr round). lfts and fdbs grow with switches times "
 	  "LIDs (2.3 GB at 16,000 hosts), so they are written only when "
 	  "listed or on ibsmctl dump; guid2lid and the state files are "
 	  "always written." },
@@ -317,6 +380,23 @@ static const struct cfg_key cfg_keys[] = {
 	  "Answer bytes queued for one control-socket client before its "
 	  "further requests wait; a single answer longer than this is "
 	  "refused with an error line." },
+	{ "metrics.listen", CFG_STRING, OFF(metrics_listen), "", 0, 63, NULL,
+	  "Address and port of the Prometheus endpoint, served at /metrics "
+	  "(ADDRESS:PORT with a numeric IPv4 address, [ADDRESS]:PORT for "
+	  "IPv6; e.g. 127.0.0.1:9871). Empty: no endpoint. The page has no "
+	  "access control: listen on the loopback or a management network "
+	  "only." },
+	{ "topology.expected", CFG_STRING, OFF(topology_expected), "", 0, 255,
+	  NULL,
+	  "The cabling as planned, an ibnetdiscover output or ibsim net file "
+	  "(absolute path). Each heavy sweep compares the fabric with it and "
+	  "logs missing, extra and miswired links by name (ibsmctl topology "
+	  "diff). Empty: no comparison." },
+	{ "topology.enforce", CFG_ENUM, OFF(topology_enforce), "false", 0, 0,
+	  cfg_bool_names,
+	  "With topology.expected: a miswired or unexpected link is not "
+	  "armed or activated and carries no route; its ports stay in "
+	  "Initialize until the cabling matches the file." },
 	{ "log.level", CFG_ENUM, OFF(log_level), "notice", 0, 0, log_names,
 	  "Least important messages logged: error, warn, notice, info or "
 	  "debug." },
@@ -848,12 +928,21 @@ static bool key_equal(const void *a, const void *b, const struct cfg_key *k)
 	return false;
 }
 
+/* entry names key, or ends with '.' and is its section */
+static bool key_listed(const char *entry, const char *key)
+{
+	size_t n = strlen(entry);
+
+	return n && entry[n - 1] == '.' ? strncmp(entry, key, n) == 0
+					: strcmp(entry, key) == 0;
+}
+
 bool config_equal_except(const struct config *a, const struct config *b,
 			 const char *const *keys)
 {
 	for (size_t i = 0; i < N_KEYS; i++) {
 		const char *const *k = keys;
-		while (k && *k && strcmp(*k, cfg_keys[i].key))
+		while (k && *k && !key_listed(*k, cfg_keys[i].key))
 			k++;
 		if ((!k || !*k) && !key_equal(a, b, &cfg_keys[i]))
 			return false;
@@ -915,6 +1004,22 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 			       "is used only with m_key.mode fixed",
 			       c->m_key_mode == CFG_MKEY_OFF ? "off"
 							     : "per-port");
+	if (c->metrics_listen[0]) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		char why[96];
+
+		if (listen_addr_parse(c->metrics_listen, &ss, &sl, why,
+				      sizeof(why)) < 0)
+			return cfg_err(err, errlen, "configuration",
+				       "metrics.listen \"%s\": %s",
+				       c->metrics_listen, why);
+	}
+	if (c->topology_expected[0] && c->topology_expected[0] != '/')
+		return cfg_err(err, errlen, "configuration",
+			       "topology.expected \"%s\" is not an absolute "
+			       "path",
+			       c->topology_expected);
 	if (c->mad_window_per_node > c->mad_window)
 		return cfg_err(err, errlen, "configuration",
 			       "mad.window_per_node (%u) is larger than "

@@ -25,6 +25,10 @@ enum cfg_mkey_mode { CFG_MKEY_OFF, CFG_MKEY_FIXED, CFG_MKEY_PER_PORT };
 /* sa.proxy_join: who may join or leave for another port */
 enum cfg_proxy_join { CFG_PROXY_PARTITION, CFG_PROXY_TRUSTED };
 
+/* health.policy (docs/design.md §3.12) */
+enum cfg_health_policy { CFG_HEALTH_REPORT, CFG_HEALTH_ISOLATE,
+			 CFG_HEALTH_DISABLE };
+
 struct cfg_strlist {
 	char **v;
 	uint32_t n;
@@ -112,12 +116,30 @@ struct config {
 	uint32_t qos_default_sl;
 	struct cfg_strlist qos_classes; /* lib/qos.h struct qos_class */
 
+	int perfmgr_enable;	     /* 0 or 1 */
+	uint32_t perfmgr_interval_ms;
+	/* errors per perfmgr interval that make a link unhealthy, 0: none */
+	uint32_t health_thresholds_symbol_errors;
+	uint32_t health_thresholds_link_error_recovery;
+	uint32_t health_thresholds_link_downed;
+	uint32_t health_thresholds_rcv_errors;
+	uint32_t health_thresholds_local_link_integrity;
+	uint32_t health_thresholds_excessive_buffer_overrun;
+	uint32_t health_thresholds_xmit_discards;
+	uint32_t health_flap_limit; /* 0 = flaps not counted */
+	uint32_t health_flap_window_s;
+	int health_policy; /* enum cfg_health_policy */
+	uint32_t health_recover_s; /* 0 = only ibsmctl health clear */
+
 	char *state_dir;
 	struct cfg_strlist dumps; /* names from config_dump_names */
 	char *control_socket;
 	uint32_t control_max_connections;
 	uint32_t control_idle_timeout_ms;
 	uint32_t control_max_output;
+	char *metrics_listen;	 /* "" = no Prometheus endpoint */
+	char *topology_expected; /* "" = no comparison */
+	int topology_enforce;	 /* 0 or 1 */
 	int log_level;		/* enum log_level (LOG_LVL_*) */
 
 	struct cfg_table partitions; /* of struct cfg_partition */
@@ -170,7 +192,8 @@ void config_free(struct config *c);
 /* Deep copy; 0 or -ENOMEM. */
 int config_copy(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
-/* Equal but for the keys listed (NULL-terminated; NULL: none). */
+/* Equal but for the keys listed (NULL-terminated; NULL: none; "sec."
+ * lists every key of section sec). */
 bool config_equal_except(const struct config *a, const struct config *b,
 			 const char *const *keys);
 

@@ -44,6 +44,10 @@ struct ib_port {
 			       file's 4xFDR10) */
 	uint8_t mtu_cap;	/* PortInfo MTUCap (1..5 = 256..4096) */
 	uint8_t vl_cap;
+	/* The link is up but held out of routing (the health policy,
+	 * daemon/perf): remote is NULL, as for routing it is absent, while
+	 * the sweep still brings the port ACTIVE and reads its counters. */
+	bool held;
 };
 
 struct ib_node {

@@ -48,6 +48,7 @@ static int copy_node(struct fabric *dst, const struct ib_node *s)
 		np->fdr10 = sp->fdr10;
 		np->mtu_cap = sp->mtu_cap;
 		np->vl_cap = sp->vl_cap;
+		np->held = sp->held;
 		if (!node_is_switch(n) && sp->guid &&
 		    fabric_set_port_guid(dst, np, sp->guid) < 0)
 			return -ENOMEM;

@@ -81,7 +81,7 @@ static unsigned long long now_ms(void)
 }
 
 /* One lock for every limit: the SA's receiver-thread answers share
- * theirs with the loop (daemon/sa_daemon.c). */
+ * theirs with the loop (daemon/sa_daemon/sa_daemon.c). */
 static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool log_ratelimit_ok(struct log_ratelimit *rl)

@@ -4,7 +4,7 @@
  * (neighbors), so that a port protected against Gets can be asked with
  * its key before discovery has seen it; and per-port keys derived from a
  * secret kept in the state directory.  No I/O but these files; the
- * daemon decides what to send (daemon/mkey.c). */
+ * daemon decides what to send (daemon/program/mkey.c). */
 #ifndef IBSM_MKEY_H
 #define IBSM_MKEY_H
 

@@ -13,6 +13,8 @@
  * HCA lists each plane as a GSI-only device with this bit set beside the
  * one SMI device that may carry SMPs. */
 #define PORT_CAP_IS_SM_DISABLED (1u << 10)
+/* IsSM: a process holds the port's issm device (an SM runs on it). */
+#define PORT_CAP_IS_SM (1u << 1)
 
 /* One port as umad_get_ca() describes it, in umad's order. */
 struct port_cand {

@@ -424,6 +424,7 @@ int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
 	if (req->data)
 		memcpy(s.data, req->data, SMP_DATA_SIZE);
 	t->is_smp = true;
+	t->optional = req->optional;
 	t->len = MAD_SIZE;
 	rc = smp_encode(&s, t->mad, sizeof(t->mad));
 	if (!rc)

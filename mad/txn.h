@@ -58,6 +58,10 @@ struct txn_stats {
 	uint64_t timeouts; /* tries that timed out (our timer or umad 110) */
 	uint64_t fast_timeouts; /* immediate umad 110 answers (see params) */
 	uint64_t remote_errors; /* responses with MAD status != 0 */
+	/* optional requests (txn_smp_req.optional) the target does not
+	 * implement: an error status, or ibsim's immediate umad 110; counted
+	 * here instead of remote_errors, timeouts and lost */
+	uint64_t unsupported;
 	uint64_t unmatched; /* responses with no outstanding TID (late dups) */
 	uint64_t dropped;   /* received MADs that failed validation */
 	uint64_t requests;  /* unsolicited requests passed to the handler */
@@ -107,11 +111,14 @@ struct txn_smp_req {
 	uint64_t dest;	     /* per-destination key, 0 = derive */
 	int retries;	     /* -1 = engine default */
 	unsigned timeout_ms; /* 0 = engine default */
+	/* A probe of an optional attribute: "not implemented" is an
+	 * expected answer, counted as unsupported, not as a loss */
+	bool optional;
 };
 
 /* The M_Key of an SMP submitted with mkey 0 (0 leaves it 0): the SM's
  * key table knows which port a route or LID reaches and what key it
- * holds (daemon/mkey.c), so every caller's SMPs carry their port's key.
+ * holds (daemon/program/mkey.c), so every caller's SMPs carry their port's key.
  * Called at submit; retries resend the same bytes. */
 typedef uint64_t (*txn_mkey_fn)(void *ctx, const struct txn_smp_req *req);
 void txn_set_mkey_hook(struct txn_engine *eng, txn_mkey_fn fn, void *ctx);

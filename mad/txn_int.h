@@ -20,6 +20,7 @@ struct txn {
 	uint8_t mad[MAD_SIZE];
 	size_t len;
 	bool is_smp;
+	bool optional; /* txn_smp_req.optional */
 	bool outstanding;
 	uint32_t slot; /* index in eng->slots while outstanding */
 	uint32_t tid;  /* low 32 bits of the current try's TID */

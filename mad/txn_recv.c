@@ -43,8 +43,11 @@ static void umad_timeout(struct txn_engine *e, struct txn *t)
 		txn_expire(e, t, false); /* umad gave up: nothing late */
 		return;
 	}
-	e->stats.timeouts++;
-	if (e->params.retry_fast_timeouts)
+	if (t->optional)
+		e->stats.unsupported++; /* ibsim: not implemented */
+	else
+		e->stats.timeouts++;
+	if (e->params.retry_fast_timeouts && !t->optional)
 		e->stats.lost++;
 	txn_complete_fast_timeout(e, t);
 }
@@ -68,7 +71,9 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 		}
 		e->stats.received++;
 		status = s.status ? -EREMOTEIO : 0;
-		if (s.status)
+		if (s.status && t->optional)
+			e->stats.unsupported++;
+		else if (s.status)
 			e->stats.remote_errors++;
 		txn_complete(e, t, status, rx, &s);
 		return;

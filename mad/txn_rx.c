@@ -11,6 +11,7 @@
 
 #include "lib/log.h"
 #include "mad/smp.h"
+#include "mad/txn.h"
 #include "mad/txn_rx.h"
 
 #define RX_POLL_MS 100 /* how often the thread looks at the stop flag */
@@ -109,6 +110,7 @@ static void *rx_thread(void *arg)
 			usleep(10000);
 			continue;
 		}
+		rx.rx_us = txn_now_us();
 		if (is_wake_answer(&rx) &&
 		    __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
 			break;

@@ -43,6 +43,7 @@ static void info_from_umad(struct mad_port_info *i, const umad_port_t *up)
 	i->sm_lid = (uint16_t)up->sm_lid;
 	i->state = (uint8_t)up->state;
 	i->phys_state = (uint8_t)up->phys_state;
+	i->is_sm = (be32toh(up->capmask) & PORT_CAP_IS_SM) != 0;
 }
 
 /* Every port of every CA, in umad's order, as port_choose() takes them.
@@ -260,13 +261,28 @@ int mad_port_register(struct mad_port *p, const struct mad_agent_req *r)
 		if (r->method_mask[m / 32] >> (m % 32) & 1)
 			mask[m / (8 * sizeof(long))] |=
 			    1L << (m % (8 * sizeof(long)));
+	errno = 0;
 	id = umad_register(p->portid, r->mgmt_class, r->class_version,
 			   r->rmpp_version, mask);
-	if (id < 0)
-		log_err("umad: cannot register class 0x%02x version %u on %s "
-			"port %d: %s",
+	if (id >= 0)
+		return id;
+	/* libibumad answers -EPERM to every refusal and leaves the ioctl's
+	 * errno; the kernel's EINVAL for an agent with request methods is
+	 * "method already in use" (ib_register_mad_agent): one receiver per
+	 * method and class on a port, and another process is it. */
+	if (errno == EINVAL && (r->method_mask[0] | r->method_mask[1] |
+				r->method_mask[2] | r->method_mask[3])) {
+		log_err("umad: the kernel refused to register class 0x%02x "
+			"version %u requests on %s port %d: another process "
+			"already receives them there",
 			r->mgmt_class, r->class_version, p->info.ca,
-			p->info.num, strerror(-id));
+			p->info.num);
+		return -EADDRINUSE;
+	}
+	log_err("umad: cannot register class 0x%02x version %u on %s "
+		"port %d: %s",
+		r->mgmt_class, r->class_version, p->info.ca, p->info.num,
+		strerror(-id));
 	return id;
 }
 

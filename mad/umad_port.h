@@ -35,6 +35,9 @@ struct mad_port_info {
 	uint8_t state; /* PortInfo PortState 1..4 */
 	uint8_t phys_state;
 	bool smi; /* opened with umad_open_smi_port (rdma-core >= 53) */
+	/* CapabilityMask.IsSM when last read; at open, before ibsmd claims
+	 * it, another process holds the port's issm device (sm_probe.h). */
+	bool is_sm;
 };
 
 struct mad_port;
@@ -76,7 +79,9 @@ struct mad_agent_req {
 				    all zero = only responses to own sends */
 };
 
-/* Registers an agent; returns its id (>= 0) or -errno. */
+/* Registers an agent; returns its id (>= 0) or -errno: -EADDRINUSE when
+ * the kernel refuses an agent with request methods because another
+ * process on this host already receives them on the port (another SM). */
 int mad_port_register(struct mad_port *p, const struct mad_agent_req *r);
 /* Registers the two SMI agents (class 0x01 LID-routed and 0x81 DR) with
  * the SM's method mask (Get, Set, Trap, TrapRepress) so that SMInfo
@@ -122,6 +127,8 @@ struct mad_rx {
 	int agent;
 	int status;
 	struct mad_addr from;
+	int64_t rx_us; /* when the receiver thread got it (txn_now_us), 0:
+			  injected without a port */
 };
 
 /* Receives one MAD, waiting up to timeout_ms (0 = do not wait, -1 =

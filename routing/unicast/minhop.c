@@ -22,7 +22,6 @@
 
 #include "lib/log.h"
 #include "routing/unicast/unicast.h"
-#include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 
 /* Destination LIDs grouped by the switch that delivers them: dlid[] holds,

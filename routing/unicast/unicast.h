@@ -1,7 +1,8 @@
-/* Unicast routing engines behind one small ops struct, chosen by name from
- * the configuration (routing.unicast, routing/engines.h).  An engine fills every switch's LFT
- * (node->lft, LIDs 0..fabric.max_lid) from the fabric model and the hop
- * tables; it does no I/O. */
+/* routing/unicast: the unicast routing engines behind one small ops
+ * struct, chosen by name from the configuration (routing.unicast, through
+ * routing/engines.h).  An engine fills every switch's LFT (node->lft, LIDs
+ * 0..fabric.max_lid) from the fabric model and the hop tables; it does no
+ * I/O. */
 #ifndef IBSM_UNICAST_H
 #define IBSM_UNICAST_H
 

@@ -1,4 +1,4 @@
-/* LFT verification and channel-dependency cycle check: see cdg.h.
+/* LFT verification and channel-dependency cycle check: see verify.h.
  * Per destination LID (parallel), each switch's next hop is resolved into
  * a hop distance by a memoised iterative walk (loops and drops detected);
  * the dependencies it shows are OR-ed into per-(switch, in-port) bitmasks

@@ -1,4 +1,4 @@
-/* VL-aware channel-dependency check: see cdg_vl.h.  Channels are the
+/* VL-aware channel-dependency check: see verify.h.  Channels are the
  * directed switch-to-switch links, numbered per (switch, out port); a
  * vertex is channel * 16 + VL.  Edges are collected per destination LID
  * into one array, sorted and deduplicated, then Kahn's algorithm peels

@@ -1,4 +1,4 @@
-/* LFT walk: see verify_lft.h.  Work is split by destination LID; for one
+/* LFT walk: see verify.h.  Work is split by destination LID; for one
  * LID every switch gets a state (hops to the destination, dropped, or
  * looping) by following its LFT entry until a switch whose state is known,
  * so each switch is stepped once per LID.  CA sources are then counted per

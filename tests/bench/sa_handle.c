@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "../unit/sa_topo.h"
-#include "daemon/sa_server.h"
+#include "daemon/sa/sa_server.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_node.h"
 #include "mad/sa_path.h"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # ibsmd's configuration from the command line, as an administrator sees it:
-# --check-config with the shipped file equals the built-in defaults, -o
+# --check-config with the shipped file (-c FILE or after the option)
+# equals the built-in defaults, -o
 # overrides show up in the canonical output, that output is itself a valid
 # config giving the same result, and a bad file or override exits 2 with
 # "file:line: message".
@@ -13,6 +14,13 @@ D="$O/ibsmd"
 "$D" -c /dev/null --check-config >"$T/empty" || fail "--check-config on an empty file"
 diff -u "$T/empty" "$T/shipped" || fail "conf/ibsmd.yaml is not the defaults"
 grep -q '^  unicast: minhop$' "$T/shipped" || fail "no routing.unicast in: $(head "$T/shipped")"
+
+# "--check-config FILE" reads FILE, as -c FILE does (the Debian package's
+# README.Debian and tests/package/debian.sh use that form).
+"$D" --check-config "$T/none.yaml" >/dev/null 2>&1 && fail "--check-config FILE: a file that is not there passed"
+"$D" --check-config conf/ibsmd.yaml >"$T/shipped2" || fail "--check-config conf/ibsmd.yaml"
+diff -u "$T/shipped" "$T/shipped2" || fail "--check-config FILE differs from -c FILE --check-config"
+"$D" -c conf/ibsmd.yaml --check-config extra >/dev/null 2>&1 && fail "-c FILE --check-config FILE2 accepted"
 
 "$D" -c conf/ibsmd.yaml -o routing.unicast=updown -o sm.priority=9 \
 	-o routing.updown.roots=S1,S2 --check-config >"$T/over" || fail "overrides rejected"

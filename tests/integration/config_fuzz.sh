@@ -13,7 +13,7 @@ flags="$flags $(pkg-config --cflags yaml-0.1 2>/dev/null)"
 # shellcheck disable=SC2086
 clang $flags -fsanitize=fuzzer,address,undefined -o "$bin" \
 	tests/fuzz/config_fuzz.c lib/config.c lib/config_yaml.c lib/config_doc.c \
-	lib/qos.c lib/config_partitions.c lib/log.c $(pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml) \
+	lib/qos.c lib/config_partitions.c lib/log.c lib/listen.c $(pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml) \
 	2>"$T/build.log" ||
 	{ cat "$T/build.log"; fail "could not build the config fuzz target (libFuzzer and ASan runtimes: Debian package libclang-rt-14-dev)"; }
 mkdir -p "$T/corpus"

@@ -37,14 +37,18 @@ words=$( (cat $files | grep -v '^\s*#' \
 	cat $pyfiles | grep -oE "\[[[:space:]]*[\"'][a-z][a-z0-9_.+-]{1,30}[\"']" | grep -oE "[a-z][a-z0-9_.+-]*"
 	) | sort -u)
 
+# The package owning a path ("diversion by dash from: /usr/bin/sh" names
+# none: such lines are skipped).
+owner() { dpkg -S "$1" 2>/dev/null | grep -v '^diversion by ' | head -1 | cut -d: -f1; }
+
 fail=0; checked=0
 for w in $words; do
 	path=$(command -v "$w" 2>/dev/null) || continue
 	case "$path" in /*) ;; *) continue ;; esac # builtins, functions
-	pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
-	[ -n "$pkg" ] || pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1)
+	pkg=$(owner "$path")
+	[ -n "$pkg" ] || pkg=$(owner "$(readlink -f "$path")")
 	# usrmerge: dpkg knows /bin/ps, PATH finds /usr/bin/ps
-	[ -n "$pkg" ] || pkg=$(dpkg -S "${path#/usr}" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$pkg" ] || pkg=$(owner "${path#/usr}")
 	[ -n "$pkg" ] || continue # not from a package (pyenv, /usr/local): nothing to install
 	pkg=${pkg%%,*}
 	checked=$((checked + 1))

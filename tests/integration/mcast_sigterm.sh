@@ -3,7 +3,7 @@
 # in each heavy-sweep phase (DISCOVER, CONFIGURE, ACTIVATE) and while an
 # MFT programming pass has blocks in flight -- the restart's own sweep and
 # a sweep of the running daemon -- and started again each time.  The
-# moment is chosen with IBSMD_TEST_SIGTERM_AT (daemon/testpoint.c), the
+# moment is chosen with IBSMD_TEST_SIGTERM_AT (daemon/core/testpoint.c), the
 # signal is an ordinary SIGTERM.  At the end every port has the LID it had,
 # every group its members and MLID, the LFTs walk every host pair and the
 # MFTs read back with ibroute -M deliver every group's packets.

@@ -9,11 +9,12 @@ need clang
 cd "$TOP"
 bin="$T/sa_fuzz"
 # The SA files and the codecs they use go into an archive and the linker
-# takes what sa_handle needs: the SA proper never calls the daemon glue (sa_daemon.c) nor the
-# multicast manager's join handlers (sa_mcmember_join.c), which
-# tests/integration/daemon_layering.sh keeps true.
+# takes what sa_handle needs: the SA proper (daemon/sa/) never calls the
+# daemon glue (daemon/sa_daemon/) nor the multicast manager's join
+# handlers (daemon/mcast/), which tests/integration/daemon_layering.sh
+# keeps true.
 mkdir -p "$T/obj"
-for src in mad/sa_*.c mad/smp*.c mad/fields.c daemon/sa_*.c lib/fabric.c lib/log.c \
+for src in mad/sa_*.c mad/smp*.c mad/fields.c daemon/sa/*.c lib/fabric.c lib/log.c \
 	lib/speed.c lib/pkeys.c lib/qos.c; do
 	o="$T/obj/$(echo "$src" | tr / _).o"
 	clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \

@@ -16,6 +16,11 @@ osm_start() {
 		-f "$T/osm-$name.log" >"$T/osm-$name.out" 2>&1 &
 	eval "OSM_PID_$name=$!"
 }
+# osm_up NAME HOST PRIO: osm_start, then wait for its subnet up.
+osm_up() {
+	osm_start "$@"
+	wait_for 60 grep -q "SUBNET UP" "$T/osm-$1.log" || fail "OpenSM did not bring the subnet up"
+}
 osm_stop() {
 	local v="OSM_PID_$1"
 	[ -n "${!v:-}" ] && killtree "${!v}"
@@ -69,6 +74,11 @@ snap_lids() {
 		     $1 == "SW" { print $1, $2, 0, $4 }' |
 		sort -u >"$1"
 	[ -s "$1" ] || fail "ibnetdiscover -p read no ports"
+}
+# snap_fabric N: LIDs in $T/lidsN and every table in $T/tablesN.
+snap_fabric() {
+	snap_lids "$T/lids$1"
+	snap_tables "$T/tables$1" "$T/lids$1"
 }
 # Every switch's LFT (ibroute), and MFT (ibroute -M), in one file.
 snap_tables() {

@@ -14,10 +14,8 @@
 NET=$TOP/tests/data/default.net
 start_sim "$NET"
 
-osm_start a H2 15
-wait_for 60 grep -q "SUBNET UP" "$T/osm-a.log" || fail "OpenSM did not bring the subnet up"
-snap_lids "$T/lids0"
-snap_tables "$T/tables0" "$T/lids0"
+osm_up a H2 15
+snap_fabric 0
 OSM_LID=$(sminfo_of | sed -n 's/^sminfo: sm lid \([0-9]*\).*/\1/p')
 [ -n "$OSM_LID" ] || fail "sminfo finds no master: $(sminfo_of)"
 
@@ -37,8 +35,7 @@ done
 for k in smps_portinfo_sets smps_switchinfo_sets smps_lft_blocks; do
 	[ "$(st a $k)" = 0 ] || fail "the standby sent Sets: $k $(st a $k)"
 done
-snap_lids "$T/lids1"
-snap_tables "$T/tables1" "$T/lids1"
+snap_fabric 1
 diff "$T/lids0" "$T/lids1" >/dev/null || fail "LIDs changed beside the standby"
 diff "$T/tables0" "$T/tables1" >"$T/tables.diff" || { head "$T/tables.diff"; fail "LFT/MFT blocks changed beside the standby"; }
 echo "standby beside OpenSM: $(st a sm_polls) polls, no Set, LIDs and tables unchanged"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/sa_server.h"
+#include "daemon/sa/sa_server.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_wire.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#include "daemon/ctl.h"
+#include "daemon/ctl/ctl.h"
 
 static int echo_cmd(void *arg, const char *args, FILE *out, char *err,
 		    size_t errlen)

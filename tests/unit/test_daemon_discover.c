@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/discover.h"
+#include "daemon/discover/discover.h"
 
 /* SM host H0 - S0 =(2 links)= S1 - H1, S1 port 8 unlinked. */
 static void build(struct fabric *f, struct ib_node **n)

@@ -1,6 +1,6 @@
 /* M_Key protection on a model (ibsim neither keeps nor checks M_Key, so
  * this is where the logic is shown to hold): ibsmd's key table
- * (daemon/mkey.c) against a model of the check every port's SMA makes
+ * (daemon/program/mkey.c) against a model of the check every port's SMA makes
  * (IBA 14.2.4, as the kernel's soft SMAs qib/hfi1 implement it).  The
  * SMPs go through the real MAD engine to a transport that keeps them, and
  * each one's M_Key is judged by the model port it is routed to. */
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/mkey.h"
-#include "daemon/sm.h"
-#include "daemon/sweep.h"
+#include "daemon/program/mkey.h"
+#include "daemon/program/program.h"
+#include "daemon/core/sm.h"
 #include "lib/mkey.h"
 #include "mad/cursor.h"
 #include "mad/smp_port.h"
@@ -80,7 +80,8 @@ static const uint8_t secret[16] = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60,
 				   0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0,
 				   0xd0, 0xe0, 0xf0, 0x01};
 static struct sm sm;
-static struct sweep sweep;
+/* the model a sweep is building, as the sweep hands it to sm */
+static struct fabric *swept;
 
 /* H0 port 1 - S0 port 1; S0 port 2 - S1 port 2 (when s1); S1 port 5 -
  * H1 port 1. */
@@ -140,7 +141,7 @@ static void start(int mode, bool nbrs)
 	if (nbrs)
 		put("neighbors", "0x0000000000000200 2 0x0000000000000300\n");
 	memset(&sm, 0, sizeof(sm));
-	memset(&sweep, 0, sizeof(sweep));
+	swept = NULL;
 	assert_int_equal(config_defaults(&sm.cfg), 0);
 	free(sm.cfg.state_dir);
 	sm.cfg.state_dir = strdup(dir);
@@ -151,8 +152,6 @@ static void start(int mode, bool nbrs)
 		sm.cfg.m_key_key = 0xF1F1F1F1F1F1F1F1ull;
 	sm.sm_guid = H0 + 1;
 	sm.sm_lid = 1;
-	sm.sweep = &sweep;
-	sweep.sm = &sm;
 	txn_params_default(&p);
 	assert_int_equal(txn_create_transport(&tr, &p, &sm.txn), 0);
 	assert_int_equal(mkey_start(&sm), 0);
@@ -165,10 +164,10 @@ static void stop(void)
 	txn_destroy(sm.txn);
 	if (sm.fab)
 		fabric_free(sm.fab);
-	if (sweep.nf)
-		fabric_free(sweep.nf);
+	if (swept)
+		fabric_free(swept);
 	free(sm.fab);
-	free(sweep.nf);
+	free(swept);
 	config_free(&sm.cfg);
 }
 
@@ -222,7 +221,7 @@ static void test_unseen_link(void **state)
 	struct sma s1 = {K_S1, 2};
 
 	start(CFG_MKEY_PER_PORT, true);
-	sweep.nf = model(false); /* discovery knows H0 and S0 only */
+	sm.sweep_model = swept = model(false); /* discovery knows H0 and S0 only */
 	assert_int_equal(
 	    sma_check(&s1, MAD_METHOD_GET, key_dr(p_s1, 2, SMP_ATTR_NODE_INFO)),
 	    PASS);
@@ -233,7 +232,7 @@ static void test_unseen_link(void **state)
 	assert_true(key_dr(p_s1, 2, SMP_ATTR_NODE_INFO) == K_S1);
 	stop();
 	start(CFG_MKEY_PER_PORT, false);
-	sweep.nf = model(false);
+	sm.sweep_model = swept = model(false);
 	assert_int_equal(
 	    sma_check(&s1, MAD_METHOD_GET, key_dr(p_s1, 2, SMP_ATTR_NODE_INFO)),
 	    DROP);
@@ -310,7 +309,7 @@ static void test_modes(void **state)
 	assert_true(key_dr(p_s0, 1, SMP_ATTR_NODE_INFO) == 0);
 	stop();
 	start(CFG_MKEY_FIXED, false);
-	sweep.nf = model(false);
+	sm.sweep_model = swept = model(false);
 	assert_true(key_dr((const uint8_t[]){0, 1, 7}, 2, SMP_ATTR_NODE_INFO) ==
 		    0xF1F1F1F1F1F1F1F1ull);
 	stop();

@@ -1,4 +1,4 @@
-/* The loop's events (daemon/events.c): subscribers of an event hear it in
+/* The loop's events (daemon/core/events.c): subscribers of an event hear it in
  * subscription order with the publisher's argument, subscribers of other
  * events do not, unsubscribing removes exactly one (fn, ctx) pair, and a
  * full table refuses with -ENOSPC instead of dropping a subscriber. */
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/sm.h"
+#include "daemon/core/sm.h"
 
 static char heard[64];
 static unsigned n_heard;

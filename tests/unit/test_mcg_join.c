@@ -13,8 +13,8 @@
 #include <cmocka.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/mcg.h"
-#include "daemon/sm.h"
+#include "daemon/mcast/mcg.h"
+#include "daemon/core/sm.h"
 #include "mad/sa_mcm.h"
 #include "tests/unit/sa_fixture.h"
 

@@ -1,4 +1,4 @@
-/* Which port-group blocks the daemon sends (daemon/pgblocks.c), below the
+/* Which port-group blocks the daemon sends (daemon/program/pgblocks.c), below the
  * transport: everything when the switch's content is unknown, nothing
  * when unchanged, exactly the blocks that differ otherwise, stale groups
  * past a lowered Top cleared; and the PortGroupTable block encoding
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/pgprog.h"
+#include "daemon/program/pgprog.h"
 
 static void test_table_blocks(void **state)
 {

@@ -1,4 +1,4 @@
-/* P_Key programming below the transport (daemon/pkeyblocks.c): where the
+/* P_Key programming below the transport (daemon/program/pkeyblocks.c): where the
  * entries go (indexes kept across changes, the default partition at
  * index 0, what does not fit), which blocks are sent, and which switch
  * ports enforce partitions.  The PortInfo enforcement bits cannot be read
@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/pkeyprog.h"
+#include "daemon/program/pkeyprog.h"
 #include "mad/smp.h"
 #include "mad/smp_pkey.h"
 #include "mad/smp_port.h"

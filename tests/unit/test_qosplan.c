@@ -1,4 +1,4 @@
-/* Which SL2VL and VLArb blocks the daemon sends (daemon/qosplan.c), below
+/* Which SL2VL and VLArb blocks the daemon sends (daemon/program/qosplan.c), below
  * the transport: everything once, nothing on an unchanged node, exactly
  * the row and column of a port found reset, only the changed tables after
  * a policy change, the attribute modifiers of each kind of block, and a
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/qosplan.h"
+#include "daemon/program/qosplan.h"
 #include "lib/config.h"
 
 static void policy(struct qos_policy *p, const char *over)

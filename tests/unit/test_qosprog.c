@@ -1,4 +1,4 @@
-/* What the port setup's PortInfo Set carries for QoS (daemon/qosprog.c),
+/* What the port setup's PortInfo Set carries for QoS (daemon/program/qosprog.c),
  * below the transport: OperationalVLs from both ends' VLCap and
  * qos.max_vls, VLHighLimit from qos.high_limit (ibsim does not store
  * VLHighLimit, so tests/integration/qos_tables.sh cannot read it back),
@@ -10,9 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/discover.h"
-#include "daemon/qosprog.h"
-#include "daemon/sweep.h"
+#include "daemon/discover/discover.h"
+#include "daemon/program/qosprog.h"
 
 static void policy(struct sm *sm, const char *const *over, size_t n)
 {
@@ -31,7 +30,7 @@ static void test_portinfo_set(void **state)
 	static const char *const off[] = {"qos.enable=false"};
 	struct sm sm = {0};
 	struct fabric f;
-	struct sweep s = {0};
+	struct prog_pass s = {0};
 	struct dnode dn = {0};
 	struct smp_port_info pi = {0};
 	struct ib_node *sw, *ca;
@@ -46,7 +45,7 @@ static void test_portinfo_set(void **state)
 	ca->ports[1].vl_cap = 3; /* VL0-3: the link runs 4 VLs */
 	policy(&sm, over, 3);
 	s.sm = &sm;
-	s.nf = &f;
+	s.f = &f;
 	dn.node = sw;
 	pi.vl_cap = 5;
 	pi.operational_vls = 5;

@@ -1,4 +1,4 @@
-/* The SA's answer cache (daemon/sa_answers.c): an answer comes back for
+/* The SA's answer cache (daemon/sa_daemon/sa_answers.c): an answer comes back for
  * the same request with the asker's TID, not for a request differing in
  * any other byte of its key (header and record) or from another LID, also
  * when the bytes after the record differ; not after a clear, never for a
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "daemon/sa_answers.h"
+#include "daemon/sa_daemon/sa_answers.h"
 #include "mad/sa_mad.h"
 
 #define KLEN (SA_HDR_SIZE + 64) /* a PathRecord request's header and record */

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "sa_fixture.h"
-#include "daemon/sa_priv.h"
+#include "daemon/sa/sa_priv.h"
 #include "mad/sa_inform.h"
 
 static struct sa_inform_info sub(uint16_t trap, uint8_t subscribe)

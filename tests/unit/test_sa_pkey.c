@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sa_fixture.h"
-#include "daemon/sa_mcm.h"
+#include "daemon/sa/sa_mcm.h"
 #include "lib/config.h"
 #include "lib/pkeys.h"
 #include "mad/sa_mcm.h"

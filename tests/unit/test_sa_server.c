@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "sa_fixture.h"
-#include "daemon/sa_mcm.h"
+#include "daemon/sa/sa_mcm.h"
 #include "mad/sa_cpi.h"
 #include "mad/sa_link.h"
 #include "mad/sa_mcm.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "sa_topo.h"
-#include "daemon/sa_server.h"
+#include "daemon/sa/sa_server.h"
 #include "mad/sa_link.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_node.h"

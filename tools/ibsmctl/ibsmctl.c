@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ibsmctl [-s SOCKET] status | sweep | dump DIR | help | "
-		"COMMAND...\n"
+		"topology diff | COMMAND...\n"
 		"  -s SOCKET  control socket of ibsmd (default $IBSMD_SOCKET "
 		"or " DEFAULT_SOCKET ")\n");
 }

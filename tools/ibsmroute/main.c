@@ -89,6 +89,8 @@ static int load(struct run *r)
 			strerror(-rc));
 		return 2;
 	}
+	if (lids_limit_message(&st, (uint8_t)r->c.lmc, err, sizeof(err)))
+		fprintf(stderr, "ibsmroute: warning: %s\n", err);
 	if (st.unreachable)
 		fprintf(stderr,
 			"ibsmroute: warning: %u nodes are not reachable "

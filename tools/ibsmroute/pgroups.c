@@ -19,7 +19,7 @@ static double now_s(void)
 }
 
 /* SMPs ibsmd sends to program these tables on switches that held none
- * (daemon/pgprog.c): the PortGroupTable blocks up to Top, every
+ * (daemon/program/pgprog.c): the PortGroupTable blocks up to Top, every
  * PortGroupForwardingTable block of the table, one PortGroupInfo. */
 static uint64_t first_smps(const struct pgroup_table *t)
 {

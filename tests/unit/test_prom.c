@@ -1,0 +1,124 @@
+/* The Prometheus text writer: exact text of families, samples and
+ * histograms, escaping of help texts and label values, long label sets,
+ * and names the format allows.  (promtool checks the daemon's whole page
+ * in tests/integration/metrics_prom.sh.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/prom.h"
+
+static char *text(struct prom_out *o)
+{
+	char *s = malloc(o->len + 1);
+
+	assert_non_null(s);
+	memcpy(s, o->buf, o->len);
+	s[o->len] = '\0';
+	return s;
+}
+
+static void test_family_samples(void **state)
+{
+	struct prom_out o = {0};
+	struct prom_label l[] = {{"kind", "light"}, {"x", "a\"b\\c\nd"}};
+	char *s;
+
+	prom_family(&o, "ibsmd_sweeps_total", PROM_COUNTER,
+		    "Sweeps \\ run\nby kind.");
+	prom_sample_u64(&o, "ibsmd_sweeps_total", l, 1, 42);
+	prom_sample(&o, "ibsmd_sweeps_total", l, 2, 1.5);
+	prom_sample(&o, "ibsmd_up", NULL, 0, 1);
+	prom_sample(&o, "ibsmd_nan", NULL, 0, NAN);
+	s = text(&o);
+	assert_string_equal(
+	    s, "# HELP ibsmd_sweeps_total Sweeps \\\\ run\\nby kind.\n"
+	       "# TYPE ibsmd_sweeps_total counter\n"
+	       "ibsmd_sweeps_total{kind=\"light\"} 42\n"
+	       "ibsmd_sweeps_total{kind=\"light\",x=\"a\\\"b\\\\c\\nd\"} 1.5\n"
+	       "ibsmd_up 1\n"
+	       "ibsmd_nan NaN\n");
+	assert_false(o.oom);
+	free(s);
+	prom_out_free(&o);
+}
+
+static void test_histogram(void **state)
+{
+	static const uint32_t b[] = {100, 1000};
+	struct prom_out o = {0};
+	struct prom_label l[] = {{"attribute", "PathRecord"}};
+	struct prom_hist h;
+	char *s;
+
+	prom_hist_init(&h, b, 2);
+	prom_hist_observe(&h, 50);
+	prom_hist_observe(&h, 100);
+	prom_hist_observe(&h, 500);
+	prom_hist_observe(&h, 5000);
+	prom_hist_write(&o, "lat_seconds", l, 1, &h);
+	s = text(&o);
+	assert_string_equal(
+	    s, "lat_seconds_bucket{attribute=\"PathRecord\",le=\"0.0001\"} 2\n"
+	       "lat_seconds_bucket{attribute=\"PathRecord\",le=\"0.001\"} 3\n"
+	       "lat_seconds_bucket{attribute=\"PathRecord\",le=\"+Inf\"} 4\n"
+	       "lat_seconds_sum{attribute=\"PathRecord\"} 0.00565\n"
+	       "lat_seconds_count{attribute=\"PathRecord\"} 4\n");
+	free(s);
+	prom_out_free(&o);
+}
+
+/* Labels longer than the writer's stack buffer, and preformatted ones. */
+static void test_long_labels(void **state)
+{
+	char v[2000], lab[4096];
+	struct prom_out o = {0};
+	struct prom_label l[] = {{"node_desc", v}};
+	size_t n;
+	char *s;
+
+	memset(v, 'q', sizeof(v) - 1);
+	v[sizeof(v) - 1] = '\0';
+	prom_sample_u64(&o, "m", l, 1, 7);
+	s = text(&o);
+	assert_int_equal(strlen(s), strlen("m{node_desc=\"\"} 7\n") + 1999);
+	assert_memory_equal(s + strlen(s) - 5, "\"} 7\n", 5);
+	free(s);
+	n = prom_labels_fmt(lab, 10, l, 1);
+	assert_int_equal(n, 1999 + strlen("{node_desc=\"\"}"));
+	assert_int_equal(strlen(lab), 9);
+	n = prom_labels_fmt(lab, sizeof(lab), l, 1);
+	o.len = 0;
+	prom_sample_raw(&o, "m", lab, 7);
+	s = text(&o);
+	assert_int_equal(strlen(s), n + strlen("m 7\n"));
+	free(s);
+	prom_out_free(&o);
+}
+
+static void test_names(void **state)
+{
+	assert_true(prom_name_ok("ibsmd_sa_requests_total", false));
+	assert_true(prom_name_ok("a:b", false));
+	assert_false(prom_name_ok("a:b", true));
+	assert_false(prom_name_ok("1abc", false));
+	assert_false(prom_name_ok("a-b", false));
+	assert_false(prom_name_ok("", false));
+	assert_true(prom_name_ok("_x9", true));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_family_samples),
+	    cmocka_unit_test(test_histogram),
+	    cmocka_unit_test(test_long_labels),
+	    cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
