@@ -17,7 +17,10 @@
 #include "lib/qos.h"
 
 static const struct cfg_enum unicast_names[] = {
-	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN }, { 0 }
+	{ "minhop", CFG_UCAST_MINHOP },
+	{ "updown", CFG_UCAST_UPDOWN },
+	{ "layered", CFG_UCAST_LAYERED },
+	{ 0 }
 };
 static const struct cfg_enum direction_names[] = {
 	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
@@ -88,7 +91,11 @@ static const struct cfg_key cfg_keys[] = {
 	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
 	  unicast_names,
 	  "Unicast routing engine: minhop (shortest paths, balanced per port "
-	  "and link) or updown (up*/down*, deadlock-free on any topology)." },
+	  "and link), updown (up*/down*, deadlock-free on any topology) or "
+	  "layered (shortest paths made deadlock-free over VL layers). "
+	  "layered runs offline only (ibsmroute --routing layered): ibsmd "
+	  "refuses it until it programs SL2VL tables and answers each "
+	  "pair's SL in PathRecords." },
 	{ "routing.updown.roots", CFG_LIST, OFF(routing_updown_roots), "", 0,
 	  64, NULL,
 	  "Root switches for updown, as node GUIDs or NodeDescriptions. "
@@ -103,7 +110,7 @@ static const struct cfg_key cfg_keys[] = {
 	  "ibsmroute --routing layered may spread paths over. 0: as many "
 	  "as every port's VLCap allows (8 offline, where a topology file "
 	  "gives no VLCap). The daemon's side (SL2VL, PathRecord SLs) is "
-	  "not built yet, so routing.unicast does not offer layered." },
+	  "not built yet, so ibsmd refuses routing.unicast: layered." },
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
 	{ "routing.port_groups.enable", CFG_ENUM,
@@ -1026,6 +1033,17 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 			       "mad.window (%u)", c->mad_window_per_node,
 			       c->mad_window);
 	return qos_config_check(c, err, errlen);
+}
+
+int config_check_daemon(const struct config *c, char *err, size_t errlen)
+{
+	if (c->routing_unicast == CFG_UCAST_LAYERED)
+		return cfg_err(err, errlen, "configuration",
+			       "routing.unicast: layered is not built into "
+			       "ibsmd yet (it neither programs SL2VL tables nor "
+			       "answers each pair's SL in PathRecords); it runs "
+			       "offline in ibsmroute --routing layered");
+	return 0;
 }
 
 int config_build(struct config *out, const char *path,

@@ -63,4 +63,9 @@ done
 "$R" "$T/t44.net" --routing layered -o routing.layered.max_vls=2 \
 	--json "$T/o.json" >/dev/null 2>&1 || fail "-o routing.layered.max_vls=2"
 grep -q '"made":2' "$T/o.json" || fail "routing.layered.max_vls=2 not taken"
+# routing.unicast: layered, which ibsmd refuses (config_check.sh), is
+# what ibsmroute runs
+"$R" "$T/t44.net" -o routing.unicast=layered --json "$T/u.json" \
+	>/dev/null 2>&1 || fail "-o routing.unicast=layered"
+grep -q '"engine":"layered"' "$T/u.json" || fail "routing.unicast=layered not taken"
 echo PASS

@@ -75,8 +75,8 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	}
 	c->have_cfg = true;
 	if (!seen->routing)
-		o->routing = k->routing_unicast == CFG_UCAST_UPDOWN ? "updown"
-								    : "minhop";
+		o->routing =
+		    config_enum_name("routing.unicast", k->routing_unicast);
 	if (!seen->mcast && k->multicast_engine >= 0 &&
 	    k->multicast_engine <= CFG_MC_SSSP)
 		o->mcast_engine = mc_names[k->multicast_engine];
