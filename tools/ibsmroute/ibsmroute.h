@@ -22,6 +22,7 @@ struct ibsmroute_opts {
 	const char *dump_dir;	  /* NULL: no dumps */
 	const char *json_path;	  /* NULL: no report; "-" = stdout */
 	unsigned threads;
+	unsigned max_shifts;	  /* --shifts: 0 = every shift */
 	bool port_groups;	  /* --port-groups */
 	unsigned pg_cap;	  /* --pg-cap, 1..255 */
 	bool pg_whole_sets;	  /* --pg-whole-sets: baseline, no subsets */

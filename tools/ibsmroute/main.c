@@ -33,6 +33,7 @@ struct run {
 	struct pool *pool;
 	struct ucast_result res;
 	struct lft_check chk;
+	struct shift_report shifts;
 	double t_hops, t_route, seconds;
 	bool progress;
 	int routed;
@@ -130,6 +131,12 @@ static int check(struct run *r)
 	int engine_cdg = r->res.cdg_acyclic;
 	int rc;
 
+	rc = verify_shifts(&r->f, r->pool, r->o.max_shifts, &r->shifts);
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: shift walk: %s\n", strerror(-rc));
+		return 1;
+	}
+	progress(r, "shift permutations", now_s() - t0);
 	/* An engine that reports verify_seconds filled the metrics with this
 	 * same walk (and logged what was wrong): do not walk twice. */
 	if (r->res.verify_seconds > 0) {
@@ -240,8 +247,34 @@ static int json_unicast(const struct run *r, FILE *out)
 	else
 		json_bool(&j, u->cdg_acyclic);
 	json_kv_uint(&j, "max_link_routes", u->max_link_routes);
+	json_key(&j, "shifts");
+	json_begin_object(&j);
+	json_kv_uint(&j, "walked", r->shifts.shifts);
+	json_kv_uint(&j, "of", r->shifts.shifts_total);
+	json_kv_double(&j, "busiest_mean", r->shifts.mean_busiest);
+	json_kv_uint(&j, "busiest_worst", r->shifts.worst);
+	json_kv_uint(&j, "congestion_free", r->shifts.congestion_free);
+	json_kv_uint(&j, "undelivered", r->shifts.undelivered);
+	json_end_object(&j);
 	json_end_object(&j);
 	return json_finish(&j);
+}
+
+/* The text report, on standard output unless the JSON goes there. */
+static void text_unicast(const struct run *r)
+{
+	const struct ucast_result *u = &r->res;
+	const struct shift_report *s = &r->shifts;
+
+	printf("unicast %s: %u hosts, %u switches, %.3f s; %u host pairs "
+	       "unreachable, hops max %u avg %.2f\n",
+	       r->o.routing, s->hosts, r->f.n_switches, r->seconds,
+	       u->unreachable_pairs, u->max_hops, u->avg_hops);
+	printf("  all pairs: busiest link %u routes\n", u->max_link_routes);
+	printf("  shifts: %u of %u walked, busiest link mean %.2f worst %u, "
+	       "%u congestion-free\n",
+	       s->shifts, s->shifts_total, s->mean_busiest, s->worst,
+	       s->congestion_free);
 }
 
 static int write_json(const struct run *r, const char *mcast, size_t mlen,
@@ -325,6 +358,8 @@ static int run(struct run *r)
 	mrc = run_pgroups(r, &pbuf, &plen);
 	if (!mrc)
 		mrc = run_mcast(r, &mbuf, &mlen);
+	if (!r->o.json_path || strcmp(r->o.json_path, "-"))
+		text_unicast(r);
 	if (r->o.json_path)
 		rc = write_json(r, mbuf, mlen, pbuf, plen);
 	free(mbuf);

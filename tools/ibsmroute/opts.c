@@ -32,6 +32,7 @@ void ibsmroute_usage(FILE *o)
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
 	      "          [--port-groups [--pg-cap N] [--pg-whole-sets]]\n"
+	      "          [--shifts N]\n"
 	      "See ibsmroute(1).\n",
 	      o);
 }
@@ -108,7 +109,8 @@ enum {
 	OPT_THREADS,
 	OPT_PG,
 	OPT_PG_CAP,
-	OPT_PG_WHOLE
+	OPT_PG_WHOLE,
+	OPT_SHIFTS
 };
 
 static const struct option longopts[] = {
@@ -123,6 +125,7 @@ static const struct option longopts[] = {
     {"port-groups", no_argument, NULL, OPT_PG},
     {"pg-cap", required_argument, NULL, OPT_PG_CAP},
     {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
+    {"shifts", required_argument, NULL, OPT_SHIFTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -187,6 +190,15 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 	case OPT_PG_WHOLE:
 		o->pg_whole_sets = true;
 		break;
+	case OPT_SHIFTS:
+		if (parse_uint(arg, 1u << 20, &o->max_shifts) < 0) {
+			fprintf(stderr,
+				"ibsmroute: --shifts %s: expected a number "
+				"(0 = every shift)\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
 	case 'o':
 		o->overrides[o->n_overrides++] = arg;
 		break;
@@ -207,6 +219,7 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->routing = "minhop";
 	o->mcast_engine = "mr4lms";
 	o->pg_cap = 255;
+	o->max_shifts = 1024;
 	c->direction = "bfs";
 	o->overrides = calloc((size_t)argc + 1, sizeof(*o->overrides));
 	if (!o->overrides)
