@@ -13,7 +13,11 @@
  * LID, then the base LIDs of the CA ports on it in port order, then with
  * LMC the second LIDs, ...), switches in LID order: consecutive hosts of
  * one leaf then fan out over all up links, which is what balances a fat
- * tree. */
+ * tree.  A LID beyond the base of an LMC range takes the least loaded
+ * candidate that none of its port's lower LIDs leaves by, so the LIDs of
+ * a host take different links wherever there are that many (taken in
+ * rounds, a leaf with as many hosts as up links gave every LID of a host
+ * the same link). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +25,6 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/unicast/unicast.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 
@@ -33,6 +36,7 @@ struct dest_table {
 	uint32_t *first;
 	uint16_t *dlid;
 	uint8_t *port;
+	uint8_t *off; /* the LID's offset in its port's LMC range */
 	uint32_t n;
 };
 
@@ -47,16 +51,9 @@ struct mh_job {
 static int dest_count(const struct fabric *f, uint32_t *n)
 {
 	*n = 0;
-	for (uint32_t s = 0; s < f->n_switches; s++) {
-		struct ib_node *sw = f->switches[s];
-		if (sw->ports[0].lid)
-			(*n)++;
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			struct ib_port *r = sw->ports[p].remote;
-			if (r && !node_is_switch(r->node) && r->lid)
-				*n += 1u << r->lmc;
-		}
-	}
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		*n += !!f->switches[s]->ports[0].lid +
+		      ucast_host_lids(f->switches[s], NULL, NULL);
 	return 0;
 }
 
@@ -89,6 +86,17 @@ static void dest_free(struct dest_table *dt)
 	free(dt->first);
 	free(dt->dlid);
 	free(dt->port);
+	free(dt->off);
+}
+
+static void add_dest(void *ctx, struct ib_port *host, uint8_t port,
+		     uint8_t off)
+{
+	struct dest_table *dt = ctx;
+
+	dt->dlid[dt->n] = (uint16_t)(host->lid + off);
+	dt->off[dt->n] = off;
+	dt->port[dt->n++] = port;
 }
 
 static int dest_build(const struct fabric *f, struct dest_table *dt)
@@ -100,7 +108,8 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 	dt->order = malloc((f->n_switches + 1) * sizeof(*dt->order));
 	dt->dlid = malloc((n + 1) * sizeof(*dt->dlid));
 	dt->port = malloc(n + 1);
-	if (!dt->first || !dt->dlid || !dt->port || !dt->order)
+	dt->off = malloc(n + 1);
+	if (!dt->first || !dt->dlid || !dt->port || !dt->order || !dt->off)
 		return -ENOMEM;
 	dest_order(f, dt);
 	for (uint32_t s = 0; s < f->n_switches; s++) {
@@ -108,25 +117,11 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 		dt->first[s] = k;
 		if (sw->ports[0].lid) {
 			dt->dlid[k] = sw->ports[0].lid;
+			dt->off[k] = 0;
 			dt->port[k++] = 0;
 		}
-		/* With LMC, first every port's base LID, then every port's
-		 * base + 1, ...: base LIDs (what most traffic uses) then fan
-		 * out over the links like the LIDs of an LMC 0 fabric. */
-		for (uint32_t l = 0; l < 128; l++) {
-			bool more = false;
-			for (unsigned p = 1; p <= sw->nports; p++) {
-				struct ib_port *r = sw->ports[p].remote;
-				if (!r || node_is_switch(r->node) || !r->lid ||
-				    l >= 1u << r->lmc)
-					continue;
-				dt->dlid[k] = (uint16_t)(r->lid + l);
-				dt->port[k++] = (uint8_t)p;
-				more |= l + 1 < 1u << r->lmc;
-			}
-			if (!more)
-				break;
-		}
+		dt->n = k;
+		k += ucast_host_lids(sw, add_dest, dt);
 	}
 	dt->first[f->n_switches] = k;
 	dt->n = k;
@@ -257,6 +252,46 @@ static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
 	}
 }
 
+/* The LID dlid, offset off > 0 in its port's LMC range: the least
+ * loaded candidate that none of the port's lower LIDs leaves by, so the
+ * LIDs of one port take different links wherever there are enough; if
+ * every candidate is taken, the least loaded. */
+static void assign_excl(struct ib_node *sw, struct sw_load *ld,
+			const uint8_t *c, unsigned n, uint16_t dlid,
+			uint8_t off)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned bi = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t k = key(ld, c[i]);
+		for (unsigned o = 1; o <= off; o++)
+			if (sw->lft[dlid - o] == c[i])
+				k |= 1ull << 63;
+		if (k < best) {
+			best = k;
+			bi = i;
+		}
+	}
+	sw->lft[dlid] = c[bi];
+	take(ld, c[bi]);
+}
+
+/* dlid[a..b), offsets off[a..b) (nondecreasing): the base LIDs (offset
+ * 0) fan out as assign() spreads them, the others one by one. */
+static void assign_range(struct ib_node *sw, struct sw_load *ld,
+			 const uint8_t *c, unsigned n, const uint16_t *dlid,
+			 const uint8_t *off, uint32_t a, uint32_t b)
+{
+	uint32_t m = a;
+
+	while (m < b && !off[m])
+		m++;
+	assign(sw, ld, c, n, dlid, a, m);
+	for (; m < b; m++)
+		assign_excl(sw, ld, c, n, dlid[m], off[m]);
+}
+
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */
 static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
 			   uint8_t *c)
@@ -286,11 +321,13 @@ static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
 	const struct dest_table *dt = j->dt;
 	uint8_t *old = malloc(sw->lft_size);
 	uint16_t *rest = malloc((dt->n ? dt->n : 1) * sizeof(*rest));
+	uint8_t *roff = malloc(dt->n ? dt->n : 1);
 	struct sw_load ld;
 
-	if (!old || !rest) { /* out of memory: route afresh */
+	if (!old || !rest || !roff) { /* out of memory: route afresh */
 		free(old);
 		free(rest);
+		free(roff);
 		return false;
 	}
 	memcpy(old, sw->lft, sw->lft_size);
@@ -321,14 +358,16 @@ static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
 					take(&ld, p);
 				} else if (pass == 1 &&
 					   sw->lft[dt->dlid[e]] == LFT_NO_PORT) {
+					roff[m] = dt->off[e];
 					rest[m++] = dt->dlid[e];
 				}
 			}
 			if (n && m)
-				assign(sw, &ld, c, n, rest, 0, m);
+				assign_range(sw, &ld, c, n, rest, roff, 0, m);
 		}
 	free(old);
 	free(rest);
+	free(roff);
 	return true;
 }
 
@@ -362,7 +401,7 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 		}
 		n = candidates(&ld, t, d, c);
 		if (n) /* 0 cannot happen with a consistent table */
-			assign(sw, &ld, c, n, dt->dlid, a, b);
+			assign_range(sw, &ld, c, n, dt->dlid, dt->off, a, b);
 	}
 }
 

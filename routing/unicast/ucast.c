@@ -27,3 +27,25 @@ void ucast_result_from_check(const struct lft_check *c,
 				 ? UINT32_MAX
 				 : (uint32_t)c->max_link_routes;
 }
+
+uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn, void *ctx)
+{
+	uint32_t k = 0;
+
+	for (unsigned l = 0; l < 128; l++) {
+		bool more = false;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			struct ib_port *r = sw->ports[p].remote;
+			if (!r || node_is_switch(r->node) || !r->lid ||
+			    l >= 1u << r->lmc)
+				continue;
+			if (fn)
+				fn(ctx, r, (uint8_t)p, (uint8_t)l);
+			k++;
+			more |= l + 1 < 1u << r->lmc;
+		}
+		if (!more)
+			break;
+	}
+	return k;
+}

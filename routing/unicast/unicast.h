@@ -58,6 +58,16 @@ extern const struct ucast_engine ucast_updown;
 
 void ucast_result_free(struct ucast_result *res);
 
+/* The host LIDs switch sw delivers (CA and router ports cabled to it),
+ * offset by offset in their LMC ranges, ports in order within an offset:
+ * every port's base LID first, so base LIDs (what most traffic uses) fan
+ * out over the links as without LMC.  Calls fn (may be NULL) for each;
+ * returns how many. */
+typedef void (*ucast_lid_fn)(void *ctx, struct ib_port *host, uint8_t port,
+			     uint8_t off);
+uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn,
+			 void *ctx);
+
 /* Copies the metrics of an LFT walk (routing/verify) into res
  * (cdg_acyclic too). */
 void ucast_result_from_check(const struct lft_check *c,
