@@ -17,6 +17,8 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 /* After sm->fab was replaced by a swept model: takes its hop tables,
  * remembers its LIDs, writes guid2lid and the dumps. */
 void route_after_sweep(struct sm *sm);
+/* Frees what route_compute() kept at exit. */
+void route_fini(struct sm *sm);
 /* Reads <state_dir>/guid2lid into sm->g2l (missing file: empty). */
 int route_load_guid2lid(struct sm *sm);
 

@@ -1,8 +1,9 @@
-/* The cabling order of the hosts (docs/design.md §6): every CA or router
+/* The cabling order of the hosts (docs/design.md §5): every CA or router
  * port with a LID linked to a switch, sorted by that switch's node GUID,
- * then by the switch port: the order of the hosts along the cables, in
- * which a job launcher places ranks.  The shift-permutation metric
- * (routing/verify/verify_shift.c) walks it. */
+ * then by the switch port.  It is the order a job launcher should place ranks
+ * in: the ftree engine routes shift permutations over it without congestion,
+ * the shift metric (routing/verify) walks it, and ftree-ca-order.dump lists it
+ * (lib/dump.h). */
 #ifndef IBSM_CA_ORDER_H
 #define IBSM_CA_ORDER_H
 

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/log.h"
 #include "routing/unicast/unicast.h"
@@ -405,13 +404,6 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int fill(struct fabric *f, const struct hops *h, struct pool *pool,
 		char *err, size_t errlen, bool keep)
 {
@@ -455,36 +447,10 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 			struct pool *pool, const struct ucast_params *prm,
 			struct ucast_result *res)
 {
-	struct lft_check chk;
-	double t0;
-	int rc;
+	int rc = fill(f, h, pool, res->error, sizeof(res->error),
+		      prm && prm->keep_lft);
 
-	rc = fill(f, h, pool, res->error, sizeof(res->error),
-		  prm && prm->keep_lft);
-	if (rc < 0)
-		return rc;
-	t0 = now_s();
-	rc = verify_lft(f, h, pool, &chk);
-	if (rc < 0) {
-		snprintf(res->error, sizeof(res->error),
-			 "LFT verification failed: %s", strerror(-rc));
-		return rc;
-	}
-	ucast_result_from_check(&chk, res);
-	res->verify_seconds = now_s() - t0;
-	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
-		log_warn("minhop: %llu CA pairs unreachable (%llu in loops), "
-			 "%llu CA-to-switch pairs; first: %s; the fabric is "
-			 "partitioned or the hop table is stale",
-			 (unsigned long long)chk.unreachable_pairs,
-			 (unsigned long long)chk.loop_pairs,
-			 (unsigned long long)chk.sw_unreachable,
-			 chk.first_error);
-	if (!chk.cdg_acyclic)
-		log_info("minhop: routes have a %s (minhop does not avoid "
-			 "credit loops; use updown where that matters)",
-			 chk.cdg_why);
-	return 0;
+	return rc < 0 ? rc : ucast_verify(f, h, pool, "minhop", res);
 }
 
 const struct ucast_engine ucast_minhop = {.name = "minhop",

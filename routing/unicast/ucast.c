@@ -1,11 +1,27 @@
 /* What every unicast engine shares: its result (see unicast.h). */
 #include "routing/unicast/unicast.h"
 
-#include <stdlib.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/log.h"
+
+void ucast_state_free(struct ucast_state *st)
+{
+	if (!st)
+		return;
+	if (st->free_priv)
+		st->free_priv(st->priv);
+	free(st);
+}
 
 void ucast_result_free(struct ucast_result *res)
 {
+	ucast_state_free(res->state);
+	res->state = NULL;
 	free(res->roots);
 	res->roots = NULL;
 	res->n_roots = 0;
@@ -48,4 +64,42 @@ uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn, void *ctx)
 			break;
 	}
 	return k;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int ucast_verify(const struct fabric *f, const struct hops *h,
+		 struct pool *pool, const char *engine,
+		 struct ucast_result *res)
+{
+	struct lft_check chk;
+	double t0 = now_s();
+	int rc = verify_lft(f, h, pool, &chk);
+
+	if (rc < 0) {
+		snprintf(res->error, sizeof(res->error),
+			 "LFT verification failed: %s", strerror(-rc));
+		return rc;
+	}
+	ucast_result_from_check(&chk, res);
+	res->verify_seconds = now_s() - t0;
+	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
+		log_warn("%s: %llu CA pairs unreachable (%llu in loops), "
+			 "%llu CA-to-switch pairs; first: %s; the fabric is "
+			 "partitioned or the hop table is stale",
+			 engine, (unsigned long long)chk.unreachable_pairs,
+			 (unsigned long long)chk.loop_pairs,
+			 (unsigned long long)chk.sw_unreachable,
+			 chk.first_error);
+	if (!chk.cdg_acyclic)
+		log_info("%s: routes have a %s (%s does not avoid credit "
+			 "loops; use updown where that matters)",
+			 engine, chk.cdg_why, engine);
+	return 0;
 }

@@ -13,7 +13,7 @@
 
 struct ibsmroute_opts {
 	const char *topology;
-	const char *routing;	  /* minhop | updown */
+	const char *routing;	  /* ftree | minhop | updown */
 	const char *mcast_engine; /* mr4lms | fulb | minhop | sssp */
 	unsigned mft_size;	  /* 0 = unlimited offline */
 	int mft_size_set;

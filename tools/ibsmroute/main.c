@@ -206,6 +206,8 @@ static int write_dumps(struct run *r)
 		rc = dump_write_mfts(d, &r->f, no_mft, NULL);
 	if (!rc && r->res.n_roots && (what = "updn-roots.dump"))
 		rc = dump_write_roots(d, r->res.roots, r->res.n_roots);
+	if (!rc && r->res.ca_order && (what = "ftree-ca-order.dump"))
+		rc = dump_write_ca_order(d, &r->f);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: writing %s/%s: %s\n", d, what,
 			strerror(-rc));

@@ -26,7 +26,7 @@ static const char *const mc_names[] = {
 
 void ibsmroute_usage(FILE *o)
 {
-	fputs("usage: ibsmroute TOPOLOGY [--routing minhop|updown]\n"
+	fputs("usage: ibsmroute TOPOLOGY [--routing ftree|minhop|updown]\n"
 	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size "
 	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
@@ -75,8 +75,8 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	}
 	c->have_cfg = true;
 	if (!seen->routing)
-		o->routing = k->routing_unicast == CFG_UCAST_UPDOWN ? "updown"
-								    : "minhop";
+		o->routing =
+		    config_enum_name("routing.unicast", k->routing_unicast);
 	if (!seen->mcast && k->multicast_engine >= 0 &&
 	    k->multicast_engine <= CFG_MC_SSSP)
 		o->mcast_engine = mc_names[k->multicast_engine];
@@ -244,10 +244,10 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->topology = argv[optind];
 	if (apply_config(o, c, &seen) < 0)
 		return -EINVAL;
-	if (strcmp(o->routing, "minhop") && strcmp(o->routing, "updown")) {
+	if (!ucast_engine_find(o->routing)) {
 		fprintf(stderr,
 			"ibsmroute: unknown unicast routing '%s' "
-			"(minhop or updown)\n",
+			"(ftree, minhop or updown)\n",
 			o->routing);
 		return -EINVAL;
 	}
