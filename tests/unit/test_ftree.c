@@ -2,7 +2,8 @@
  * every shift congestion-free and all pairs at the lower bound on full
  * trees of 2 and 3 levels, the LIDs of an LMC range on different links,
  * a repair that moves only what the failure touched, routing as minhop off
- * trees, tables independent of the model's node order. */
+ * trees, tables independent of the model's node order; updown with the
+ * top level as roots gets the same host routes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,6 +287,40 @@ static void test_node_order(void **state)
 	fabric_free(&b);
 }
 
+/* updown on a fat tree: roots = the top level, the same host routes as
+ * ftree where host traffic goes (the leaves send every remote host up its
+ * chain's column; switches off every chain keep updown's own choice), the
+ * same loads, and its own check passes. */
+static void test_updown_on_tree(void **state)
+{
+	struct fabric a, b;
+	struct routed ra, rb;
+
+	(void)state;
+	fab_fattree3(&a, 8, 4);
+	fab_fattree3(&b, 8, 4);
+	route_with(&a, "ftree", NULL, &ra);
+	route_with(&b, "updown", NULL, &rb);
+	assert_int_equal(rb.res.n_roots, 16);
+	assert_int_equal(rb.res.cdg_acyclic, 1);
+	assert_int_equal(rb.sh.congestion_free, 127);
+	assert_int_equal(rb.chk.max_link_routes, ra.chk.max_link_routes);
+	for (uint32_t s = 0; s < a.n_switches; s++)
+		for (uint32_t i = 0;
+		     !strncmp(a.switches[s]->desc, "edge", 4) && i < a.n_nodes;
+		     i++) {
+			const struct ib_node *h = a.nodes[i];
+			uint16_t lid = h->ports[1].lid;
+			if (!node_is_switch(h))
+				assert_int_equal(a.switches[s]->lft[lid],
+						 b.switches[s]->lft[lid]);
+		}
+	routed_free(&ra);
+	routed_free(&rb);
+	fabric_free(&a);
+	fabric_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +332,7 @@ int main(void)
 	    cmocka_unit_test(test_levels),
 	    cmocka_unit_test(test_cross_link),
 	    cmocka_unit_test(test_node_order),
+	    cmocka_unit_test(test_updown_on_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
