@@ -32,7 +32,7 @@ void ibsmroute_usage(FILE *o)
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
 	      "          [--port-groups [--pg-cap N] [--pg-whole-sets]]\n"
-	      "          [--shifts N]\n"
+	      "          [--shifts N] [--cut NODE[:PORT]]...\n"
 	      "See ibsmroute(1).\n",
 	      o);
 }
@@ -110,7 +110,8 @@ enum {
 	OPT_PG,
 	OPT_PG_CAP,
 	OPT_PG_WHOLE,
-	OPT_SHIFTS
+	OPT_SHIFTS,
+	OPT_CUT
 };
 
 static const struct option longopts[] = {
@@ -126,6 +127,7 @@ static const struct option longopts[] = {
     {"pg-cap", required_argument, NULL, OPT_PG_CAP},
     {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
     {"shifts", required_argument, NULL, OPT_SHIFTS},
+    {"cut", required_argument, NULL, OPT_CUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -199,6 +201,9 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 			return -EINVAL;
 		}
 		break;
+	case OPT_CUT:
+		o->cuts[o->n_cuts++] = arg;
+		break;
 	case 'o':
 		o->overrides[o->n_overrides++] = arg;
 		break;
@@ -222,7 +227,8 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->max_shifts = 1024;
 	c->direction = "bfs";
 	o->overrides = calloc((size_t)argc + 1, sizeof(*o->overrides));
-	if (!o->overrides)
+	o->cuts = calloc((size_t)argc + 1, sizeof(*o->cuts));
+	if (!o->overrides || !o->cuts)
 		return -ENOMEM;
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -269,5 +275,7 @@ void ibsmroute_opts_free(struct ibsmroute_opts *o, struct route_cfg *c)
 	if (c->have_cfg)
 		config_free(&c->cfg);
 	free(o->overrides);
+	free(o->cuts);
 	o->overrides = NULL;
+	o->cuts = NULL;
 }
