@@ -81,7 +81,7 @@ static const struct cfg_key cfg_keys[] = {
 	  "(RoCE) ports and SM-disabled plane ports are never chosen." },
 	{ "port.num", CFG_U32, OFF(port_num), "0", 0, 254, NULL,
 	  "Port number on that CA. 0: its first active InfiniBand port." },
-	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
+	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "ftree", 0, 0,
 	  unicast_names,
 	  "Unicast routing engine: ftree (on a fat tree of any depth, full, "
 	  "pruned or with links or switches missing: shortest paths laid "
