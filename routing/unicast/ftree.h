@@ -98,8 +98,9 @@ void ft_plan_free(struct ft_plan *p);
 /* Chains for every destination not given one by ft_keep_chains(): LID
  * offset by offset, hosts in cabling order; each step takes the up group
  * whose link down has carried the fewest chains (then the neighbour with
- * the fewest, then column order rotated by the offset, so the LIDs of
- * one port take different up links).  0 or -ENOMEM. */
+ * the fewest, then column order rotated by the offset); the first step of
+ * a LID at offset > 0 is its base LID's turned by the offset
+ * (ucast_lmc_pick()).  0 or -ENOMEM. */
 int ft_chains(const struct fabric *f, const struct ft_tree *t,
 	      struct ft_plan *p, const bool *have);
 

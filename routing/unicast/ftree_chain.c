@@ -9,8 +9,10 @@
  * leaf take its up links in turn, the hosts that one switch collects take
  * its own up links in turn, and so on (d-mod-k, Zahavi et al.).  Ties go
  * to the neighbour with the fewest chains in all, then to column order,
- * rotated by the LID offset so the LIDs of one port come down different
- * links. */
+ * rotated by the LID offset.  A LID at offset o > 0 of an LMC range comes
+ * down to its leaf by the link o places after its base LID's, so the
+ * LIDs of one port come down different links and every offset is spread
+ * over a leaf's links as the base LIDs are. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,37 +135,60 @@ static void count_chain(struct chain_ctx *c, uint32_t d)
 	}
 }
 
-/* Whether up group g of the leaf already carries a lower LID of d's
- * port. */
-static bool taken_by_port(const struct chain_ctx *c, uint32_t d, uint32_t y)
-{
-	const struct ft_plan *p = c->p;
-	const struct ft_dest *e = &p->d[d];
+struct lmc_ctx {
+	const struct chain_ctx *c;
+	uint32_t d, leaf;
+};
 
-	for (unsigned o = 0; o < e->off; o++) {
+/* Whether the leaf's up group g already carries another LID of d's port
+ * (its chain's first step). */
+static bool lmc_taken(void *arg, unsigned g)
+{
+	const struct lmc_ctx *x = arg;
+	const struct ft_plan *p = x->c->p;
+	const struct ft_dest *e = &p->d[x->d];
+	uint32_t y = x->c->t->gpeer[x->c->t->gstart[x->leaf] + g];
+
+	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
 		uint32_t k = p->lid2d[e->base + o];
-		if (k != UINT32_MAX && p->d[k].len > 1 &&
+		if (k != x->d && k != UINT32_MAX && p->d[k].len > 1 &&
 		    p->chain[(size_t)k * p->stride + 1] == y)
 			return true;
 	}
 	return false;
 }
 
+/* The first step of the chain of d, at offset > 0 of an LMC range: the
+ * up group ucast_lmc_pick() turns the base LID's by, so every offset
+ * comes down a leaf's links as the base LIDs do and the LIDs of a port
+ * come down different ones.  FT_NONE when the base LID has no chain. */
+static unsigned lmc_step(const struct chain_ctx *c, uint32_t v, uint32_t d)
+{
+	const struct ft_plan *p = c->p;
+	uint32_t k = p->lid2d[p->d[d].base];
+	struct lmc_ctx x = {c, d, v};
+
+	if (k == UINT32_MAX || p->d[k].len < 2)
+		return FT_NONE;
+	return ucast_lmc_pick(c->t->nup[v], p->digit[(size_t)k * p->stride + 1],
+			      p->d[d].off, lmc_taken, &x);
+}
+
 /* The up group of v for the next step of d's chain (see the file
- * comment); step 0 also avoids the links the port's lower LIDs use. */
+ * comment). */
 static unsigned pick_up(const struct chain_ctx *c, uint32_t v, uint32_t d,
 			unsigned step)
 {
 	const struct ft_tree *t = c->t;
-	unsigned tied[FT_MAX_GROUPS], nt = 0;
+	unsigned tied[FT_MAX_GROUPS], nt = 0, g;
 	uint64_t best = UINT64_MAX;
 
-	for (unsigned g = 0; g < t->nup[v]; g++) {
+	if (step == 0 && c->p->d[d].off && (g = lmc_step(c, v, d)) != FT_NONE)
+		return g;
+	for (g = 0; g < t->nup[v]; g++) {
 		uint32_t y = t->gpeer[t->gstart[v] + g];
 		uint64_t key =
 		    (uint64_t)c->down[down_group(t, y, v)] << 32 | c->tot[y];
-		if (step == 0 && c->p->d[d].off && taken_by_port(c, d, y))
-			key |= 1ull << 63;
 		if (key < best) {
 			best = key;
 			nt = 0;

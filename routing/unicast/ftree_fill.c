@@ -14,8 +14,10 @@
  *   (its digit) is taken.
  * Where neither applies (a degraded tree: the chain's switch is out of
  * reach, or the chain stops below L) x takes its least loaded min-hop
- * link, counting the routes to hosts it already sends out of each, and a
- * LID of an LMC range avoids the links the lower LIDs of its port take.
+ * link, counting the routes to hosts it already sends out of each; a LID
+ * at offset o > 0 of an LMC range takes its base LID's turned by o
+ * (ucast_lmc_pick(), as minhop), skipping links its port's other LIDs
+ * take.
  * Switch LIDs go last, to the least loaded min-hop link. */
 #include <errno.h>
 #include <stdlib.h>
@@ -185,21 +187,53 @@ static unsigned least_group(const struct fill_job *j, const struct fill_ws *w,
 	return bg;
 }
 
-/* Fallback for a host LID: least loaded min-hop group, avoiding those
- * the other LIDs of its port already take at x. */
+struct lmc_ctx {
+	const struct fill_ws *w;
+	const uint8_t *lft;
+	const struct ft_dest *e;
+	const unsigned *c; /* candidate groups */
+};
+
+/* Candidate group i already taken at x by another LID of e's port. */
+static bool lmc_taken(void *arg, unsigned i)
+{
+	const struct lmc_ctx *x = arg;
+	const struct ft_dest *e = x->e;
+
+	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
+		uint8_t port = x->lft[e->base + o];
+		if (e->base + o != e->lid && port != LFT_NO_PORT &&
+		    x->w->pgrp[port] == x->c[i])
+			return true;
+	}
+	return false;
+}
+
+/* Fallback for a host LID: at offset > 0 of an LMC range whose base LID
+ * left x by one of the min-hop groups, the one ucast_lmc_pick() turns it
+ * by (every offset spread as the base LIDs are); else the least loaded
+ * min-hop group, avoiding those the other LIDs of its port take at x. */
 static unsigned fallback(const struct fill_job *j, const struct fill_ws *w,
 			 uint32_t x, const uint64_t *m, const struct ft_dest *e)
 {
 	const uint8_t *lft = j->f->switches[x]->lft;
+	unsigned c[FT_MAX_GROUPS + 1], n = 0, bi = FT_NONE;
+	uint8_t bp = lft[e->base];
+	struct lmc_ctx lx = {w, lft, e, c};
 	uint64_t excl[4] = {0};
 
-	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
-		uint8_t port = lft[e->base + o];
-		if (e->base + o != e->lid && port != LFT_NO_PORT &&
-		    w->pgrp[port] != FT_NONE)
-			excl[w->pgrp[port] / 64] |= 1ull
-						    << (w->pgrp[port] & 63);
-	}
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			c[n] = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			if (e->off && bp != LFT_NO_PORT && w->pgrp[bp] == c[n])
+				bi = n;
+			n++;
+		}
+	if (bi != FT_NONE)
+		return c[ucast_lmc_pick(n, bi, e->off, lmc_taken, &lx)];
+	for (unsigned i = 0; i < n; i++)
+		if (lmc_taken(&lx, i))
+			excl[c[i] / 64] |= 1ull << (c[i] & 63);
 	return least_group(j, w, m, excl);
 }
 
@@ -295,8 +329,7 @@ static void fill_levels(const struct fill_job *j, struct fill_ws *w, uint32_t x,
 
 /* The host LIDs of leaf i from switch x (see the file comment): those
  * their chain places, then the others of ports without an LMC range by
- * levels, then the others of LMC ranges one by one, each avoiding the
- * links the other LIDs of its port take here. */
+ * levels, then the others of LMC ranges one by one (fallback()). */
 static void route_leaf(const struct fill_job *j, struct fill_ws *w, uint32_t x,
 		       uint32_t i)
 {

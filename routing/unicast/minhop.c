@@ -13,11 +13,11 @@
  * LID, then the base LIDs of the CA ports on it in port order, then with
  * LMC the second LIDs, ...), switches in LID order: consecutive hosts of
  * one leaf then fan out over all up links, which is what balances a fat
- * tree.  A LID beyond the base of an LMC range takes the least loaded
- * candidate that none of its port's lower LIDs leaves by, so the LIDs of
- * a host take different links wherever there are that many (taken in
- * rounds, a leaf with as many hosts as up links gave every LID of a host
- * the same link). */
+ * tree.  A LID beyond the base of an LMC range takes the candidate
+ * offset places after its base LID's (ucast_lmc_pick()), so the LIDs of
+ * a host take different links wherever there are that many and every
+ * offset is spread as the base LIDs are (taken in rounds, a leaf with as
+ * many hosts as up links gave every LID of a host the same link). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,29 +251,58 @@ static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
 	}
 }
 
-/* The LID dlid, offset off > 0 in its port's LMC range: the least
- * loaded candidate that none of the port's lower LIDs leaves by, so the
- * LIDs of one port take different links wherever there are enough; if
- * every candidate is taken, the least loaded. */
-static void assign_excl(struct ib_node *sw, struct sw_load *ld,
-			const uint8_t *c, unsigned n, uint16_t dlid,
-			uint8_t off)
+struct lmc_ctx {
+	const struct ib_node *sw;
+	const uint8_t *c;
+	uint16_t dlid;
+	uint8_t off;
+};
+
+/* Candidate i already taken by a lower LID of dlid's port. */
+static bool lmc_taken(void *arg, unsigned i)
+{
+	const struct lmc_ctx *x = arg;
+
+	for (unsigned o = 1; o <= x->off; o++)
+		if (x->sw->lft[x->dlid - o] == x->c[i])
+			return true;
+	return false;
+}
+
+/* The least loaded candidate none of the port's lower LIDs leaves by
+ * (the least loaded if every one is taken). */
+static unsigned least_free(const struct sw_load *ld, const uint8_t *c,
+			   unsigned n, struct lmc_ctx *x)
 {
 	uint64_t best = UINT64_MAX;
 	unsigned bi = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t k = key(ld, c[i]);
-		for (unsigned o = 1; o <= off; o++)
-			if (sw->lft[dlid - o] == c[i])
-				k |= 1ull << 63;
+		uint64_t k = key(ld, c[i]) | (uint64_t)lmc_taken(x, i) << 63;
 		if (k < best) {
 			best = k;
 			bi = i;
 		}
 	}
-	sw->lft[dlid] = c[bi];
-	take(ld, c[bi]);
+	return bi;
+}
+
+/* The LID dlid, offset off > 0 in its port's LMC range: the candidate
+ * ucast_lmc_pick() turns the base LID's by, so every offset is spread
+ * as the base LIDs are; if the base LID left by none of them,
+ * least_free(). */
+static void assign_lmc(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
+		       unsigned n, uint16_t dlid, uint8_t off)
+{
+	struct lmc_ctx x = {sw, c, dlid, off};
+	unsigned i = 0;
+
+	while (i < n && c[i] != sw->lft[dlid - off])
+		i++;
+	i = i < n ? ucast_lmc_pick(n, i, off, lmc_taken, &x)
+		  : least_free(ld, c, n, &x);
+	sw->lft[dlid] = c[i];
+	take(ld, c[i]);
 }
 
 /* dlid[a..b), offsets off[a..b) (nondecreasing): the base LIDs (offset
@@ -288,7 +317,7 @@ static void assign_range(struct ib_node *sw, struct sw_load *ld,
 		m++;
 	assign(sw, ld, c, n, dlid, a, m);
 	for (; m < b; m++)
-		assign_excl(sw, ld, c, n, dlid[m], off[m]);
+		assign_lmc(sw, ld, c, n, dlid[m], off[m]);
 }
 
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */

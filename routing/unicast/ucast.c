@@ -66,6 +66,17 @@ uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn, void *ctx)
 	return k;
 }
 
+unsigned ucast_lmc_pick(unsigned n, unsigned base, unsigned off,
+			bool (*taken)(void *ctx, unsigned i), void *ctx)
+{
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (base + off + k) % n;
+		if (!taken || !taken(ctx, i))
+			return i;
+	}
+	return (base + off) % n;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;

@@ -91,6 +91,15 @@ typedef void (*ucast_lid_fn)(void *ctx, struct ib_port *host, uint8_t port,
 uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn,
 			 void *ctx);
 
+/* Where the LID at offset off > 0 of an LMC range goes, among n
+ * candidates (in a fixed order) of which its base LID took the one at
+ * index base: the off-th after it, cyclically, skipping those taken(ctx,
+ * i) says another LID of the range takes.  Every offset is then spread
+ * over the candidates exactly as the base LIDs are, only turned, and the
+ * LIDs of a port take different candidates wherever there are enough. */
+unsigned ucast_lmc_pick(unsigned n, unsigned base, unsigned off,
+			bool (*taken)(void *ctx, unsigned i), void *ctx);
+
 /* The LFT walk after an engine filled the tables: metrics into res
  * (verify_seconds too) and a log line for unreachable pairs and credit
  * loops, naming the engine.  0 or -errno with res->error set. */

@@ -308,23 +308,65 @@ static inline void count_route(const struct path_job *j, uint32_t base,
 	}
 }
 
+struct lmc_ctx {
+	const struct path_job *j;
+	const uint8_t *lft; /* in lids[] position order */
+	const unsigned *c;  /* candidate ports */
+	uint16_t lid;
+};
+
+/* Candidate i already taken by a lower LID of lid's port. */
+static bool lmc_taken(void *arg, unsigned i)
+{
+	const struct lmc_ctx *x = arg;
+
+	for (unsigned o = 1; o <= x->j->lid_off[x->lid]; o++)
+		if (x->lft[x->j->lid_pos[x->lid - o]] == x->c[i])
+			return true;
+	return false;
+}
+
+/* A LID at offset > 0 of an LMC range: the candidate ucast_lmc_pick()
+ * turns its base LID's by, so every offset is spread as the base LIDs
+ * are; LFT_NO_PORT when the base LID left by none of m's ports. */
+static unsigned lmc_port(const struct path_job *j, const uint64_t *m,
+			 const uint8_t *lft, uint16_t lid)
+{
+	unsigned c[256], n = 0, bi = LFT_NO_PORT;
+	uint8_t bp = lft[j->lid_pos[lid - j->lid_off[lid]]];
+	struct lmc_ctx x = {j, lft, c, lid};
+
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			c[n] = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			if (c[n] == bp)
+				bi = n;
+			n++;
+		}
+	if (bi == LFT_NO_PORT)
+		return LFT_NO_PORT;
+	return c[ucast_lmc_pick(n, bi, j->lid_off[lid], lmc_taken, &x)];
+}
+
 /* Least loaded candidate of switch s for LID lid: fewest CA routes to
  * the neighbour switch, then on the port, then fewest routes of any kind
  * on the port, then the lowest port number.  CA routes come first because
  * they carry the traffic: switch-LID routes only break ties, so on a fat
  * tree each leaf spreads every remote leaf's hosts over all its up-links.
- * A LID at offset > 0 of an LMC range takes a port none of the lower LIDs
- * of its port leaves by where it can, so the LIDs of one port take
- * different links wherever there are enough (lft: s's choices so far, in
- * lids[] position order, assign_switch()).  Counts the route. */
+ * A LID at offset > 0 of an LMC range goes where lmc_port() says, or else
+ * takes a port none of the lower LIDs of its port leaves by where it can
+ * (lft: s's choices so far, in lids[] position order, assign_switch()).
+ * Counts the route. */
 static unsigned pick_port(const struct path_job *j, uint32_t s,
 			  const uint64_t *m, const uint8_t *lft, uint16_t lid)
 {
 	uint32_t base = j->port_base[s];
-	unsigned best = LFT_NO_PORT;
+	unsigned best =
+	    j->lid_off[lid] ? lmc_port(j, m, lft, lid) : LFT_NO_PORT;
+	uint32_t words = best == LFT_NO_PORT ? j->W : 0;
 	uint64_t best_key = UINT64_MAX;
 
-	for (uint32_t wd = 0; wd < j->W; wd++)
+	for (uint32_t wd = 0; wd < words; wd++)
 		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
 			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
 			uint64_t key = port_key(j, base, p);

@@ -130,6 +130,25 @@ static void test_lmc(void **state)
 	fabric_free(&f);
 }
 
+/* LMC 2 on a 2-level tree: each offset spread over a leaf's up links as
+ * evenly as the base LIDs, the four LIDs of a host on four links. */
+static void test_lmc_spread(void **state)
+{
+	struct fabric f;
+	struct routed r;
+	const char *fault;
+
+	(void)state;
+	fab_fattree2(&f, 6, 12, 6);
+	assert_int_equal(fab_relid(&f, 2), 0);
+	route_with(&f, "ftree", NULL, &r);
+	fault = fab_lmc_fault(&f, 2);
+	if (fault)
+		fail_msg("%s", fault);
+	routed_free(&r);
+	fabric_free(&f);
+}
+
 /* A leaf loses an up link: routed with keep_lft and the state, as the
  * daemon's incremental sweep routes, the entries that change are a few of
  * those a fresh computation changes, and the busiest links are the same. */
@@ -327,6 +346,7 @@ int main(void)
 	    cmocka_unit_test(test_full_trees),
 	    cmocka_unit_test(test_minhop_congests),
 	    cmocka_unit_test(test_lmc),
+	    cmocka_unit_test(test_lmc_spread),
 	    cmocka_unit_test(test_repair),
 	    cmocka_unit_test(test_not_a_tree),
 	    cmocka_unit_test(test_levels),

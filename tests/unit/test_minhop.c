@@ -340,7 +340,7 @@ static void test_lmc_spread(void **state)
 	char err[128];
 
 	(void)state;
-	fab_fattree2(&f, 4, 8, 4);
+	fab_fattree2(&f, 6, 12, 6);
 	assert_int_equal(fab_relid(&f, 2), 0);
 	assert_int_equal(hops_compute(&f, &h, NULL), 0);
 	assert_int_equal(minhop_fill_lfts(&f, &h, NULL, err, sizeof(err)), 0);

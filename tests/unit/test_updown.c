@@ -461,7 +461,7 @@ static void test_lmc_spread(void **state)
 	const char *fault;
 
 	(void)state;
-	fab_fattree2(&f, 4, 8, 4);
+	fab_fattree2(&f, 6, 12, 6);
 	assert_int_equal(fab_relid(&f, 2), 0);
 	route(&f, NULL, NULL, NULL, 0, &r);
 	assert_clean(&r);
