@@ -66,6 +66,7 @@ struct ft_dest {
 	uint8_t off;	    /* lid - base */
 	uint8_t port;	    /* the leaf's port to it */
 	uint8_t len;	    /* chain elements v_0 .. v_{len-1} */
+	uint8_t lmc;	    /* its port's LMC (a copy: hot in the fill) */
 	bool moved;	    /* keep_lft: on a new chain */
 	uint32_t leaf;	    /* v_0 */
 	struct ib_port *owner;
@@ -86,6 +87,7 @@ struct ft_plan {
 	uint32_t *dstart;  /* [n_leaves + 1] destinations of leaves[i] */
 	uint32_t n_leaves;
 	uint32_t *sw_by_guid; /* every switch, by GUID */
+	uint16_t *sw_lid;     /* their LIDs, in that order */
 	uint8_t passes;	      /* 2^largest LMC */
 };
 

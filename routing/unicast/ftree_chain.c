@@ -28,6 +28,7 @@ void ft_plan_free(struct ft_plan *p)
 	free(p->dstart);
 	free(p->leaves);
 	free(p->sw_by_guid);
+	free(p->sw_lid);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -50,13 +51,15 @@ static void add_dest(void *ctx, struct ib_port *host, uint8_t port,
 {
 	struct add_ctx *c = ctx;
 
-	c->p->d[c->p->n++] = (struct ft_dest){.lid = (uint16_t)(host->lid + off),
-					      .base = host->lid,
-					      .off = off,
-					      .port = port,
-					      .leaf = c->leaf,
-					      .owner = host,
-					      .moved = true};
+	c->p->d[c->p->n++] =
+	    (struct ft_dest){.lid = (uint16_t)(host->lid + off),
+			     .base = host->lid,
+			     .off = off,
+			     .port = port,
+			     .leaf = c->leaf,
+			     .owner = host,
+			     .lmc = host->lmc,
+			     .moved = true};
 	if (off + 1u > c->p->passes)
 		c->p->passes = (uint8_t)(off + 1);
 }
@@ -67,16 +70,20 @@ static int plan_alloc(const struct fabric *f, const struct ft_tree *t,
 	uint32_t n = 0, nsw = f->n_switches;
 
 	p->sw_by_guid = malloc((nsw + 1) * sizeof(*p->sw_by_guid));
+	p->sw_lid = malloc((nsw + 1) * sizeof(*p->sw_lid));
 	p->leaves = malloc((nsw + 1) * sizeof(*p->leaves));
 	p->dstart = malloc((nsw + 2) * sizeof(*p->dstart));
 	p->lid2d = malloc(((size_t)f->max_lid + 1) * sizeof(*p->lid2d));
-	if (!p->sw_by_guid || !p->leaves || !p->dstart || !p->lid2d)
+	if (!p->sw_by_guid || !p->sw_lid || !p->leaves || !p->dstart ||
+	    !p->lid2d)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < nsw; s++) {
 		p->sw_by_guid[s] = s;
 		n += ucast_host_lids(f->switches[s], NULL, NULL);
 	}
 	qsort_r(p->sw_by_guid, nsw, sizeof(uint32_t), cmp_sw_guid, (void *)f);
+	for (uint32_t i = 0; i < nsw; i++)
+		p->sw_lid[i] = f->switches[p->sw_by_guid[i]]->ports[0].lid;
 	p->stride = t->height + 1u;
 	p->d = calloc(n + 1, sizeof(*p->d));
 	p->chain = calloc(((size_t)n + 1) * p->stride, sizeof(*p->chain));
@@ -149,7 +156,7 @@ static bool lmc_taken(void *arg, unsigned g)
 	const struct ft_dest *e = &p->d[x->d];
 	uint32_t y = x->c->t->gpeer[x->c->t->gstart[x->leaf] + g];
 
-	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
+	for (unsigned o = 0; o < 1u << e->lmc; o++) {
 		uint32_t k = p->lid2d[e->base + o];
 		if (k != x->d && k != UINT32_MAX && p->d[k].len > 1 &&
 		    p->chain[(size_t)k * p->stride + 1] == y)

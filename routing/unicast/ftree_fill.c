@@ -80,9 +80,22 @@ static void minhop_masks(const struct fill_job *j, struct fill_ws *w,
 	for (uint32_t g = 0; g < t->gstart[x + 1] - g0; g++) {
 		const uint8_t *ry = j->h->d + (size_t)t->gpeer[g0 + g] * n;
 		uint64_t bit = 1ull << (g & 63), *m = w->mh + g / 64;
-		for (uint32_t u = 0; u < n; u++)
-			if (ry[u] != HOPS_INF && ry[u] + 1 == rx[u])
-				m[(size_t)u * W] |= bit;
+		/* no branch (HOPS_INF + 1 matches no distance), and blocks
+		 * of 16, so the compiler vectorizes the common one-word
+		 * case at -O2 */
+		if (W == 1) {
+			uint32_t u = 0;
+			for (; u + 16 <= n; u += 16)
+				for (unsigned k = 0; k < 16; k++)
+					m[u + k] |=
+					    bit & -(uint64_t)(ry[u + k] + 1u ==
+							      rx[u + k]);
+			for (; u < n; u++)
+				m[u] |= bit & -(uint64_t)(ry[u] + 1u == rx[u]);
+		} else
+			for (uint32_t u = 0; u < n; u++)
+				m[(size_t)u * W] |=
+				    bit & -(uint64_t)(ry[u] + 1u == rx[u]);
 	}
 }
 
@@ -200,7 +213,7 @@ static bool lmc_taken(void *arg, unsigned i)
 	const struct lmc_ctx *x = arg;
 	const struct ft_dest *e = x->e;
 
-	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
+	for (unsigned o = 0; o < 1u << e->lmc; o++) {
 		uint8_t port = x->lft[e->base + o];
 		if (e->base + o != e->lid && port != LFT_NO_PORT &&
 		    x->w->pgrp[port] == x->c[i])
@@ -258,7 +271,7 @@ static bool keep_entry(struct fill_ws *w, uint8_t *lft, uint16_t lid)
 static bool port_taken(const uint8_t *lft, const struct ft_dest *e,
 		       uint8_t port)
 {
-	for (unsigned o = 0; o < 1u << e->owner->lmc; o++)
+	for (unsigned o = 0; o < 1u << e->lmc; o++)
 		if (e->base + o != e->lid && lft[e->base + o] == port)
 			return true;
 	return false;
@@ -274,7 +287,7 @@ static void unclash(const struct fill_ws *w, uint8_t *lft,
 {
 	if (!port_taken(lft, e, lft[e->lid]))
 		return;
-	for (unsigned o = 0; o < 1u << e->owner->lmc; o++) {
+	for (unsigned o = 0; o < 1u << e->lmc; o++) {
 		uint8_t port = w->old[e->base + o];
 		if (port != LFT_NO_PORT && port != lft[e->lid] &&
 		    !port_taken(lft, e, port)) {
@@ -356,12 +369,11 @@ static void route_leaf(const struct fill_job *j, struct fill_ws *w, uint32_t x,
 			set_entry(j, w, x, e->lid, g);
 		else if (j->keep && old_good(j, w, x, e))
 			keep_entry(w, lft, e->lid);
-		else if (j->as_is && keep_entry(w, lft, e->lid) &&
-			 e->owner->lmc)
+		else if (j->as_is && keep_entry(w, lft, e->lid) && e->lmc)
 			w->pend[np++] = d;
 		else if (j->as_is)
 			continue;
-		else if (!e->owner->lmc)
+		else if (!e->lmc)
 			w->dl[nb++] = d;
 		else
 			w->pend[np++] = d;
@@ -388,7 +400,7 @@ static void route_switch_lids(const struct fill_job *j, struct fill_ws *w,
 
 	for (uint32_t i = 0; i < f->n_switches; i++) {
 		uint32_t u = j->p->sw_by_guid[i];
-		uint16_t lid = f->switches[u]->ports[0].lid;
+		uint16_t lid = j->p->sw_lid[i];
 		unsigned g;
 		uint8_t port;
 		if (!lid)
