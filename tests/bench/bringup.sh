@@ -8,7 +8,8 @@
 # discovery Gets by formula + the Sets that differ).  ibsmd runs with
 # qos.enable=$IBSMD_QOS (default false), like for like with OpenSM's
 # default, which writes no SL2VL or VLArb table; tests/bench/qos.sh
-# measures QoS bring-ups against opensm -Q.
+# measures QoS bring-ups against opensm -Q.  IBSMD_ARGS adds options to
+# ibsmd's command line (e.g. "-o routing.unicast=minhop").
 #
 # usage: O=build tests/bench/bringup.sh [-n RUNS] [FABRIC...]
 #   FABRIC: ft2:HOSTS (ibsmgen fattree2 --hosts HOSTS), torus:X,Y,Z,H
@@ -63,7 +64,7 @@ for spec in $FABRICS; do
 	ti=""; td=""; t64=""; smps=""; minsmps=""
 	for _ in $(seq "$RUNS"); do
 		rm -rf "$W/st"
-		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st" -o qos.enable="${IBSMD_QOS:-false}")"
+		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st" -o qos.enable="${IBSMD_QOS:-false}" ${IBSMD_ARGS:-})"
 		smps=$(sed -n 's/.*SMPs: \([0-9]*\) sent.*/\1/p' "$W/ibsmd.log" | tail -1)
 		minsmps=$(sed -n 's/.*needed at least \([0-9]*\);.*/\1/p' "$W/ibsmd.log" | tail -1)
 		rm -rf "$W/osm"; mkdir -p "$W/osm"
