@@ -46,28 +46,7 @@ json() { # json FILE EXPR: a value of an ibsmroute report
 }
 
 # degrade SRC DST NODE[:PORT]...: SRC without those links or switches.
-degrade() {
-	python3 - "$@" <<'PY'
-import re, sys
-src, dst, gone = sys.argv[1], sys.argv[2], sys.argv[3:]
-cut = {tuple(g.split(":")) for g in gone if ":" in g}
-drop = {g for g in gone if ":" not in g}
-out, node, skip = [], None, False
-for line in open(src):
-    m = re.match(r'^(Switch|Hca|Ca)\s+\d+\s+"([^"]+)"', line)
-    if m:
-        node = m.group(2)
-        skip = node in drop
-    if skip:
-        continue
-    m = re.match(r'^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]', line)
-    if m and ((node, m.group(1)) in cut or (m.group(2), m.group(3)) in cut
-              or m.group(2) in drop):
-        continue
-    out.append(line)
-open(dst, "w").writelines(out)
-PY
-}
+degrade() { python3 "$TOP/tests/integration/net_degrade.py" "$@"; }
 
 row() { # row FABRIC SM ENGINE "mean worst free shifts all_pairs" [NOTE]
 	read -r mean worst free shifts pairs <<<"$4"

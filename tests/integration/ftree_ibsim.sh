@@ -26,30 +26,8 @@ CHECK=$TOP/tests/integration/ftree_check.py
 G=$T/nets
 mkdir -p "$G"
 
-# degrade SRC DST [NODE:PORT | NODE]...: SRC without those links (both
-# ends) or switches (every line naming them).
-degrade() {
-	python3 - "$@" <<'PY'
-import re, sys
-src, dst, gone = sys.argv[1], sys.argv[2], sys.argv[3:]
-cut = {tuple(g.split(":")) for g in gone if ":" in g}
-drop = {g for g in gone if ":" not in g}
-out, node, skip = [], None, False
-for line in open(src):
-    m = re.match(r'^(Switch|Hca|Ca)\s+\d+\s+"([^"]+)"', line)
-    if m:
-        node = m.group(2)
-        skip = node in drop
-    if skip:
-        continue
-    m = re.match(r'^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]', line)
-    if m and ((node, m.group(1)) in cut or (m.group(2), m.group(3)) in cut
-              or m.group(2) in drop):
-        continue
-    out.append(line)
-open(dst, "w").writelines(out)
-PY
-}
+# degrade SRC DST NODE[:PORT]...: SRC without those links or switches.
+degrade() { python3 "$TOP/tests/integration/net_degrade.py" "$@"; }
 
 # run_sm NAME NET SM ARGS...: the SM on a fresh ibsim, its tables read
 # back into $G/NAME (ibsmd: with its state directory in $G/NAME/state).
