@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN };
+enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN, CFG_UCAST_FTREE };
 enum cfg_updown_dir { CFG_UPDN_BFS, CFG_UPDN_DFS };
 enum cfg_mcast_engine { CFG_MC_MR4LMS, CFG_MC_FULB, CFG_MC_MINHOP,
 			CFG_MC_SSSP };
