@@ -173,7 +173,9 @@ static bool rx_get(void *ctx, const struct mad_rx *rx)
 	struct sa_peer from = {.lid = rx->from.lid};
 	bool taken = false;
 
-	if (!rx_answerable(rx->mad, rx->len))
+	/* no room in the send window: the loop answers it when there is
+	 * (this thread must never wait in a write, docs/design.md §3.1) */
+	if (!rx_answerable(rx->mad, rx->len) || !txn_rx_room(d->txn))
 		return false;
 	pthread_rwlock_rdlock(&d->lock);
 	if (d->live) {
