@@ -41,12 +41,13 @@ void mcg_change_state(struct mcg *g, unsigned to, const char *why)
 	g->sa->state = (uint8_t)to;
 }
 
+/* Through the SA's MGID hash: every SA group has its record here
+ * (wrap), which it points back to. */
 struct mcg *mcg_find(struct mcg_mgr *mgr, const uint8_t mgid[16])
 {
-	for (uint32_t i = 0; i < mgr->n; i++)
-		if (!memcmp(mgr->v[i]->sa->rec.mgid, mgid, 16))
-			return mgr->v[i];
-	return NULL;
+	struct sa_mcg *s = sa_mcg_find(mgr->sa, mgid);
+
+	return s ? s->owner : NULL;
 }
 
 static struct mcg *wrap(struct mcg_mgr *mgr, struct sa_mcg *s)
@@ -66,6 +67,7 @@ static struct mcg *wrap(struct mcg_mgr *mgr, struct sa_mcg *s)
 		return NULL;
 	g->mgr = mgr;
 	g->sa = s;
+	s->owner = g;
 	g->eid = MC_NONE;
 	mgr->v[mgr->n++] = g;
 	return g;
@@ -549,6 +551,7 @@ void mcg_core_fini(struct mcg_mgr *mgr)
 {
 	for (uint32_t i = 0; i < mgr->n; i++) {
 		mcg_disarm_timer(mgr->v[i]);
+		mgr->v[i]->sa->owner = NULL;
 		free(mgr->v[i]);
 	}
 	free(mgr->v);

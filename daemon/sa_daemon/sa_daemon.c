@@ -63,7 +63,7 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	struct sa_daemon *d = ctx;
 
 	pthread_rwlock_wrlock(&d->lock);
-	d->sa.fabric = sm->fab ? sm->fab : &d->empty;
+	sa_set_fabric(&d->sa, sm->fab ? sm->fab : &d->empty);
 	/* With partitions the plan of the new model comes from pkeyprog.c's
 	 * subscriber, later in this turn (sa_daemon_change_end): till then
 	 * Gets go to the loop, which answers them after it. */
