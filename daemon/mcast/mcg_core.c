@@ -232,6 +232,8 @@ static void tree_info(struct mcg *g)
 		g->sa->rec.mlid = mcast_group_mlid(mgr->mc, g->eid);
 	g->sa->tree_groups = t ? (uint16_t)t->n_groups : 1;
 	g->sa->tree_height = t ? t->height : 0;
+	if (mgr->tree_changed)
+		mgr->tree_changed(g);
 }
 
 /* How route_all may route: its saved tree (mcg_persist.c), the engine,

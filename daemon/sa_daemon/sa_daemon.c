@@ -325,6 +325,7 @@ void sa_daemon_print_status(struct sm *sm, FILE *out)
 		__atomic_load_n(&d->rx_gets, __ATOMIC_RELAXED));
 	fprintf(out, "sa_answers_cached %" PRIu64 "\n",
 		__atomic_load_n(&d->rx_cached, __ATOMIC_RELAXED));
+	sa_durable_print_status(out);
 }
 
 struct sa *sa_daemon_get(struct sm *sm)
