@@ -54,6 +54,8 @@ struct mcg_mgr {
 	uint64_t first_change_us;	  /* of the burst it waits for */
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
+	bool mft_full;	  /* the next pass compares every switch */
+	uint32_t mft_top; /* blocks in use at the last pass */
 	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
 	bool orphan;  /* freed by the last MFT transfer (mcg_fini) */

@@ -180,6 +180,8 @@ struct mc_ctx {
 	uint32_t *color_trees;	/* [color]: trees holding the color */
 	uint32_t *color_groups; /* [color]: groups on those trees */
 	uint32_t owner_cap;	/* colors with an owner slot allocated */
+	uint64_t *sw_changed;	/* [n_sw bits]: switches whose MFT entries
+				   may have changed (mcast_sw_changed) */
 	/* objects */
 	struct mc_group *groups;
 	uint32_t n_groups, cap_groups, live_groups;
@@ -296,6 +298,13 @@ void mcast_mft_foreach(const struct mc_ctx *c, uint32_t sw,
 		       void *arg);
 /* Highest color in use + 1 (the MFT size the switches must hold). */
 uint32_t mcast_colors_top(const struct mc_ctx *c);
+/* Whether switch sw's MFT entries may have changed since the last call
+ * for it (true for every switch of a new context), and forgets it: a
+ * programmer compares only the switches a change touched.  Every change
+ * of a switch's entries goes through mc_tree_paint (who owns a color
+ * there) or mc_tree_account (a live tree's links, for the EFI), which
+ * mark it. */
+bool mcast_sw_changed(struct mc_ctx *c, uint32_t sw);
 
 /* Metrics of docs/design.md §6 (height excess recomputed here). */
 void mcast_stats(struct mc_ctx *c, struct mc_stats *st);

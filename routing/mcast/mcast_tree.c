@@ -262,6 +262,12 @@ void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
 	*ports = t->lports;
 }
 
+/* Switch sw's MFT entries may have changed (mcast_sw_changed). */
+static inline void mark_changed(struct mc_ctx *c, uint32_t sw)
+{
+	c->sw_changed[sw / 64] |= 1ull << (sw % 64);
+}
+
 void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 {
 	uint32_t k = t->n_groups;
@@ -276,6 +282,7 @@ void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
 		const struct mc_tnode *n = &t->nodes[i];
 		uint32_t base = c->port_base[n->sw];
 		c->sw_clock[n->sw] = c->load_clock;
+		mark_changed(c, n->sw);
 		c->sw_load[n->sw] += (uint32_t)(sign * (int)k);
 		for (int w = 0; w < MC_MASK_WORDS; w++) {
 			uint64_t bits = n->mask[w];
@@ -359,6 +366,7 @@ int mc_tree_paint(struct mc_ctx *c, const struct mc_tree *t, bool on)
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		uint32_t sw = t->nodes[i].sw;
 		uint64_t *w = &c->busy[(size_t)sw * c->cwords + (col >> 6)];
+		mark_changed(c, sw);
 		if (on) {
 			*w |= 1ull << (col & 63);
 			c->owner[col][sw] = t->id;
