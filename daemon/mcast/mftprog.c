@@ -347,9 +347,15 @@ static void read_pass(struct mcg_mgr *mgr)
 	mgr->reading = true;
 	mgr->prog_busy = true;
 	mgr->prog_pending = 1; /* held while submitting */
-	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++)
-		if (!mgr->shadow[i].m)
-			read_switch(mgr, f->switches[i], &mgr->shadow[i]);
+	/* every switch: a shadow this SM kept from an earlier time as master
+	 * (a standby that was master for a moment) is no truer than none */
+	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++) {
+		struct mft_shadow *sh = &mgr->shadow[i];
+
+		if (sh->stale)
+			memset(sh->stale, 1, (size_t)sh->nblocks * sh->npos);
+		read_switch(mgr, f->switches[i], sh);
+	}
 	loop_txn_kick(mgr->sm);
 	pass_release(mgr);
 }
