@@ -2,7 +2,7 @@
  * node with proxy joins:
  *   mcast_joins [-w WINDOW] [-T TIMEOUT_MS] [--wait-ready]
  *               [--ready-timeout S] [--leave-after] [--leave-all]
- *               [--retry-busy] [--acked ACKFILE] FILE
+ *               [--retry-busy] [--leave-only] [--acked ACKFILE] FILE
  * FILE lines are "MGID PORTGUID MEMBERCOUNT" (MEMBERCOUNT 0: a standard
  * join, without the MemberCount component).  Joins go in file order with
  * WINDOW of them outstanding at once (default 1: one at a time), as the
@@ -17,7 +17,8 @@
  * join is acknowledged, for the crash tests.  --leave-after then leaves
  * every group once (its first line; not timed), so repeated runs start
  * from the same groups; --leave-all leaves every line, as the end of a
- * job does, timed like the joins (leave_* keys).  SIGTERM stops the joins
+ * job does, timed like the joins (leave_* keys); --leave-only sends only
+ * those leaves (of joins an earlier run made).  SIGTERM stops the joins
  * and ends with the usual printout and a normal exit, so libumad2sim
  * gives the client's slot back to ibsim (a killed client keeps its own;
  * ibsim has 10).
@@ -27,7 +28,7 @@
  * joins_per_s, median_ms, p99_ms, last_join_epoch (CLOCK_REALTIME of the
  * last answer), last_mlid, ready_ms (last answer -> all Ready), and with
  * --leave-all leaves, leaves_ok, leave_seconds, leaves_per_s,
- * leave_p99_ms. */
+ * leave_p99_ms, last_leave_epoch. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <signal.h>
@@ -321,7 +322,7 @@ static double pct(double *v, uint32_t n, double p)
 }
 
 struct opts {
-	int wait_ready, leave_after, leave_all, ready_s;
+	int wait_ready, leave_after, leave_all, leave_only, ready_s;
 	const char *file;
 };
 
@@ -339,6 +340,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->leave_all = 1;
 		else if (!strcmp(argv[a], "--retry-busy"))
 			retry_busy = 1;
+		else if (!strcmp(argv[a], "--leave-only"))
+			o->leave_only = 1;
 		else if (v && !strcmp(argv[a], "--acked") && ++a) {
 			if (!(acked = fopen(v, "a")))
 				perror(v);
@@ -424,6 +427,7 @@ static void leave_all(uint32_t n, uint32_t *items, double *lat)
 {
 	uint32_t m = 0, lok = 0, nl;
 	double t0 = now(), t1;
+	struct timespec wall;
 
 	for (uint32_t i = 0; i < n; i++)
 		if (jobs[i].ok)
@@ -432,9 +436,12 @@ static void leave_all(uint32_t n, uint32_t *items, double *lat)
 	t1 = now();
 	for (uint32_t i = 0; i < n; i++)
 		lok += jobs[i].ok == 2;
+	clock_gettime(CLOCK_REALTIME, &wall);
 	printf("leaves %u\nleaves_ok %u\nleave_seconds %.3f\n"
-	       "leaves_per_s %.0f\nleave_p99_ms %.3f\n",
-	       m, lok, t1 - t0, m / (t1 - t0), pct(lat, nl, 0.99));
+	       "leaves_per_s %.0f\nleave_p99_ms %.3f\n"
+	       "last_leave_epoch %ld.%09ld\n",
+	       m, lok, t1 - t0, m / (t1 - t0), pct(lat, nl, 0.99),
+	       (long)wall.tv_sec, wall.tv_nsec);
 }
 
 /* The groups with a successful join (their first lines) into okf; how
@@ -523,6 +530,13 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < n; i++)
 		all[i] = i;
 	ng = first_lines(n, firsts);
+	if (o.leave_only) { /* a job's end: the joins were made before */
+		for (uint32_t i = 0; i < n; i++)
+			jobs[i].ok = 1;
+		leave_all(n, all, lat);
+		sa_client_close(&sac);
+		return 0;
+	}
 
 	struct phase jp = {.method = SA_METHOD_SET,
 			   .n = n,
