@@ -236,6 +236,38 @@ static void tree_info(struct mcg *g)
 		mgr->tree_changed(g);
 }
 
+/* A tree's shape, as the state file lists it: which tree, its color and
+ * its switches (its member ports come from the members). */
+struct shape {
+	uint32_t id, color, n_nodes;
+};
+
+static struct shape shape_of(const struct mcg *g)
+{
+	const struct mc_tree *t = g->eid != MC_NONE && g->mgr->mc
+				      ? mcast_group_tree(g->mgr->mc, g->eid)
+				      : NULL;
+
+	return t ? (struct shape){t->id, t->color, t->n_nodes}
+		 : (struct shape){MC_NONE, MC_NONE, 0};
+}
+
+/* After a member of a routed standard group came or went: the group's
+ * figures, and its tree journaled only when its shape changed (a member
+ * on a switch the tree holds already changes no line of it: at a group of
+ * every host that was the whole tree again at every batch of joins). */
+static void member_changed(struct mcg *g, struct shape was)
+{
+	struct shape now = shape_of(g);
+	void (*hook)(struct mcg *) = g->mgr->tree_changed;
+
+	if (now.id == was.id && now.color == was.color &&
+	    now.n_nodes == was.n_nodes)
+		g->mgr->tree_changed = NULL;
+	tree_info(g);
+	g->mgr->tree_changed = hook;
+}
+
 /* How route_all may route: its saved tree (mcg_persist.c), the engine,
  * or the saved tree when it fits and else the engine. */
 enum route_how { ROUTE_ANY, ROUTE_SAVED, ROUTE_FRESH };
@@ -290,9 +322,11 @@ int mcg_std_add(struct mcg *g, struct ib_port *p)
 			unqueue(g);
 		rc = route_all(g);
 	} else {
+		struct shape was = shape_of(g);
+
 		rc = mcast_member_add(mgr->mc, g->eid, p);
 		if (rc == 0)
-			tree_info(g);
+			member_changed(g, was);
 	}
 	if (rc == 0)
 		mcg_tables_changed(mgr, g);
@@ -304,13 +338,16 @@ int mcg_std_remove(struct mcg *g, struct ib_port *p)
 	struct mcg_mgr *mgr = g->mgr;
 	int rc;
 
+	struct shape was;
+
 	if (g->eid == MC_NONE || !mgr->mc)
 		return 0;
+	was = shape_of(g);
 	rc = mcast_member_remove(mgr->mc, g->eid, p);
 	if (rc == 0 && !mcast_group_get(mgr->mc, g->eid))
 		g->eid = MC_NONE;
 	else if (rc == 0)
-		tree_info(g);
+		member_changed(g, was);
 	mcg_tables_changed(mgr, NULL);
 	return rc;
 }

@@ -510,7 +510,7 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 	if (!strncmp(line, "group ", 6)) {
 		*cur = load_group(mgr, line);
 		if (*cur && journal) { /* its members and tree now follow */
-			(*cur)->sa->n_members = 0;
+			sa_mcg_members_clear((*cur)->sa);
 			unlink_group((*cur)->sa->rec.mgid);
 		}
 		return *cur ? 0 : -EINVAL;

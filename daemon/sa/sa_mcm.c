@@ -121,51 +121,10 @@ void sa_mcg_remove(struct sa *sa, struct sa_mcg *g)
 			(sa->mcgs.n - i - 1) * sizeof(g));
 		sa->mcgs.n--;
 		free(g->members);
+		free(g->midx);
 		free(g);
 		return;
 	}
-}
-
-struct sa_mcg_member *sa_mcg_member_find(struct sa_mcg *g,
-					 const uint8_t gid[16])
-{
-	for (uint32_t i = 0; i < g->n_members; i++)
-		if (!memcmp(g->members[i].port_gid, gid, 16))
-			return &g->members[i];
-	return NULL;
-}
-
-int sa_mcg_member_set(struct sa_mcg *g, const uint8_t gid[16],
-		      uint8_t join_state, uint8_t proxy)
-{
-	struct sa_mcg_member *m = sa_mcg_member_find(g, gid);
-
-	if (!m) {
-		if (g->n_members == g->cap_members) {
-			uint32_t cap = g->cap_members ? g->cap_members * 2 : 4;
-			struct sa_mcg_member *nm =
-			    realloc(g->members, cap * sizeof(*nm));
-			if (!nm)
-				return -ENOMEM;
-			g->members = nm;
-			g->cap_members = cap;
-		}
-		m = &g->members[g->n_members++];
-		memcpy(m->port_gid, gid, 16);
-	}
-	m->join_state = join_state;
-	m->proxy = proxy;
-	return 0;
-}
-
-int sa_mcg_member_del(struct sa_mcg *g, const uint8_t gid[16])
-{
-	struct sa_mcg_member *m = sa_mcg_member_find(g, gid);
-
-	if (!m)
-		return -ENOENT;
-	*m = g->members[--g->n_members];
-	return 0;
 }
 
 int sa_mcm_init(struct sa *sa)

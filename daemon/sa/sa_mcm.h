@@ -29,6 +29,9 @@ struct sa_mcg {
 	bool permanent;
 	struct sa_mcg_member *members;
 	uint32_t n_members, cap_members;
+	uint32_t *midx;	   /* a large group's members by GID (position + 1,
+			      0 empty; sa_mcm_members.c), NULL when small */
+	uint32_t midx_cap; /* a power of two */
 	struct sa_mcg *hnext; /* the table's MGID hash chain */
 	void *owner;	      /* the multicast manager's record of it */
 };
@@ -58,11 +61,15 @@ void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate);
 /* Adds a group (params->mgid must be new); NULL with errno EEXIST/ENOMEM. */
 struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params);
 void sa_mcg_remove(struct sa *sa, struct sa_mcg *g);
-/* Adds or updates a member (join_state replaces the old one). */
+/* Adds or updates a member (join_state replaces the old one).  A member
+ * is found by a lookup, whatever the group's size (the IPoIB broadcast
+ * group has every host). */
 int sa_mcg_member_set(struct sa_mcg *g, const uint8_t port_gid[16],
 		      uint8_t join_state, uint8_t proxy);
 /* Removes a member; 0, or -ENOENT. */
 int sa_mcg_member_del(struct sa_mcg *g, const uint8_t port_gid[16]);
+/* Every member goes (a group record read again from the state file). */
+void sa_mcg_members_clear(struct sa_mcg *g);
 struct sa_mcg_member *sa_mcg_member_find(struct sa_mcg *g,
 					 const uint8_t port_gid[16]);
 

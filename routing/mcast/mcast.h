@@ -386,6 +386,12 @@ uint32_t mc_tree_add(struct mc_tree *t, uint32_t sw, uint32_t parent,
 		     uint8_t up_port, uint8_t down_port);
 /* Marks member port m on its switch's node (which must exist). */
 int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m);
+/* The same on a live (committed, accounted) tree: only that port's EFI,
+ * the tree's height and its switch's change mark move, where accounting
+ * the whole tree again cost O(tree) a join (a group of every host, as the
+ * IPoIB broadcast group, spans every switch). */
+int mc_tree_add_member_live(struct mc_ctx *c, struct mc_tree *t,
+			    const struct ib_port *m);
 /* Appends member m to g unless already present: 1 added, 0 duplicate,
  * -ENOMEM. */
 int mc_group_push_member(struct mc_group *g, struct ib_port *m);

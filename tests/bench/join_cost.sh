@@ -5,7 +5,8 @@
 # fabric's size (no request walks the fabric).  Fabrics: 2-level fat tree
 # of 1,024 hosts, 3-level fat trees of 3,456 and 16,000 hosts, and the
 # MR4LMS paper's 3-level pruned tree of 40,960 hosts.  Medians of RUNS
-# runs of JOINS collective joins (and a quarter as many standard joins).
+# runs of JOINS collective joins, a quarter as many standard joins, and
+# the joins of one group of every host (as the IPoIB broadcast group).
 # With OLD=<a source tree built with make>, the same bench is also built
 # against that tree and run on the same fabrics in the same run (e.g. a
 # worktree of the commit before the fabric-wide figures were kept).
@@ -34,17 +35,18 @@ if [ -n "${OLD:-}" ]; then build "$OLD" "$OLD/build" "$TMP/jc_old" && kinds="new
 "$O/ibsmgen" pruned3 --pods 40 --leaves 32 --hosts-per-leaf 32 --middles 8 \
 	--tops 32 --uplinks 16 -o "$TMP/f40k.net" 2>/dev/null
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs of $JOINS collective and $((JOINS / 4)) standard joins"
-printf "%-8s %8s %8s %14s %14s\n" build hosts nodes "collective_us" "standard_us"
+printf "%-8s %8s %8s %14s %14s %14s\n" build hosts nodes "collective_us" "standard_us" "all_hosts_us"
 for net in f1k f3k f16k f40k; do
 	for k in $kinds; do
 		bin=$TMP/jc; [ $k = old ] && bin=$TMP/jc_old
 		for r in $(seq "$RUNS"); do "$bin" "$TMP/$net.net" "$JOINS"; done >"$TMP/$net.$k"
-		awk -v k=$k '{ h = $1; n = $3; c[NR] = $7; s[NR] = $15 }
+		awk -v k=$k '{ h = $1; n = $3; c[NR] = $7; s[NR] = $15; a[NR] = $(NF - 3) }
 			function med(v, n,   i, j, t) {
 				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 					if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 				return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-			END { printf "%-8s %8s %8s %14.2f %14.2f\n", k, h, n, med(c, NR), med(s, NR) }' \
+			END { printf "%-8s %8s %8s %14.2f %14.2f %14.2f\n", k, h, n,
+				med(c, NR), med(s, NR), med(a, NR) }' \
 			"$TMP/$net.$k"
 	done
 done

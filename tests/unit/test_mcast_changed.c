@@ -4,7 +4,8 @@
  * modes): after every operation each switch's whole MFT is read again and
  * compared with the last reading wherever the context says nothing
  * changed.  The MFT programmer (daemon/mcast/mftprog.c) compares only the
- * switches named, so a change missed here would be a stale MFT. */
+ * switches named, so a change missed here would be a stale MFT.  The EFI
+ * the context keeps is checked against one counted afresh, too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,31 @@ static void put(void *arg, uint32_t color, const uint64_t mask[MC_MASK_WORDS])
 		memcpy(im->m[color], mask, sizeof(im->m[color]));
 }
 
+/* The EFI the context keeps incrementally (mc_tree_account, and
+ * mc_tree_add_member_live for a member on a switch its tree has) equals
+ * the EFI counted afresh from every live tree. */
+static void check_efi(const struct mc_ctx *c)
+{
+	uint32_t n = c->port_base[c->n_sw];
+	uint32_t *want = calloc(n + 1, sizeof(*want));
+
+	assert_non_null(want);
+	for (uint32_t i = 0; i < c->n_trees; i++) {
+		const struct mc_tree *t = &c->trees[i];
+
+		for (uint32_t k = 0; t->live && k < t->n_nodes; k++)
+			for (unsigned p = 0; p < MC_MASK_WORDS * 64; p++)
+				if (mc_mask_test(t->nodes[k].mask, p))
+					want[c->port_base[t->nodes[k].sw] +
+					     p] += t->n_groups;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (want[i] != c->efi[i])
+			fail_msg("EFI slot %u: kept %u, counted %u", i,
+				 c->efi[i], want[i]);
+	free(want);
+}
+
 /* Every switch's MFT now; those the context says are unchanged must be
  * what they were. */
 static unsigned check(struct mc_ctx *c, struct image *prev, uint32_t n_sw)
@@ -53,6 +79,7 @@ static unsigned check(struct mc_ctx *c, struct image *prev, uint32_t n_sw)
 			fail_msg("switch %u: MFT changed, not reported", s);
 		prev[s] = now;
 	}
+	check_efi(c);
 	return changed;
 }
 
