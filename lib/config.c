@@ -281,6 +281,13 @@ static const struct cfg_key cfg_keys[] = {
 		"(milliseconds)." },
 	{ "mad.retries", CFG_U32, OFF(mad_retries), "3", 0, 100, NULL,
 	  "Retries of an SMP before its node is taken as gone." },
+	{ "mad.answer_window", CFG_U32, OFF(mad_answer_window), "64", 1,
+	  4096, NULL,
+	  "Room for SA answers beside mad.window: at most mad.window + "
+	  "mad.answer_window MADs handed to the port and not yet known to "
+	  "have left it, SMPs, SA queries and answers together. The loop "
+	  "never waits in a send; what finds no room waits in memory "
+	  "(ibsim stalls for good near 300)." },
 	{ "sa.service_lease_max_s", CFG_U32, OFF(sa_service_lease_max_s), "0",
 	  0, 0xFFFFFFFFu, NULL,
 	  "Longest ServiceRecord lease granted (seconds); longer requests, "

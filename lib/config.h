@@ -102,6 +102,7 @@ struct config {
 	uint32_t mad_window_per_node;
 	uint32_t mad_timeout_ms;
 	uint32_t mad_retries;
+	uint32_t mad_answer_window;
 
 	uint32_t sa_service_lease_max_s; /* 0 = no limit */
 	int sa_proxy_join;		 /* enum cfg_proxy_join */
