@@ -31,6 +31,16 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "requests_received %" PRIu64 "\n", t->requests);
 	fprintf(out, "smps_outstanding %u\n", t->outstanding);
 	fprintf(out, "smps_max_outstanding %u\n", t->max_outstanding);
+	/* the send window (docs/design.md §3.1) */
+	fprintf(out, "mads_unconsumed %u\n", t->unconsumed);
+	fprintf(out, "mads_max_unconsumed %u\n", t->max_unconsumed);
+	fprintf(out, "answers_waiting %u\n", t->answers_waiting);
+	fprintf(out, "answers_waited %" PRIu64 "\n", t->answers_waited);
+	fprintf(out, "answers_dropped %" PRIu64 "\n", t->answers_dropped);
+	fprintf(out, "answers_handed_to_loop %" PRIu64 "\n",
+		__atomic_load_n(&t->rx_handed_back, __ATOMIC_RELAXED));
+	fprintf(out, "send_fences %" PRIu64 "\n",
+		__atomic_load_n(&t->fences, __ATOMIC_RELAXED));
 }
 
 /* "link_speeds 4xHDR=12,1xSDR=2": the links of the model by width and

@@ -22,6 +22,8 @@
 #include "mad/umad_port.h"
 #include "routing/hops/hops.h"
 
+struct ucast_state;
+
 struct sd_event;
 struct sd_event_source;
 struct ctl;
@@ -95,6 +97,9 @@ struct sm {
 	struct fabric *fab;	 /* model of the last complete heavy sweep */
 	struct hops hops;	 /* for fab */
 	struct hops next_hops;	 /* computed for the model being swept */
+	/* the unicast engine's memory of fab's routes, and of the model
+	 * being swept (route.c; ftree keeps chains through repairs) */
+	struct ucast_state *ucast_state, *next_ucast_state;
 	struct guid2lid g2l;	 /* from the state dir at start */
 	struct pgprog *pg;	 /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey; /* M_Keys (mkey.c) */

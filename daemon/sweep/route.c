@@ -62,6 +62,7 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 				    ? "dfs"
 				    : "bfs",
 	    .keep_lft = keep,
+	    .prev = keep ? sm->ucast_state : NULL,
 	};
 	struct ucast_result res = {0};
 	int64_t t0;
@@ -101,6 +102,13 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)
 		log_warn("cannot write %s/updn-roots.dump; ibdmchk -u needs it",
 			 sm->cfg.state_dir);
+	/* the hosts' order the routes follow, for job launchers */
+	if (res.ca_order && dump_write_ca_order(sm->cfg.state_dir, f) < 0)
+		log_warn("cannot write %s/ftree-ca-order.dump; routing goes on",
+			 sm->cfg.state_dir);
+	ucast_state_free(sm->next_ucast_state);
+	sm->next_ucast_state = res.state;
+	res.state = NULL;
 	ucast_result_free(&res);
 	return 0;
 }
@@ -131,6 +139,9 @@ void route_after_sweep(struct sm *sm)
 	hops_free(&sm->hops); /* adopt_model joined the dump helper */
 	sm->hops = sm->next_hops;
 	memset(&sm->next_hops, 0, sizeof(sm->next_hops));
+	ucast_state_free(sm->ucast_state);
+	sm->ucast_state = sm->next_ucast_state;
+	sm->next_ucast_state = NULL;
 
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
@@ -140,6 +151,13 @@ void route_after_sweep(struct sm *sm)
 		log_err("cannot write %s: %s; LIDs may change at the next "
 			"start",
 			path, strerror(-rc));
+}
+
+void route_fini(struct sm *sm)
+{
+	ucast_state_free(sm->ucast_state);
+	ucast_state_free(sm->next_ucast_state);
+	sm->ucast_state = sm->next_ucast_state = NULL;
 }
 
 int route_load_guid2lid(struct sm *sm)

@@ -12,7 +12,8 @@
 # (/usr/bin/time, median of the runs), the time ibsmd's CONFIGURE waited
 # for port-group probes (from its log) and the load average before and
 # after each fabric, since the machine is shared.  ibsim gets the options
-# `ibsmgen ibsim-args` prints (-L 49152 past 30,719 LIDs).
+# `ibsmgen ibsim-args` prints (-L 49152 past 30,719 LIDs).  IBSMD_ARGS adds
+# options to ibsmd's command line (e.g. "-o routing.unicast=minhop").
 #
 # usage: O=build tests/bench/bringup.sh [-n RUNS] [FABRIC...]
 #   FABRIC: ft2:HOSTS (ibsmgen fattree2 --hosts HOSTS), ft3:K (fattree3
@@ -83,7 +84,7 @@ for spec in $FABRICS; do
 	l0=$(load)
 	for _ in $(seq "$RUNS"); do
 		rm -rf "$W/st"
-		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st" -o qos.enable="${IBSMD_QOS:-false}")"
+		ti="$ti $(timed "$net" "$W/ibsmd.log" "$O/ibsmd" --once --state-dir "$W/st" -o qos.enable="${IBSMD_QOS:-false}" ${IBSMD_ARGS:-})"
 		ri="$ri $(cat "$W/ibsmd.log.rss" 2>/dev/null)"
 		pg="$pg $(sed -n 's/.*port groups: .*(\([0-9.]*\) ms of it waiting for probes).*/\1/p' "$W/ibsmd.log" | tail -1)"
 		smps=$(sed -n 's/.*SMPs: \([0-9]*\) sent.*/\1/p' "$W/ibsmd.log" | tail -1)

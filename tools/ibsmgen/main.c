@@ -13,7 +13,9 @@
 static void usage(FILE *o)
 {
 	fputs("usage: ibsmgen COMMAND [options] [-o FILE]\n"
-	      "  fattree2 --hosts N [--radix R]      2-level fat tree\n"
+	      "  fattree2 --hosts N [--radix R] [--uplinks U]\n"
+	      "                                       2-level fat tree (U < "
+	      "R/2: pruned)\n"
 	      "  fattree3 --k K                       3-level fat tree of "
 	      "K-port switches (K^3/4 hosts)\n"
 	      "  pruned --hosts N --radix R --uplinks U\n"

@@ -26,13 +26,15 @@ static const char *const mc_names[] = {
 
 void ibsmroute_usage(FILE *o)
 {
-	fputs("usage: ibsmroute TOPOLOGY [--routing minhop|updown|layered]\n"
+	fputs("usage: ibsmroute TOPOLOGY [--routing "
+	      "ftree|minhop|updown|layered]\n"
 	      "          [--max-vls N]\n"
 	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size "
 	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
 	      "          [--port-groups [--pg-cap N] [--pg-whole-sets]]\n"
+	      "          [--shifts N] [--cut NODE[:PORT]]...\n"
 	      "See ibsmroute(1).\n",
 	      o);
 }
@@ -112,6 +114,8 @@ enum {
 	OPT_PG,
 	OPT_PG_CAP,
 	OPT_PG_WHOLE,
+	OPT_SHIFTS,
+	OPT_CUT,
 	OPT_MAX_VLS
 };
 
@@ -128,6 +132,8 @@ static const struct option longopts[] = {
     {"pg-cap", required_argument, NULL, OPT_PG_CAP},
     {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
     {"max-vls", required_argument, NULL, OPT_MAX_VLS},
+    {"shifts", required_argument, NULL, OPT_SHIFTS},
+    {"cut", required_argument, NULL, OPT_CUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -202,6 +208,18 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 			return -EINVAL;
 		}
 		break;
+	case OPT_SHIFTS:
+		if (parse_uint(arg, 1u << 20, &o->max_shifts) < 0) {
+			fprintf(stderr,
+				"ibsmroute: --shifts %s: expected a number "
+				"(0 = every shift)\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case OPT_CUT:
+		o->cuts[o->n_cuts++] = arg;
+		break;
 	case 'o':
 		o->overrides[o->n_overrides++] = arg;
 		break;
@@ -222,9 +240,11 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->routing = "minhop";
 	o->mcast_engine = "mr4lms";
 	o->pg_cap = 255;
+	o->max_shifts = 1024;
 	c->direction = "bfs";
 	o->overrides = calloc((size_t)argc + 1, sizeof(*o->overrides));
-	if (!o->overrides)
+	o->cuts = calloc((size_t)argc + 1, sizeof(*o->cuts));
+	if (!o->overrides || !o->cuts)
 		return -ENOMEM;
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -249,7 +269,7 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	if (!ucast_engine_find(o->routing)) {
 		fprintf(stderr,
 			"ibsmroute: unknown unicast routing '%s' "
-			"(minhop, updown or layered)\n",
+			"(ftree, minhop, updown or layered)\n",
 			o->routing);
 		return -EINVAL;
 	}
@@ -271,5 +291,7 @@ void ibsmroute_opts_free(struct ibsmroute_opts *o, struct route_cfg *c)
 	if (c->have_cfg)
 		config_free(&c->cfg);
 	free(o->overrides);
+	free(o->cuts);
 	o->overrides = NULL;
+	o->cuts = NULL;
 }
