@@ -38,17 +38,6 @@ struct dests {
 	uint8_t *dport;
 };
 
-static int cmp_lid(const void *a, const void *b, void *arg)
-{
-	const struct fabric *f = arg;
-	const struct ib_node *x = f->switches[*(const uint32_t *)a];
-	const struct ib_node *y = f->switches[*(const uint32_t *)b];
-
-	if (x->ports[0].lid != y->ports[0].lid)
-		return x->ports[0].lid < y->ports[0].lid ? -1 : 1;
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
 /* The CA LIDs of switch s in the order above, then its own; returns
  * how many (into dlid/dport when not NULL). */
 static uint32_t switch_lids(const struct ib_node *sw, uint16_t *dlid,
@@ -104,7 +93,8 @@ static int dests_build(const struct fabric *f, struct dests *d)
 	for (uint32_t s = 0; s < n; s++)
 		switch_lids(f->switches[s], d->dlid + d->first[s],
 			    d->dport + d->first[s]);
-	qsort_r(d->order, n, sizeof(*d->order), cmp_lid, (void *)f);
+	qsort_r(d->order, n, sizeof(*d->order), ucast_cmp_switch_lid,
+		(void *)f);
 	return 0;
 }
 

@@ -94,6 +94,10 @@ extern const struct ucast_engine ucast_ftree;
  * keep it). */
 void ucast_result_free(struct ucast_result *res);
 
+/* qsort_r order of switch indexes (arg: the fabric) by switch LID, then
+ * GUID: the order minhop and layered take destination switches in. */
+int ucast_cmp_switch_lid(const void *a, const void *b, void *arg);
+
 /* The host LIDs switch sw delivers (CA and router ports cabled to it),
  * offset by offset in their LMC ranges, ports in order within an offset:
  * every port's base LID first, so base LIDs (what most traffic uses) fan
