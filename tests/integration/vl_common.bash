@@ -48,6 +48,7 @@ read_vl_back() {
 	lids=$(awk '$1 == "CA" { print $2 } $8 == "CA" { print $9 }' \
 		"$d/netdisc" | sort -un | paste -sd,)
 	[ -n "$lids" ] || fail "no CA LIDs in $d/netdisc"
+	trace_unread_lids "$d" "$lids"
 	SIM_HOST=H1 sim "$SA_PATHS" -l "$lids" >"$d/paths" 2>"$d/paths.err" ||
 		fail "sa_paths failed: $(tail -2 "$d/paths.err"; grep -m2 ' - ' "$d/paths")"
 	mkdir -p "$d/sl2vl"
@@ -57,4 +58,35 @@ read_vl_back() {
 				>"$d/sl2vl/$lid-$port" 2>>"$d/sl2vl.err" ||
 				fail "smpquery sl2vl $lid $port failed"
 		done
+}
+
+# trace_unread_lids DIR LIDS: ibroute never reads the LFT block that holds
+# LinearFDBTop when LinearFDBTop is a multiple of 64 (infiniband-diags
+# dump_unicast_tables: endblock = ALIGN(top, 64) / 64, blocks below it
+# only), so a CA LID there (128 when 64 switches and 64 hosts take LIDs
+# 1..128) has no entry in DIR/lft.  ibtracert reads the block of its
+# DLID: a trace to that LID from every other CA port of LIDS (comma
+# separated) adds the entries of the switches on the way, which are all
+# a walk from the CAs uses.
+trace_unread_lids() {
+	local d=$1 lids=$2 dl sl
+	for dl in ${lids//,/ }; do
+		grep -qs "^0x$(printf %04x "$dl") " "$d"/lft/* && continue
+		for sl in ${lids//,/ }; do
+			[ "$sl" = "$dl" ] && continue
+			SIM_HOST=H1 sim ibtracert "$sl" "$dl" \
+				2>>"$d/ibtracert.err" >"$d/trace" ||
+				fail "ibtracert $sl $dl failed: $(tail -2 "$d/ibtracert.err")"
+			# "[OUT] -> switch port {GUID}[IN] lid L-L ..." follows
+			# the hop that left the previous switch by port OUT
+			awk -v dl="$dl" -v dir="$d/lft" '
+				/^\[[0-9]+\] -> / {
+					out = substr($1, 2, length($1) - 2)
+					if (sw != "")
+						printf "0x%04x %03d : (ibtracert)\n", dl, out >> (dir "/" sw)
+					sw = ""
+					if ($3 == "switch") { split($7, l, "-"); sw = l[1] }
+				}' "$d/trace"
+		done
+	done
 }
