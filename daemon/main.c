@@ -402,6 +402,9 @@ int main(int argc, char **argv)
 	}
 	rc = config_build(&sm.cfg, a.config, a.overrides, a.n_overrides, err,
 			  sizeof(err));
+	if (rc == 0 &&
+	    (rc = config_check_daemon(&sm.cfg, err, sizeof(err))) < 0)
+		config_free(&sm.cfg);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmd: %s\n", err[0] ? err : strerror(-rc));
 		return 2;

@@ -17,8 +17,11 @@
 #include "lib/qos.h"
 
 static const struct cfg_enum unicast_names[] = {
-	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN },
-	{ "ftree", CFG_UCAST_FTREE }, { 0 }
+	{ "minhop", CFG_UCAST_MINHOP },
+	{ "updown", CFG_UCAST_UPDOWN },
+	{ "ftree", CFG_UCAST_FTREE },
+	{ "layered", CFG_UCAST_LAYERED },
+	{ 0 }
 };
 static const struct cfg_enum direction_names[] = {
 	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
@@ -94,7 +97,11 @@ static const struct cfg_key cfg_keys[] = {
 	  "congest, written to ftree-ca-order.dump; elsewhere as minhop), "
 	  "minhop (shortest paths, balanced per port and link) or updown "
 	  "(up*/down*, deadlock-free on any topology; on a fat tree with "
-	  "the top level as roots, host routes as ftree's)." },
+	  "the top level as roots, host routes as ftree's). layered (shortest "
+	  "paths made deadlock-free over VL layers) runs offline only "
+	  "(ibsmroute --routing layered): ibsmd refuses it until it "
+	  "programs SL2VL tables and answers each pair's SL in "
+	  "PathRecords." },
 	{ "routing.updown.roots", CFG_LIST, OFF(routing_updown_roots), "", 0,
 	  64, NULL,
 	  "Root switches for updown, as node GUIDs or NodeDescriptions. "
@@ -103,6 +110,13 @@ static const struct cfg_key cfg_keys[] = {
 	  "bfs", 0, 0, direction_names,
 	  "How updown orients links: bfs (by BFS rank from the roots, then "
 	  "GUID) or dfs (depth-first, Sancho et al.)." },
+	{ "routing.layered.max_vls", CFG_U32, OFF(routing_layered_max_vls),
+	  "0", 0, 15, NULL,
+	  "Layers (VLs, and the SLs that select them) the layered engine of "
+	  "ibsmroute --routing layered may spread paths over. 0: as many "
+	  "as every port's VLCap allows (8 offline, where a topology file "
+	  "gives no VLCap). The daemon's side (SL2VL, PathRecord SLs) is "
+	  "not built yet, so ibsmd refuses routing.unicast: layered." },
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
 	{ "routing.port_groups.enable", CFG_ENUM,
@@ -1032,6 +1046,17 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 			       "mad.window (%u)", c->mad_window_per_node,
 			       c->mad_window);
 	return qos_config_check(c, err, errlen);
+}
+
+int config_check_daemon(const struct config *c, char *err, size_t errlen)
+{
+	if (c->routing_unicast == CFG_UCAST_LAYERED)
+		return cfg_err(err, errlen, "configuration",
+			       "routing.unicast: layered is not built into "
+			       "ibsmd yet (it neither programs SL2VL tables nor "
+			       "answers each pair's SL in PathRecords); it runs "
+			       "offline in ibsmroute --routing layered");
+	return 0;
 }
 
 int config_build(struct config *out, const char *path,

@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN, CFG_UCAST_FTREE };
+enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN, CFG_UCAST_FTREE,
+		  CFG_UCAST_LAYERED };
 enum cfg_updown_dir { CFG_UPDN_BFS, CFG_UPDN_DFS };
 enum cfg_mcast_engine { CFG_MC_MR4LMS, CFG_MC_FULB, CFG_MC_MINHOP,
 			CFG_MC_SSSP };
@@ -67,6 +68,7 @@ struct config {
 	int routing_unicast;	/* enum cfg_unicast */
 	struct cfg_strlist routing_updown_roots; /* GUIDs or node names */
 	int routing_updown_direction; /* enum cfg_updown_dir */
+	uint32_t routing_layered_max_vls; /* 0 = every port's VLCap */
 	uint32_t routing_threads; /* 0 = one per CPU */
 	int routing_port_groups_enable;	     /* 0 or 1 */
 	uint32_t routing_port_groups_cap;    /* 0 = the switch's cap */
@@ -215,6 +217,9 @@ int config_override(struct config *c, const char *kv, char *err,
 		    size_t errlen);
 /* Checks between keys (after everything is applied). */
 int config_validate(const struct config *c, char *err, size_t errlen);
+/* What ibsmd refuses that the offline tools accept (the layered engine,
+ * whose SL2VL and PathRecord side is not built): 0 or -EINVAL. */
+int config_check_daemon(const struct config *c, char *err, size_t errlen);
 
 /* Defaults, then the file (path may be NULL), then the overrides in
  * order, then config_validate; *out is written only on success. */

@@ -272,6 +272,41 @@ int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n)
 	return outfile_close(&o, rc);
 }
 
+int dump_write_path_sl(const char *dir, const struct fabric *f,
+		       dump_path_sl_fn fill, void *ctx)
+{
+	struct outfile o;
+	int8_t *sl = malloc(f->n_switches + 1u);
+	int rc = sl ? out_open(&o, dir, "path-sl.dump") : -ENOMEM;
+
+	if (rc < 0) {
+		free(sl);
+		return rc;
+	}
+	fputs("# path-sl.dump: the SL of the path from each source switch "
+	      "(a column)\n# to each LID (a line); \"-\": no path.  A CA "
+	      "port's paths take its switch's SLs.\nswitches",
+	      o.fp);
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		fprintf(o.fp, " 0x%016" PRIx64, f->switches[s]->guid);
+	fputc('\n', o.fp);
+	for (uint32_t lid = 1; rc == 0 && lid <= f->max_lid; lid++) {
+		if (!fabric_port_by_lid(f, (uint16_t)lid))
+			continue;
+		if ((rc = fill(ctx, (uint16_t)lid, sl)) < 0)
+			break;
+		fprintf(o.fp, "0x%04x", lid);
+		for (uint32_t s = 0; s < f->n_switches; s++)
+			if (sl[s] < 0)
+				fputs(" -", o.fp);
+			else
+				fprintf(o.fp, " %d", sl[s]);
+		fputc('\n', o.fp);
+	}
+	free(sl);
+	return outfile_close(&o, rc);
+}
+
 int dump_write_ca_order(const char *dir, const struct fabric *f)
 {
 	struct outfile o;

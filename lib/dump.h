@@ -6,6 +6,7 @@
  *   mfts.dump       opensm.mcfdbs      (ibdmchk -m)
  *   guid2lid        OpenSM's cache file
  *   updn-roots.dump one root GUID per line
+ *   path-sl.dump    each path's SL (layered routing; ibsmd's own format)
  *   ftree-ca-order.dump  opensm-ftree-ca-order.dump (hosts in cabling order)
  * Every file is written to a temporary name in the same directory and
  * renamed over the old one, so readers never see half a file.  All
@@ -36,6 +37,15 @@ int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n);
  * cabling order (lib/ca_order.h), as OpenSM's ftree writes it, for job
  * launchers placing ranks. */
 int dump_write_ca_order(const char *dir, const struct fabric *f);
+
+/* path-sl.dump (layered routing, docs/design.md §4.4): a line
+ * "switches 0x<GUID> ..." naming the columns, then per LID in use
+ * "0x<LID> SL SL ..." with the SL of the path from each switch, "-" for
+ * none.  fill(ctx, lid, sl) fills sl[switch index] (negative: none) and
+ * returns 0 or -errno (routing supplies it: lib/ knows no SLs). */
+typedef int (*dump_path_sl_fn)(void *ctx, uint16_t lid, int8_t *sl);
+int dump_write_path_sl(const char *dir, const struct fabric *f,
+		       dump_path_sl_fn fill, void *ctx);
 
 /* Multicast forwarding tables, generic over the engine's storage: for
  * switch sw, entry(ctx, sw, i, &mlid, mask) fills the i-th (mlid, port

@@ -293,6 +293,25 @@ struct ib_port *fabric_port_by_lid(const struct fabric *f, uint16_t lid)
 	return f->by_lid[lid];
 }
 
+bool fabric_lid_end(const struct fabric *f, uint16_t lid, uint32_t *sw_idx,
+		    uint8_t *port)
+{
+	const struct ib_port *o = fabric_port_by_lid(f, lid);
+
+	if (!o)
+		return false;
+	if (node_is_switch(o->node)) {
+		*sw_idx = (uint32_t)o->node->sw_idx;
+		*port = 0;
+		return true;
+	}
+	if (!o->remote || !node_is_switch(o->remote->node))
+		return false;
+	*sw_idx = (uint32_t)o->remote->node->sw_idx;
+	*port = o->remote->num;
+	return true;
+}
+
 struct ib_node *fabric_node_by_desc(const struct fabric *f, const char *desc)
 {
 	for (uint32_t i = 0; i < f->n_nodes; i++)

@@ -123,6 +123,10 @@ struct ib_port *fabric_port_by_guid(const struct fabric *f, uint64_t pguid);
 /* Sets a CA/router port GUID and indexes it (switch ports use the node GUID). */
 int fabric_set_port_guid(struct fabric *f, struct ib_port *p, uint64_t pguid);
 struct ib_port *fabric_port_by_lid(const struct fabric *f, uint16_t lid);
+/* The switch that delivers lid and its port to it (0: the switch's own
+ * LID); false when no switch does (no such LID, an unlinked CA port). */
+bool fabric_lid_end(const struct fabric *f, uint16_t lid, uint32_t *sw_idx,
+		    uint8_t *port);
 /* First node whose NodeDescription equals desc, or NULL. */
 struct ib_node *fabric_node_by_desc(const struct fabric *f, const char *desc);
 

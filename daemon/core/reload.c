@@ -88,7 +88,8 @@ int sm_reload(struct sm *sm)
 			      sm->n_overrides, err, sizeof(err));
 
 	if (rc == 0 &&
-	    (rc = qos_policy_from_config(&nq, &nc, err, sizeof(err))) < 0)
+	    ((rc = config_check_daemon(&nc, err, sizeof(err))) < 0 ||
+	     (rc = qos_policy_from_config(&nq, &nc, err, sizeof(err))) < 0))
 		config_free(&nc);
 	if (rc < 0) {
 		log_err("reload: %s; keeping the running configuration",

@@ -56,17 +56,6 @@ static int dest_count(const struct fabric *f, uint32_t *n)
 	return 0;
 }
 
-static int cmp_sw(const void *a, const void *b, void *arg)
-{
-	const struct fabric *f = arg;
-	const struct ib_node *x = f->switches[*(const uint32_t *)a];
-	const struct ib_node *y = f->switches[*(const uint32_t *)b];
-
-	if (x->ports[0].lid != y->ports[0].lid)
-		return x->ports[0].lid < y->ports[0].lid ? -1 : 1;
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
 /* Destination switches are taken in LID order, not in the order nodes
  * happen to sit in the fabric model, so that the daemon (nodes in
  * discovery order) and ibsmroute (nodes in file order) compute the same
@@ -75,8 +64,8 @@ static void dest_order(const struct fabric *f, struct dest_table *dt)
 {
 	for (uint32_t s = 0; s < f->n_switches; s++)
 		dt->order[s] = s;
-	qsort_r(dt->order, f->n_switches, sizeof(*dt->order), cmp_sw,
-		(void *)f);
+	qsort_r(dt->order, f->n_switches, sizeof(*dt->order),
+		ucast_cmp_switch_lid, (void *)f);
 }
 
 static void dest_free(struct dest_table *dt)
@@ -88,8 +77,7 @@ static void dest_free(struct dest_table *dt)
 	free(dt->off);
 }
 
-static void add_dest(void *ctx, struct ib_port *host, uint8_t port,
-		     uint8_t off)
+static void add_dest(void *ctx, struct ib_port *host, uint8_t port, uint8_t off)
 {
 	struct dest_table *dt = ctx;
 
@@ -384,8 +372,8 @@ static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
 				if (pass == 0 && among(c, n, p)) {
 					sw->lft[dt->dlid[e]] = p;
 					take(&ld, p);
-				} else if (pass == 1 &&
-					   sw->lft[dt->dlid[e]] == LFT_NO_PORT) {
+				} else if (pass == 1 && sw->lft[dt->dlid[e]] ==
+							    LFT_NO_PORT) {
 					roff[m] = dt->off[e];
 					rest[m++] = dt->dlid[e];
 				}

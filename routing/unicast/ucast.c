@@ -1,5 +1,6 @@
 /* What every unicast engine shares: its result (see unicast.h). */
 #include "routing/unicast/unicast.h"
+#include "routing/unicast/layers.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -28,10 +29,12 @@ void ucast_result_free(struct ucast_result *res)
 	free(res->updown_order);
 	free(res->updown_rank);
 	res->updown_order = res->updown_rank = NULL;
+	layers_free(res->layers);
+	free(res->layers);
+	res->layers = NULL;
 }
 
-void ucast_result_from_check(const struct lft_check *c,
-			     struct ucast_result *r)
+void ucast_result_from_check(const struct lft_check *c, struct ucast_result *r)
 {
 	r->unreachable_pairs = c->unreachable_pairs > UINT32_MAX
 				   ? UINT32_MAX
@@ -42,6 +45,17 @@ void ucast_result_from_check(const struct lft_check *c,
 	r->max_link_routes = c->max_link_routes > UINT32_MAX
 				 ? UINT32_MAX
 				 : (uint32_t)c->max_link_routes;
+}
+
+int ucast_cmp_switch_lid(const void *a, const void *b, void *arg)
+{
+	const struct fabric *f = arg;
+	const struct ib_node *x = f->switches[*(const uint32_t *)a];
+	const struct ib_node *y = f->switches[*(const uint32_t *)b];
+
+	if (x->ports[0].lid != y->ports[0].lid)
+		return x->ports[0].lid < y->ports[0].lid ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
 uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn, void *ctx)

@@ -36,11 +36,16 @@ struct ucast_params {
 	 * port and route only the others, least loaded first, so a failure
 	 * changes only the entries it must.  Other engines route afresh. */
 	bool keep_lft;
+	/* routing.layered.max_vls: layers (VLs) the layered engine may use,
+	 * 1..15; 0 = what every port's VLCap allows (8 when none says) */
+	unsigned layered_max_vls;
 	/* keep_lft: the state the run that made those LFTs returned (NULL:
 	 * none).  ftree keeps the chains of the destinations it can and moves
 	 * only the others. */
 	const struct ucast_state *prev;
 };
+
+struct ucast_layers; /* routing/unicast/layers.h */
 
 struct ucast_result {
 	uint32_t unreachable_pairs; /* CA-to-CA pairs with no route */
@@ -55,10 +60,16 @@ struct ucast_result {
 	 * (rank NULL with dfs directions) the tables were built on; port
 	 * groups take their candidate sets from them (routing/pgroup/pgroup.h) */
 	uint32_t *updown_order, *updown_rank;
+	/* layered: each pair's layer (SL) follows from its LFT path and
+	 * these orientations (routing/unicast/layers.h); NULL otherwise */
+	struct ucast_layers *layers;
 	char error[256];	    /* why route() failed, for the log */
 	/* time route() spent filling the metrics above (LFT walk), which
 	 * ibsmroute leaves out of its routing "seconds" */
 	double verify_seconds;
+	/* the same in CPU time of every thread (layered; 0 from engines
+	 * that do not measure it) */
+	double verify_cpu_seconds;
 	/* the routes follow the hosts' cabling order (ftree on a tree):
 	 * ftree-ca-order.dump is worth writing (lib/dump.h) */
 	bool ca_order;
@@ -76,11 +87,16 @@ struct ucast_engine {
 /* The engines; routing/engines.h finds them by name. */
 extern const struct ucast_engine ucast_minhop;
 extern const struct ucast_engine ucast_updown;
+extern const struct ucast_engine ucast_layered;
 extern const struct ucast_engine ucast_ftree;
 
 /* Frees what res holds, its state included (take res->state first to
  * keep it). */
 void ucast_result_free(struct ucast_result *res);
+
+/* qsort_r order of switch indexes (arg: the fabric) by switch LID, then
+ * GUID: the order minhop and layered take destination switches in. */
+int ucast_cmp_switch_lid(const void *a, const void *b, void *arg);
 
 /* The host LIDs switch sw delivers (CA and router ports cabled to it),
  * offset by offset in their LMC ranges, ports in order within an offset:

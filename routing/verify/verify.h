@@ -137,4 +137,31 @@ typedef uint8_t (*cdg_sl2vl_fn)(void *ctx, const struct ib_node *sw, uint8_t in,
 int cdg_check_vl(const struct fabric *f, cdg_sl2vl_fn fn, void *ctx, char *why,
 		 size_t whylen);
 
+/* --- the same with each pair's own SL (cdg_pairs.c) --- */
+
+/* The SL the sources on each switch give their packets to lid: col[x] is
+ * switch x's LFT entry for lid (x a switch index); fills sl[x] with 0..15,
+ * or a negative value where x sends nothing to lid with an SL.  Called
+ * from pool workers (worker is the pool's). */
+typedef void (*cdg_pair_sl_fn)(void *ctx, unsigned worker, uint16_t lid,
+			       const uint8_t *col, int8_t *sl);
+
+struct cdg_vl_report {
+	int acyclic;	      /* 1 no cycle of (link, VL) buffers, 0 one */
+	uint16_t vls_used;    /* VLs some route takes over a switch link */
+	uint16_t sls_used;    /* SLs some source switch's pairs carry */
+	uint64_t no_sl_pairs; /* (CA port, LID) pairs delivered without SL */
+	char why[256];	      /* where the cycle is */
+};
+
+/* Dependencies over (directed switch-to-switch link, VL) made by every
+ * source switch's packets (its CA ports' and its own port 0's) to every
+ * LID, each on the SL slfn gives the pair and the VL vlfn gives that SL
+ * at each hop (vlfn NULL: VL = SL everywhere).  Deadlock needs a cycle
+ * of buffers; an acyclic graph here means none can form, for these SLs.
+ * 0 (r filled) or -ENOMEM. */
+int cdg_check_vl_pairs(const struct fabric *f, struct pool *pool,
+		       cdg_pair_sl_fn slfn, void *slctx, cdg_sl2vl_fn vlfn,
+		       void *vlctx, struct cdg_vl_report *r);
+
 #endif

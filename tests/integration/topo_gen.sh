@@ -37,6 +37,10 @@ check 24000 12000 60000 torus 30 20 20 --hosts-per-switch 2
 # dragonfly a=18 p=h=9: 163 groups, 26,406 hosts,
 # links = hosts + 163*C(18,2) local + C(163,2) global
 check 26406 2934 $((26406 + 163 * 153 + 163 * 162 / 2)) dragonfly --a 18 --p 9 --h 9
+# HyperX: every switch linked to the others of its row and column (and
+# pillar): 16x16 with 8 hosts, 4,096 + 256 * (15 + 15) / 2 links; 8x8x8
+check 2048 256 $((2048 + 256 * 30 / 2)) hyperx 16 16 --hosts-per-switch 8
+check 512 512 $((512 + 512 * 21 / 2)) hyperx 8 8 8
 # random: 2,048 switches, 20 host ports and 20 switch ports each
 check 40960 2048 $((40960 + 2048 * 20 / 2)) random --switches 2048 --ports 40 --hosts-per-switch 20 --seed 1
 # pruned trees of the papers' machines (radix 64): 8 pods x 34 leaves x 32

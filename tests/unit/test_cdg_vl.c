@@ -4,7 +4,10 @@
  * with arbitrary per-hop VL changes, on fat trees, tori and random
  * networks; min-hop tables on a torus keep their cycle; and on a ring
  * whose routes form a cycle, moving the second hop to another VL breaks
- * it (the check follows the VL per hop, not per path). */
+ * it (the check follows the VL per hop, not per path).  The same check
+ * with each pair's own SL (cdg_pairs.c): a min-hop ring on one SL has its
+ * cycle, and the dateline rule (paths that cross one link on SL1, the
+ * others on SL0) removes it, by SL alone or through per-hop tables. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,12 +197,87 @@ static void test_ring_broken_by_vls(void **state)
 	fabric_free(&f);
 }
 
+/* Does the min-hop path from switch x to lid cross the link between
+ * switches 0 and n-1 of a ring (the dateline)? */
+static bool crosses(const struct fabric *f, uint32_t x, uint16_t lid)
+{
+	const struct ib_node *sw = f->switches[x];
+
+	for (unsigned hop = 0; hop < f->n_switches; hop++) {
+		uint8_t p = sw->lft[lid];
+		const struct ib_node *nx = port_peer_node(sw, p);
+		if (!p || p == LFT_NO_PORT || !node_is_switch(nx))
+			return false;
+		if ((uint32_t)(sw->sw_idx + nx->sw_idx) == f->n_switches - 1 &&
+		    (sw->sw_idx == 0 || nx->sw_idx == 0))
+			return true;
+		sw = nx;
+	}
+	return false;
+}
+
+struct ring {
+	const struct fabric *f;
+	bool dateline;
+};
+
+static void ring_sls(void *arg, unsigned worker, uint16_t lid,
+		     const uint8_t *col, int8_t *sl)
+{
+	const struct ring *r = arg;
+
+	(void)worker, (void)col;
+	for (uint32_t x = 0; x < r->f->n_switches; x++)
+		sl[x] = (int8_t)(r->dateline && crosses(r->f, x, lid));
+}
+
+static uint8_t sl_is_vl(void *ctx, const struct ib_node *sw, uint8_t in,
+			uint8_t out, uint8_t sl)
+{
+	(void)ctx, (void)sw, (void)in, (void)out;
+	return sl;
+}
+
+static void test_pairs_dateline(void **state)
+{
+	struct fabric f;
+	struct hops h = {0};
+	struct cdg_vl_report r;
+	struct ring one = {&f, false}, two = {&f, true};
+
+	(void)state;
+	fab_torus(&f, 6, 1, 1, 1);
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	fab_minhop(&f, &h);
+	assert_int_equal(
+	    cdg_check_vl_pairs(&f, NULL, ring_sls, &one, NULL, NULL, &r), 0);
+	assert_int_equal(r.acyclic, 0);
+	assert_int_equal(r.vls_used, 1);
+	assert_int_equal(
+	    cdg_check_vl_pairs(&f, NULL, ring_sls, &two, NULL, NULL, &r), 0);
+	assert_int_equal(r.acyclic, 1);
+	assert_int_equal(r.vls_used, 3);
+	assert_int_equal(r.no_sl_pairs, 0);
+	/* the per-hop path of the check, with the same mapping */
+	assert_int_equal(
+	    cdg_check_vl_pairs(&f, NULL, ring_sls, &two, sl_is_vl, NULL, &r),
+	    0);
+	assert_int_equal(r.acyclic, 1);
+	/* and with every SL put on VL0 the cycle is back */
+	assert_int_equal(
+	    cdg_check_vl_pairs(&f, NULL, ring_sls, &two, one_vl, NULL, &r), 0);
+	assert_int_equal(r.acyclic, 0);
+	hops_free(&h);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_updown_any_sl2vl),
 	    cmocka_unit_test(test_minhop_torus_cycle),
 	    cmocka_unit_test(test_ring_broken_by_vls),
+	    cmocka_unit_test(test_pairs_dateline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,6 +113,14 @@ static int build(const char *fam, const struct opts *o, struct gtopo *g)
 		return gen_torus(g, o->pos[0], o->pos[1], o->pos[2],
 				 o->hps);
 	}
+	if (!strcmp(fam, "hyperx")) {
+		if (o->npos < 2) {
+			fputs("ibsmgen: hyperx needs X Y [Z]\n", stderr);
+			return -EINVAL;
+		}
+		return gen_hyperx(g, o->pos[0], o->pos[1],
+				  o->npos > 2 ? o->pos[2] : 1, o->hps);
+	}
 	if (!strcmp(fam, "dragonfly"))
 		return gen_dragonfly(g, o->a, o->p, o->h);
 	if (!strcmp(fam, "random"))

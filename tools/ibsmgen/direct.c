@@ -1,4 +1,5 @@
-/* Direct-network builders: 3-D torus, dragonfly, random irregular.
+/* Direct-network builders: 3-D torus, HyperX, dragonfly, random
+ * irregular.
  * Each switch carries its hosts on its first ports, then its network
  * links; hosts are numbered switch by switch (topology order). */
 #include <errno.h>
@@ -45,6 +46,42 @@ int gen_torus(struct gtopo *g, unsigned x, unsigned y, unsigned z,
 					 hps + 2 + 2 * d)) < 0)
 				return r;
 		}
+	}
+	return 0;
+}
+
+/* HyperX (Ahn et al.): switches on an X x Y (x Z) grid, each linked to
+ * every other switch that differs in one coordinate only, so every
+ * dimension is a complete graph.  Switch (x,y,z) is S(1 + x + X*(y +
+ * Y*z)); after the hosts, ports go to the other switches of its x line
+ * in increasing x, then of its y line, then of its z line. */
+int gen_hyperx(struct gtopo *g, unsigned x, unsigned y, unsigned z,
+	       unsigned hps)
+{
+	const unsigned dim[3] = {x, y, z}, stride[3] = {1, x, x * y};
+	uint32_t n = x * y * z;
+	unsigned ports = hps + (x - 1) + (y - 1) + (z - 1);
+	int r;
+
+	if (!x || !y || !z || (uint64_t)x * y * z > 1000000 || ports > 255) {
+		fprintf(stderr, "ibsmgen: hyperx needs sizes >= 1 and hosts "
+				"plus (X-1)+(Y-1)+(Z-1) links <= 255 ports\n");
+		return -EINVAL;
+	}
+	if ((r = gt_init(g, n, ports, n * hps)) < 0 ||
+	    (r = hosts_per_switch(g, hps)) < 0)
+		return r;
+	for (uint32_t s = 0; s < n; s++) {
+		unsigned c[3] = {s % x, (s / x) % y, s / (x * y)}, base = hps;
+		for (unsigned d = 0; d < 3; base += dim[d] - 1, d++)
+			for (unsigned v = c[d] + 1; v < dim[d]; v++) {
+				uint32_t t = s + (v - c[d]) * stride[d];
+				/* the port of a peer at coordinate v is
+				 * base + v (+1 past our own, 0-based) */
+				if ((r = gt_link(g, s, base + v, t,
+						 base + c[d] + 1)) < 0)
+					return r;
+			}
 	}
 	return 0;
 }

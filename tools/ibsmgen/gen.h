@@ -63,6 +63,8 @@ struct pruned3 {
 int gen_pruned3(struct gtopo *g, const struct pruned3 *p);
 int gen_torus(struct gtopo *g, unsigned x, unsigned y, unsigned z,
 	      unsigned hps);
+int gen_hyperx(struct gtopo *g, unsigned x, unsigned y, unsigned z,
+	       unsigned hps);
 int gen_dragonfly(struct gtopo *g, unsigned a, unsigned p, unsigned h);
 int gen_random(struct gtopo *g, uint32_t switches, unsigned ports,
 	       unsigned hps, uint64_t seed);

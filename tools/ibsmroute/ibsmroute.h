@@ -13,19 +13,20 @@
 
 struct ibsmroute_opts {
 	const char *topology;
-	const char *routing;	  /* ftree | minhop | updown */
+	const char *routing;	  /* ftree | minhop | updown | layered */
+	unsigned max_vls;	  /* --max-vls / routing.layered.max_vls */
 	const char *mcast_engine; /* mr4lms | fulb | minhop | sssp */
 	unsigned mft_size;	  /* 0 = unlimited offline */
 	int mft_size_set;
-	const char *groups_file;  /* NULL: no multicast events */
+	const char *groups_file; /* NULL: no multicast events */
 	const char *sm_node;
-	const char *dump_dir;	  /* NULL: no dumps */
-	const char *json_path;	  /* NULL: no report; "-" = stdout */
+	const char *dump_dir;  /* NULL: no dumps */
+	const char *json_path; /* NULL: no report; "-" = stdout */
 	unsigned threads;
-	unsigned max_shifts;	  /* --shifts: 0 = every shift */
-	bool port_groups;	  /* --port-groups */
-	unsigned pg_cap;	  /* --pg-cap, 1..255 */
-	bool pg_whole_sets;	  /* --pg-whole-sets: baseline, no subsets */
+	unsigned max_shifts; /* --shifts: 0 = every shift */
+	bool port_groups;    /* --port-groups */
+	unsigned pg_cap;     /* --pg-cap, 1..255 */
+	bool pg_whole_sets;  /* --pg-whole-sets: baseline, no subsets */
 	/* --cut NODE[:PORT], in command-line order */
 	const char **cuts;
 	unsigned n_cuts;

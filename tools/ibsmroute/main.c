@@ -5,6 +5,7 @@
  * Exit 0 when everything was done, 1 when routing or writing failed, 2 on
  * bad usage or input. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "lib/topo.h"
 #include "routing/engines.h"
 #include "routing/hops/hops.h"
+#include "routing/unicast/layers.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
 #include "tools/ibsmroute/ibsmroute.h"
@@ -35,16 +37,21 @@ struct run {
 	struct ucast_result res;
 	struct lft_check chk;
 	struct shift_report shifts;
-	double t_hops, t_route, seconds;
+	double t_hops, t_route, seconds, cpu_seconds;
 	bool progress;
 	int routed;
 };
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void progress(const struct run *r, const char *what, double secs)
@@ -101,10 +108,11 @@ static int route(struct run *r)
 	    .updown_roots = r->c.n_roots ? r->c.roots : NULL,
 	    .n_updown_roots = r->c.n_roots,
 	    .updown_direction = r->c.direction,
+	    .layered_max_vls = r->o.max_vls,
 	};
 
 	r->prm = prm;
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int rc;
 
 	r->res.cdg_acyclic = -1;
@@ -118,6 +126,8 @@ static int route(struct run *r)
 	rc = e->route(&r->f, &r->h, r->pool, &prm, &r->res);
 	r->t_route = now_s() - t1 - r->res.verify_seconds;
 	r->seconds = r->t_hops + r->t_route;
+	r->cpu_seconds =
+	    clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0 - r->res.verify_cpu_seconds;
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: %s routing failed: %s\n", e->name,
 			r->res.error[0] ? r->res.error : strerror(-rc));
@@ -185,6 +195,13 @@ static int no_mft(void *ctx, const struct ib_node *sw, uint32_t i,
 	return 0;
 }
 
+static int path_sl_fill(void *ctx, uint16_t lid, int8_t *sl)
+{
+	const struct run *r = ctx;
+
+	return layers_lid_sls(r->res.layers, &r->f, lid, sl);
+}
+
 static int write_dumps(struct run *r)
 {
 	const char *d = r->o.dump_dir;
@@ -211,6 +228,8 @@ static int write_dumps(struct run *r)
 		rc = dump_write_mfts(d, &r->f, no_mft, NULL);
 	if (!rc && r->res.n_roots && (what = "updn-roots.dump"))
 		rc = dump_write_roots(d, r->res.roots, r->res.n_roots);
+	if (!rc && r->res.layers && (what = "path-sl.dump"))
+		rc = dump_write_path_sl(d, &r->f, path_sl_fill, r);
 	if (!rc && r->res.ca_order && (what = "ftree-ca-order.dump"))
 		rc = dump_write_ca_order(d, &r->f);
 	if (rc < 0) {
@@ -220,6 +239,30 @@ static int write_dumps(struct run *r)
 	}
 	progress(r, "dumps", now_s() - t0);
 	return 0;
+}
+
+/* The layered engine's layers (docs/design.md §6). */
+static void json_layers(struct json *j, const struct ucast_layers *ly)
+{
+	json_key(j, "layers");
+	json_begin_object(j);
+	json_kv_uint(j, "made", ly->n_layers);
+	json_kv_uint(j, "vls_used", ly->used);
+	json_key(j, "pairs_per_sl");
+	json_begin_array(j);
+	for (unsigned l = 0; l < ly->used; l++)
+		json_uint(j, ly->pairs[l]);
+	json_end_array(j);
+	json_kv_uint(j, "repaired_trees", ly->fallback_trees);
+	json_key(j, "roots");
+	json_begin_array(j);
+	for (unsigned l = 0; l < ly->n_layers; l++) {
+		char g[24];
+		snprintf(g, sizeof(g), "0x%016" PRIx64, ly->roots[l]->guid);
+		json_string(j, g);
+	}
+	json_end_array(j);
+	json_end_object(j);
 }
 
 /* The top-level object is opened and closed here by hand because the
@@ -245,6 +288,7 @@ static int json_unicast(const struct run *r, FILE *out)
 	json_begin_object(&j);
 	json_kv_string(&j, "engine", r->o.routing);
 	json_kv_double(&j, "seconds", r->seconds);
+	json_kv_double(&j, "cpu_seconds", r->cpu_seconds);
 	json_kv_uint(&j, "unreachable_pairs", u->unreachable_pairs);
 	json_kv_uint(&j, "max_hops", u->max_hops);
 	json_kv_double(&j, "avg_hops", u->avg_hops);
@@ -263,8 +307,20 @@ static int json_unicast(const struct run *r, FILE *out)
 	json_kv_uint(&j, "congestion_free", r->shifts.congestion_free);
 	json_kv_uint(&j, "undelivered", r->shifts.undelivered);
 	json_end_object(&j);
+	if (u->layers)
+		json_layers(&j, u->layers);
 	json_end_object(&j);
 	return json_finish(&j);
+}
+
+/* The layered engine's layers in words. */
+static void text_layers(const struct ucast_layers *ly)
+{
+	printf("  layers: %u made, %u SLs/VLs used; CA pairs per SL:",
+	       ly->n_layers, ly->used);
+	for (unsigned l = 0; l < ly->used; l++)
+		printf(" %" PRIu64, ly->pairs[l]);
+	printf("; %u trees repaired\n", ly->fallback_trees);
 }
 
 /* The text report, on standard output unless the JSON goes there. */
@@ -282,6 +338,14 @@ static void text_unicast(const struct run *r)
 	       "%u congestion-free\n",
 	       s->shifts, s->shifts_total, s->mean_busiest, s->worst,
 	       s->congestion_free);
+	if (u->layers)
+		text_layers(u->layers);
+	printf("  %s dependency graph: %s\n",
+	       u->layers ? "per-VL (link, VL)" : "channel",
+	       u->cdg_acyclic < 0 ? "not checked"
+	       : u->cdg_acyclic	  ? "acyclic"
+				  : "has a cycle (credit loop)");
+	printf("  routing CPU: %.3f CPU-s\n", r->cpu_seconds);
 }
 
 static int write_json(const struct run *r, const char *mcast, size_t mlen,
@@ -379,7 +443,8 @@ static int run(struct run *r)
 	if (!r->o.json_path || strcmp(r->o.json_path, "-"))
 		text_unicast(r);
 	if (!mrc)
-		mrc = member_status(into_buffer(r, repair_member, &rbuf, &rlen));
+		mrc =
+		    member_status(into_buffer(r, repair_member, &rbuf, &rlen));
 	if (r->o.json_path)
 		rc = write_json(r, mbuf, mlen, pbuf, plen, rbuf, rlen);
 	free(mbuf);

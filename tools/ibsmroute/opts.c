@@ -26,7 +26,9 @@ static const char *const mc_names[] = {
 
 void ibsmroute_usage(FILE *o)
 {
-	fputs("usage: ibsmroute TOPOLOGY [--routing ftree|minhop|updown]\n"
+	fputs("usage: ibsmroute TOPOLOGY [--routing "
+	      "ftree|minhop|updown|layered]\n"
+	      "          [--max-vls N]\n"
 	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size "
 	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
@@ -94,6 +96,8 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	c->direction =
 	    k->routing_updown_direction == CFG_UPDN_DFS ? "dfs" : "bfs";
 	c->lmc = (uint8_t)k->sm_lmc;
+	if (!seen->max_vls)
+		o->max_vls = k->routing_layered_max_vls;
 	log_set_level((enum log_level)k->log_level);
 	return 0;
 }
@@ -111,7 +115,8 @@ enum {
 	OPT_PG_CAP,
 	OPT_PG_WHOLE,
 	OPT_SHIFTS,
-	OPT_CUT
+	OPT_CUT,
+	OPT_MAX_VLS
 };
 
 static const struct option longopts[] = {
@@ -126,6 +131,7 @@ static const struct option longopts[] = {
     {"port-groups", no_argument, NULL, OPT_PG},
     {"pg-cap", required_argument, NULL, OPT_PG_CAP},
     {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
+    {"max-vls", required_argument, NULL, OPT_MAX_VLS},
     {"shifts", required_argument, NULL, OPT_SHIFTS},
     {"cut", required_argument, NULL, OPT_CUT},
     {"help", no_argument, NULL, 'h'},
@@ -192,6 +198,16 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 	case OPT_PG_WHOLE:
 		o->pg_whole_sets = true;
 		break;
+	case OPT_MAX_VLS:
+		seen->max_vls = true;
+		if (parse_uint(arg, 15, &o->max_vls) < 0) {
+			fprintf(stderr,
+				"ibsmroute: --max-vls %s: expected a number "
+				"0..15 (0 = what the ports' VLCap allows)\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
 	case OPT_SHIFTS:
 		if (parse_uint(arg, 1u << 20, &o->max_shifts) < 0) {
 			fprintf(stderr,
@@ -253,7 +269,7 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	if (!ucast_engine_find(o->routing)) {
 		fprintf(stderr,
 			"ibsmroute: unknown unicast routing '%s' "
-			"(ftree, minhop or updown)\n",
+			"(ftree, minhop, updown or layered)\n",
 			o->routing);
 		return -EINVAL;
 	}

@@ -26,7 +26,7 @@ struct route_cfg {
 
 /* Which settings an explicit option gave (they win over -o). */
 struct opt_seen {
-	bool routing, mcast, mft, threads;
+	bool routing, mcast, mft, threads, max_vls;
 };
 
 void ibsmroute_usage(FILE *o);
