@@ -9,10 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct prom_block;
+struct prom_piece {
+	size_t at; /* the block's place: before buf[at] */
+	struct prom_block *b;
+};
+
+/* The text written, and the blocks put into it by reference
+ * (prom_put_block): the page is buf with each block at its place. */
 struct prom_out {
 	char *buf;
 	size_t len, cap;
 	bool oom; /* a write failed: the text is incomplete */
+	struct prom_piece *pieces;
+	unsigned n_pieces, cap_pieces;
 };
 
 enum prom_type { PROM_COUNTER, PROM_GAUGE, PROM_HISTOGRAM };
@@ -22,7 +32,28 @@ struct prom_label {
 	const char *value;
 };
 
+/* Frees the text and drops the blocks' references. */
 void prom_out_free(struct prom_out *o);
+
+/* A part of a page made once and put into many (the per-port families of
+ * 100,000 ports, made once per perfmgr round and shown by every scrape
+ * until the next): immutable text of whole families, counted references.
+ * Not thread-safe: one thread (the loop) makes, puts and frees them.
+ * prom_block_make takes o's text (o is empty after it; its own blocks
+ * are copied in); NULL when o->oom or without memory (o freed). */
+struct prom_block *prom_block_make(struct prom_out *o);
+struct prom_block *prom_block_ref(struct prom_block *b);
+void prom_block_unref(struct prom_block *b);
+size_t prom_block_len(const struct prom_block *b);
+/* b at this place of o, by reference (o->oom without memory). */
+void prom_put_block(struct prom_out *o, struct prom_block *b);
+/* The page's size, and len bytes of it from off (returns the bytes
+ * copied, 0 at the end); prom_out_flatten copies the blocks into buf
+ * (o->oom without memory). */
+size_t prom_out_size(const struct prom_out *o);
+size_t prom_out_read(const struct prom_out *o, size_t off, char *dst,
+		     size_t len);
+void prom_out_flatten(struct prom_out *o);
 
 /* "# HELP name help" and "# TYPE name type"; every sample of the family
  * follows before the next family starts. */

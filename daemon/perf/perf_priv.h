@@ -13,6 +13,7 @@
 #include "mad/perf.h"
 
 struct sd_event_source;
+struct prom_block;
 
 /* The port table's key: two GUIDs equal but for their top byte (the
  * vendor's OUI) would share one, which no fabric has. */
@@ -86,6 +87,11 @@ struct perf {
 	bool warned_slow;
 
 	struct health *health;
+
+	/* the port families on the metrics page (perf_metrics.c) */
+	struct prom_block *page;
+	bool page_stale; /* a round ended or the model changed since */
+	double page_s;	 /* the last one took to make */
 };
 
 /* pm_table.c: the port's record, made when missing (NULL: no memory). */
@@ -162,6 +168,10 @@ int health_set_phys(struct perf *pf, uint64_t guid, uint8_t port, bool disable);
 int health_store_save(struct perf *pf);
 int health_store_load(struct perf *pf);
 int health_reload(struct sm *sm);
+
+/* perf_metrics.c: the families on the metrics page. */
+int perf_metrics_init(struct perf *pf);
+void perf_metrics_fini(struct perf *pf);
 
 /* perf_ctl.c (the front door's iterations and status: perf_view.c) */
 int perf_ctl_register(struct perf *pf);
