@@ -66,7 +66,8 @@ void prom_put_block(struct prom_out *o, struct prom_block *b)
 		o->pieces = p;
 		o->cap_pieces = cap;
 	}
-	o->pieces[o->n_pieces++] = (struct prom_piece){o->len, prom_block_ref(b)};
+	o->pieces[o->n_pieces++] =
+	    (struct prom_piece){o->len, prom_block_ref(b)};
 }
 
 size_t prom_out_size(const struct prom_out *o)
@@ -109,9 +110,9 @@ size_t prom_out_read(const struct prom_out *o, size_t off, char *dst,
 		got += copy_part(o->buf + at, end - at, &pos, off, dst, len);
 		at = end;
 		if (i < o->n_pieces)
-			got += copy_part(o->pieces[i].b->text,
-					 o->pieces[i].b->len, &pos, off, dst,
-					 len);
+			got +=
+			    copy_part(o->pieces[i].b->text, o->pieces[i].b->len,
+				      &pos, off, dst, len);
 	}
 	return got;
 }

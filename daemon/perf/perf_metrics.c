@@ -43,15 +43,13 @@ static const char *const counter_help[PERF_COUNTERS] = {
 	"limit",
     [PC_VL15_DROPPED] = "VL15Dropped: subnet management packets dropped",
     [PC_XMIT_DATA] = "PortXmitData: bytes sent (the IBA counts 4-byte words)",
-    [PC_RCV_DATA] =
-	"PortRcvData: bytes received (the IBA counts 4-byte words)",
+    [PC_RCV_DATA] = "PortRcvData: bytes received (the IBA counts 4-byte words)",
     [PC_XMIT_PKTS] = "PortXmitPkts: packets sent",
     [PC_RCV_PKTS] = "PortRcvPkts: packets received",
     [PC_XMIT_WAIT] = "PortXmitWait: ticks with data to send and no credit",
     [PC_UNICAST_XMIT_PKTS] = "PortUnicastXmitPkts: unicast packets sent",
     [PC_UNICAST_RCV_PKTS] = "PortUnicastRcvPkts: unicast packets received",
-    [PC_MULTICAST_XMIT_PKTS] =
-	"PortMulticastXmitPkts: multicast packets sent",
+    [PC_MULTICAST_XMIT_PKTS] = "PortMulticastXmitPkts: multicast packets sent",
     [PC_MULTICAST_RCV_PKTS] =
 	"PortMulticastRcvPkts: multicast packets received",
 };
@@ -108,7 +106,7 @@ static size_t end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
 {
 	char g[24], p[8], rg[24] = "", rp[8] = "";
 	struct prom_label l[8] = {
-	    {"node_guid", g},	{"port", p},	     {"node_desc", desc},
+	    {"node_guid", g},	 {"port", p},	      {"node_desc", desc},
 	    {"remote_guid", rg}, {"remote_port", rp}, {"remote_desc", rdesc},
 	};
 
@@ -127,9 +125,9 @@ static int add_row(void *ctx, const struct perf_port_view *v)
 {
 	struct rows *rs = ctx;
 	char buf[1024];
-	size_t n = end_labels(buf, sizeof(buf), v->node_guid, v->port,
-			      v->node_desc, v->remote_guid, v->remote_port,
-			      v->remote_desc, NULL, 0);
+	size_t n =
+	    end_labels(buf, sizeof(buf), v->node_guid, v->port, v->node_desc,
+		       v->remote_guid, v->remote_port, v->remote_desc, NULL, 0);
 
 	if (n >= sizeof(buf))
 		return 0; /* cannot be: descriptions are 64 bytes */
@@ -158,8 +156,10 @@ static void counter_family(struct prom_out *o, const struct rows *rs,
 	if (!any)
 		return;
 	metric_name(c, name, sizeof(name));
-	snprintf(help, sizeof(help), "%s, 64-bit total since ibsmd first read "
-		 "the port.", counter_help[c]);
+	snprintf(help, sizeof(help),
+		 "%s, 64-bit total since ibsmd first read "
+		 "the port.",
+		 counter_help[c]);
 	prom_family(o, name, PROM_COUNTER, help);
 	for (uint32_t i = 0; i < rs->n; i++)
 		if (rs->r[i].valid & bit)
@@ -223,8 +223,8 @@ static int link_since(void *ctx, const struct health_link_view *v)
 	char l[1200];
 
 	if (end_labels(l, sizeof(l), v->guid[0], v->port[0], v->desc[0],
-		       v->guid[1], v->port[1], v->desc[1], NULL, 0) >=
-	    sizeof(l))
+		       v->guid[1], v->port[1], v->desc[1], NULL,
+		       0) >= sizeof(l))
 		return 0;
 	prom_sample_raw(o, "ibsmd_link_unhealthy_since_timestamp_seconds", l,
 			(uint64_t)v->since);
