@@ -14,6 +14,7 @@
 
 struct sd_event_source;
 struct prom_block;
+struct perf;
 
 /* The port table's key: two GUIDs equal but for their top byte (the
  * vendor's OUI) would share one, which no fabric has. */
@@ -62,7 +63,26 @@ struct pm_job {
 	uint16_t lid;
 	uint8_t port;
 	uint8_t state; /* 0 waiting, 1 in flight, 2 done */
+	bool full;     /* PortCounters too, not PortCountersExtended only */
 };
+
+/* A switch whose error counters are read as one AllPortSelect sum first:
+ * its ports are jobs [first, first + n). */
+struct pm_sumjob {
+	uint64_t guid;
+	uint16_t lid;
+	uint32_t first, n;
+	bool full; /* read its ports one by one whatever the sum */
+};
+
+/* pm_sum.c: the switch's sum (an AllPortSelect PortCounters answer)
+ * against the one of its last round: may a port's error counter have
+ * moved?  Keeps s for the next round. */
+bool pm_sum_moved(struct perf *pf, uint64_t guid, const struct perf_sample *s);
+void pm_sums_free(struct perf *pf);
+/* Every PM_FULL_EVERY-th round a switch's ports are read one by one
+ * whatever its sum (pm_sum.c says why). */
+#define PM_FULL_EVERY 4
 
 struct perf {
 	struct sm *sm;
@@ -78,6 +98,9 @@ struct perf {
 	uint32_t n_jobs, next_job, jobs_done;
 	struct pm_job *cpi; /* nodes whose ClassPortInfo is asked first */
 	uint32_t n_cpi, next_cpi, cpi_done;
+	struct pm_sumjob *sum; /* then the switches' AllPortSelect sums */
+	uint32_t n_sum, next_sum, sum_done;
+	struct guidtab sums; /* node GUID -> its last sum (pm_sum.c) */
 	bool running;
 	unsigned outstanding;
 	int64_t round_start_us;

@@ -97,6 +97,8 @@ void perf_print_status(const struct sm *sm, FILE *out)
 	fprintf(out, "perfmgr_clears %" PRIu64 "\n", st.clears);
 	fprintf(out, "perfmgr_last_mads %" PRIu64 "\n", st.last_mads);
 	fprintf(out, "perfmgr_last_ms %.1f\n", st.last_ms);
+	fprintf(out, "perfmgr_last_sums %u\n", st.last_sums);
+	fprintf(out, "perfmgr_last_sums_moved %u\n", st.last_sums_moved);
 	fprintf(out, "health_policy %s\n",
 		config_enum_name("health.policy", sm->cfg.health_policy));
 	fprintf(out, "health_unhealthy %u\n", st.unhealthy);
