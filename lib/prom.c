@@ -215,9 +215,20 @@ static void put_u64_line(struct prom_out *o, uint64_t v)
 void prom_sample_raw(struct prom_out *o, const char *name, const char *labels,
 		     uint64_t v)
 {
-	puts_(o, name);
-	puts_(o, labels);
+	prom_sample_rawn(o, name, strlen(name), labels, strlen(labels), v);
+}
+
+void prom_sample_rawn(struct prom_out *o, const char *name, size_t nlen,
+		      const char *labels, size_t llen, uint64_t v)
+{
+	put(o, name, nlen);
+	put(o, labels, llen);
 	put_u64_line(o, v);
+}
+
+void prom_reserve(struct prom_out *o, size_t n)
+{
+	grow(o, n);
 }
 
 void prom_hist_init(struct prom_hist *h, const uint32_t *bounds_us, unsigned n)

@@ -75,6 +75,11 @@ size_t prom_labels_fmt(char *dst, size_t len, const struct prom_label *l,
 		       unsigned nl);
 void prom_sample_raw(struct prom_out *o, const char *name, const char *labels,
 		     uint64_t v);
+/* The same with the lengths known (no strlen: a family set of millions
+ * of samples), and room for n more bytes made at once. */
+void prom_sample_rawn(struct prom_out *o, const char *name, size_t nlen,
+		      const char *labels, size_t llen, uint64_t v);
+void prom_reserve(struct prom_out *o, size_t n);
 
 /* A histogram of durations kept in microseconds and shown in seconds.
  * bounds_us are the buckets' upper bounds, ascending, at most
