@@ -17,7 +17,7 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	struct perf *pf = ctx;
 
 	health_on_model(pf, a->old, sm->fab);
-	pf->page_stale = true; /* the peers in the labels */
+	perf_page_request(pf, PAGE_MODEL); /* the peers in the labels */
 }
 
 static void on_reload(struct sm *sm, enum sm_event ev,

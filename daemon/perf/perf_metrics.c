@@ -4,11 +4,9 @@
  * through its front door (perf.h), as a part above would.
  *
  * The port families are hundreds of megabytes at 16,000 hosts (96,000
- * ports, 21 counters, 6 labels each), so they are one block (lib/prom.h)
- * made when a scrape first asks after a round ended or the model changed,
- * and put by reference into every page until then: a scrape neither
- * copies it nor makes it again, and without scrapers it is never made.
- * Its values are each port's totals at its last reading. */
+ * ports, 21 counters, 6 labels each), so they are one block (lib/prom.h,
+ * made in slices by perf_page.c after each round) put by reference into
+ * every page: a scrape neither copies it nor makes it again. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,55 +52,15 @@ static const char *const counter_help[PERF_COUNTERS] = {
 	"PortMulticastRcvPkts: multicast packets received",
 };
 
-/* The data counters count 4-byte words; the page shows bytes. */
-static bool in_bytes(unsigned c)
+const char *perf_counter_help(unsigned c)
 {
-	return c == PC_XMIT_DATA || c == PC_RCV_DATA;
+	return counter_help[c];
 }
 
-static void metric_name(unsigned c, char *buf, size_t len)
-{
-	snprintf(buf, len, "ibsmd_port_%s%s_total", perf_counters[c].name,
-		 in_bytes(c) ? "_bytes" : "");
-}
-
-struct row {
-	size_t labels; /* offset in the label text */
-	const uint64_t *total;
-	uint32_t valid;
-};
-
-struct rows {
-	struct row *r;
-	uint32_t n, cap;
-	char *text; /* the label sets, each NUL-terminated */
-	size_t len, size;
-};
-
-static int add_text(struct rows *rs, const char *s, size_t n)
-{
-	if (rs->len + n + 1 > rs->size) {
-		size_t size = rs->size ? rs->size * 2 : 1 << 16;
-		char *t;
-
-		while (size < rs->len + n + 1)
-			size *= 2;
-		t = realloc(rs->text, size);
-		if (!t)
-			return -1;
-		rs->text = t;
-		rs->size = size;
-	}
-	memcpy(rs->text + rs->len, s, n + 1);
-	rs->len += n + 1;
-	return 0;
-}
-
-/* The six labels of a port, or of a link's end with its peer. */
-static size_t end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
-			 const char *desc, uint64_t rguid, uint8_t rport,
-			 const char *rdesc, const struct prom_label *extra,
-			 unsigned nextra)
+size_t perf_end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
+		       const char *desc, uint64_t rguid, uint8_t rport,
+		       const char *rdesc, const struct prom_label *extra,
+		       unsigned nextra)
 {
 	char g[24], p[8], rg[24] = "", rp[8] = "";
 	struct prom_label l[8] = {
@@ -121,88 +79,6 @@ static size_t end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
 	return prom_labels_fmt(dst, len, l, 6 + (nextra < 2 ? nextra : 2));
 }
 
-static int add_row(void *ctx, const struct perf_port_view *v)
-{
-	struct rows *rs = ctx;
-	char buf[1024];
-	size_t n =
-	    end_labels(buf, sizeof(buf), v->node_guid, v->port, v->node_desc,
-		       v->remote_guid, v->remote_port, v->remote_desc, NULL, 0);
-
-	if (n >= sizeof(buf))
-		return 0; /* cannot be: descriptions are 64 bytes */
-	if (rs->n == rs->cap) {
-		uint32_t cap = rs->cap ? rs->cap * 2 : 1024;
-		struct row *r = realloc(rs->r, cap * sizeof(*r));
-
-		if (!r)
-			return -1;
-		rs->r = r;
-		rs->cap = cap;
-	}
-	rs->r[rs->n++] = (struct row){rs->len, v->total, v->valid};
-	return add_text(rs, buf, n);
-}
-
-static void counter_family(struct prom_out *o, const struct rows *rs,
-			   unsigned c)
-{
-	char name[80], help[160];
-	uint32_t bit = 1u << c;
-	bool any = false;
-
-	for (uint32_t i = 0; i < rs->n && !any; i++)
-		any = rs->r[i].valid & bit;
-	if (!any)
-		return;
-	metric_name(c, name, sizeof(name));
-	snprintf(help, sizeof(help),
-		 "%s, 64-bit total since ibsmd first read "
-		 "the port.",
-		 counter_help[c]);
-	prom_family(o, name, PROM_COUNTER, help);
-	for (uint32_t i = 0; i < rs->n; i++)
-		if (rs->r[i].valid & bit)
-			prom_sample_raw(o, name, rs->text + rs->r[i].labels,
-					rs->r[i].total[c] *
-					    (in_bytes(c) ? 4 : 1));
-}
-
-/* The port families of every port read at least once, as one block. */
-static struct prom_block *make_block(struct perf *pf)
-{
-	struct rows rs = {0};
-	struct prom_out o = {0};
-	struct prom_block *b = NULL;
-
-	if (perf_foreach_port(pf->sm, add_row, &rs) == 0) {
-		for (unsigned c = 0; c < PERF_COUNTERS; c++)
-			counter_family(&o, &rs, c);
-		b = prom_block_make(&o);
-	}
-	prom_out_free(&o);
-	free(rs.text);
-	free(rs.r);
-	return b;
-}
-
-static void put_ports(struct perf *pf, struct prom_out *o)
-{
-	int64_t t0;
-
-	if (pf->page_stale || !pf->page) {
-		t0 = txn_now_us();
-		prom_block_unref(pf->page);
-		pf->page = make_block(pf);
-		pf->page_stale = false;
-		pf->page_s = (double)(txn_now_us() - t0) / 1e6;
-		if (!pf->page)
-			log_err("perfmgr: out of memory making the port "
-				"counters' page; the scrape shows none");
-	}
-	prom_put_block(o, pf->page);
-}
-
 static int link_samples(void *ctx, const struct health_link_view *v)
 {
 	struct prom_out *o = ctx;
@@ -210,8 +86,9 @@ static int link_samples(void *ctx, const struct health_link_view *v)
 				   {"action", health_action_name(v->action)}};
 	char l[1200];
 
-	if (end_labels(l, sizeof(l), v->guid[0], v->port[0], v->desc[0],
-		       v->guid[1], v->port[1], v->desc[1], ex, 2) >= sizeof(l))
+	if (perf_end_labels(l, sizeof(l), v->guid[0], v->port[0], v->desc[0],
+			    v->guid[1], v->port[1], v->desc[1], ex,
+			    2) >= sizeof(l))
 		return 0;
 	prom_sample_raw(o, "ibsmd_link_unhealthy", l, 1);
 	return 0;
@@ -222,9 +99,9 @@ static int link_since(void *ctx, const struct health_link_view *v)
 	struct prom_out *o = ctx;
 	char l[1200];
 
-	if (end_labels(l, sizeof(l), v->guid[0], v->port[0], v->desc[0],
-		       v->guid[1], v->port[1], v->desc[1], NULL,
-		       0) >= sizeof(l))
+	if (perf_end_labels(l, sizeof(l), v->guid[0], v->port[0], v->desc[0],
+			    v->guid[1], v->port[1], v->desc[1], NULL,
+			    0) >= sizeof(l))
 		return 0;
 	prom_sample_raw(o, "ibsmd_link_unhealthy_since_timestamp_seconds", l,
 			(uint64_t)v->since);
@@ -275,9 +152,12 @@ static void perfmgr_families(struct perf *pf, struct prom_out *o,
 	one(o, "ibsmd_perfmgr_last_round_seconds", PROM_GAUGE,
 	    "How long the last round took.", st->last_ms / 1000.0);
 	one(o, "ibsmd_perfmgr_page_build_seconds", PROM_GAUGE,
-	    "Time the port counters' block took to make, on the event loop, "
-	    "the last time a scrape needed it.",
+	    "Loop time the port counters' families last took to make (in "
+	    "slices, after each round).",
 	    pf->page_s);
+	one(o, "ibsmd_perfmgr_page_builds_total", PROM_COUNTER,
+	    "Times the port counters' families were made.",
+	    (double)pf->page_builds);
 }
 
 static void source(struct sm *sm, struct prom_out *o, void *ctx)
@@ -288,17 +168,21 @@ static void source(struct sm *sm, struct prom_out *o, void *ctx)
 	perf_get_stats(sm, &st);
 	perfmgr_families(pf, o, &st);
 	health_families(pf, o, &st);
-	put_ports(pf, o);
+	if (pf->page)
+		prom_put_block(o, pf->page);
+	else if (pf->n_ports)
+		perf_page_request(pf, PAGE_NONE_YET);
 }
 
 int perf_metrics_init(struct perf *pf)
 {
-	return metrics_add(pf->sm, source, pf);
+	int rc = perf_page_init(pf);
+
+	return rc < 0 ? rc : metrics_add(pf->sm, source, pf);
 }
 
 void perf_metrics_fini(struct perf *pf)
 {
 	metrics_remove(pf->sm, source, pf);
-	prom_block_unref(pf->page);
-	pf->page = NULL;
+	perf_page_fini(pf);
 }

@@ -14,6 +14,8 @@
 
 struct sd_event_source;
 struct prom_block;
+struct prom_label;
+struct pm_page;
 struct perf;
 
 /* The port table's key: two GUIDs equal but for their top byte (the
@@ -111,10 +113,11 @@ struct perf {
 
 	struct health *health;
 
-	/* the port families on the metrics page (perf_metrics.c) */
-	struct prom_block *page;
-	bool page_stale; /* a round ended or the model changed since */
-	double page_s;	 /* the last one took to make */
+	/* the port families on the metrics page (perf_page.c) */
+	struct prom_block *page; /* the last one made, NULL: none yet */
+	struct pm_page *page_build;
+	double page_s; /* the loop time it took */
+	uint64_t page_builds;
 };
 
 /* pm_table.c: the port's record, made when missing (NULL: no memory). */
@@ -192,9 +195,31 @@ int health_store_save(struct perf *pf);
 int health_store_load(struct perf *pf);
 int health_reload(struct sm *sm);
 
-/* perf_metrics.c: the families on the metrics page. */
+/* perf_metrics.c: the families on the metrics page; a port's or a
+ * link's six labels (node_guid ... remote_desc, then extra), as
+ * prom_labels_fmt; the help of a counter's family. */
 int perf_metrics_init(struct perf *pf);
 void perf_metrics_fini(struct perf *pf);
+size_t perf_end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
+		       const char *desc, uint64_t rguid, uint8_t rport,
+		       const char *rdesc, const struct prom_label *extra,
+		       unsigned nextra);
+const char *perf_counter_help(unsigned c);
+/* perf_page.c: the port families' block, made in slices on the loop
+ * after each round and each new model while metrics.listen is set. */
+int perf_page_init(struct perf *pf);
+void perf_page_fini(struct perf *pf);
+enum perf_page_why {
+	PAGE_ROUND,    /* a round ended: new totals */
+	PAGE_MODEL,    /* a new model: new peers in the labels */
+	PAGE_NONE_YET, /* a scrape found none (metrics.listen newly set) */
+};
+void perf_page_request(struct perf *pf, enum perf_page_why why);
+bool perf_in_bytes(unsigned c);
+size_t perf_metric_name(unsigned c, char *buf, size_t len);
+/* perf_view.c: the far end of a port's link, for the views */
+void perf_fill_peer(const struct perf *pf, const struct ib_port *pt,
+		    struct perf_port_view *v);
 
 /* perf_ctl.c (the front door's iterations and status: perf_view.c) */
 int perf_ctl_register(struct perf *pf);

@@ -422,7 +422,7 @@ static void end_round(struct perf *pf)
 	pf->st.ports = pf->n_jobs;
 	pf->st.last_mads = pf->round_mads;
 	pf->st.last_ms = ms;
-	pf->page_stale = true;
+	perf_page_request(pf, PAGE_ROUND);
 	t0 = txn_now_us();
 	if (pm_store_save(pf) < 0)
 		log_warn("perfmgr: cannot write %s/port_counters.state; a "
