@@ -379,6 +379,7 @@ static void teardown(struct sm *sm)
 	}
 	hops_free(&sm->hops);
 	hops_free(&sm->next_hops);
+	route_fini(sm);
 	guid2lid_free(&sm->g2l);
 	config_free(&sm->cfg);
 	qos_policy_free(&sm->qos);

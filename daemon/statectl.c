@@ -25,11 +25,22 @@ static void print_txn(FILE *out, const struct txn_stats *t)
 	fprintf(out, "smps_lost %" PRIu64 "\n", t->lost);
 	fprintf(out, "smps_timeouts %" PRIu64 "\n", t->timeouts);
 	fprintf(out, "smps_remote_errors %" PRIu64 "\n", t->remote_errors);
+	fprintf(out, "smps_unsupported %" PRIu64 "\n", t->unsupported);
 	fprintf(out, "smps_unmatched %" PRIu64 "\n", t->unmatched);
 	fprintf(out, "mads_dropped %" PRIu64 "\n", t->dropped);
 	fprintf(out, "requests_received %" PRIu64 "\n", t->requests);
 	fprintf(out, "smps_outstanding %u\n", t->outstanding);
 	fprintf(out, "smps_max_outstanding %u\n", t->max_outstanding);
+	/* the send window (docs/design.md §3.1) */
+	fprintf(out, "mads_unconsumed %u\n", t->unconsumed);
+	fprintf(out, "mads_max_unconsumed %u\n", t->max_unconsumed);
+	fprintf(out, "answers_waiting %u\n", t->answers_waiting);
+	fprintf(out, "answers_waited %" PRIu64 "\n", t->answers_waited);
+	fprintf(out, "answers_dropped %" PRIu64 "\n", t->answers_dropped);
+	fprintf(out, "answers_handed_to_loop %" PRIu64 "\n",
+		__atomic_load_n(&t->rx_handed_back, __ATOMIC_RELAXED));
+	fprintf(out, "send_fences %" PRIu64 "\n",
+		__atomic_load_n(&t->fences, __ATOMIC_RELAXED));
 }
 
 /* "link_speeds 4xHDR=12,1xSDR=2": the links of the model by width and
@@ -99,6 +110,8 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	fprintf(out, "hosts %u\n", f ? fabric_count_hosts(f) : 0);
 	fprintf(out, "links %u\n", f ? fabric_count_links(f) : 0);
 	fprintf(out, "max_lid %u\n", f ? (unsigned)f->max_lid : 0u);
+	fprintf(out, "lid_limit %s\n",
+		sm->lid_limit[0] ? sm->lid_limit : "none");
 	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));

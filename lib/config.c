@@ -17,7 +17,8 @@
 #include "lib/qos.h"
 
 static const struct cfg_enum unicast_names[] = {
-	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN }, { 0 }
+	{ "minhop", CFG_UCAST_MINHOP }, { "updown", CFG_UCAST_UPDOWN },
+	{ "ftree", CFG_UCAST_FTREE }, { 0 }
 };
 static const struct cfg_enum direction_names[] = {
 	{ "bfs", CFG_UPDN_BFS }, { "dfs", CFG_UPDN_DFS }, { 0 }
@@ -85,10 +86,15 @@ static const struct cfg_key cfg_keys[] = {
 	  "(RoCE) ports and SM-disabled plane ports are never chosen." },
 	{ "port.num", CFG_U32, OFF(port_num), "0", 0, 254, NULL,
 	  "Port number on that CA. 0: its first active InfiniBand port." },
-	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "minhop", 0, 0,
+	{ "routing.unicast", CFG_ENUM, OFF(routing_unicast), "ftree", 0, 0,
 	  unicast_names,
-	  "Unicast routing engine: minhop (shortest paths, balanced per port "
-	  "and link) or updown (up*/down*, deadlock-free on any topology)." },
+	  "Unicast routing engine: ftree (on a fat tree of any depth, full, "
+	  "pruned or with links or switches missing: shortest paths laid "
+	  "in the hosts' cabling order so shift permutations do not "
+	  "congest, written to ftree-ca-order.dump; elsewhere as minhop), "
+	  "minhop (shortest paths, balanced per port and link) or updown "
+	  "(up*/down*, deadlock-free on any topology; on a fat tree with "
+	  "the top level as roots, host routes as ftree's)." },
 	{ "routing.updown.roots", CFG_LIST, OFF(routing_updown_roots), "", 0,
 	  64, NULL,
 	  "Root switches for updown, as node GUIDs or NodeDescriptions. "
@@ -275,6 +281,13 @@ static const struct cfg_key cfg_keys[] = {
 		"(milliseconds)." },
 	{ "mad.retries", CFG_U32, OFF(mad_retries), "3", 0, 100, NULL,
 	  "Retries of an SMP before its node is taken as gone." },
+	{ "mad.answer_window", CFG_U32, OFF(mad_answer_window), "64", 1,
+	  4096, NULL,
+	  "Room for SA answers beside mad.window: at most mad.window + "
+	  "mad.answer_window MADs handed to the port and not yet known to "
+	  "have left it, SMPs, SA queries and answers together. The loop "
+	  "never waits in a send; what finds no room waits in memory "
+	  "(ibsim stalls for good near 300)." },
 	{ "sa.service_lease_max_s", CFG_U32, OFF(sa_service_lease_max_s), "0",
 	  0, 0xFFFFFFFFu, NULL,
 	  "Longest ServiceRecord lease granted (seconds); longer requests, "

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN };
+enum cfg_unicast { CFG_UCAST_MINHOP, CFG_UCAST_UPDOWN, CFG_UCAST_FTREE };
 enum cfg_updown_dir { CFG_UPDN_BFS, CFG_UPDN_DFS };
 enum cfg_mcast_engine { CFG_MC_MR4LMS, CFG_MC_FULB, CFG_MC_MINHOP,
 			CFG_MC_SSSP };
@@ -102,6 +102,7 @@ struct config {
 	uint32_t mad_window_per_node;
 	uint32_t mad_timeout_ms;
 	uint32_t mad_retries;
+	uint32_t mad_answer_window;
 
 	uint32_t sa_service_lease_max_s; /* 0 = no limit */
 	int sa_proxy_join;		 /* enum cfg_proxy_join */

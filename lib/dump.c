@@ -3,6 +3,7 @@
  * and ibdmchk parses (ibdm's parseSubnetLine/parseFdbFile/parseMCFdbFile):
  * field order, hex case and widths follow them exactly. */
 #include "lib/dump.h"
+#include "lib/ca_order.h"
 #include "lib/outfile.h"
 
 #include <errno.h>
@@ -268,6 +269,27 @@ int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n)
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(o.fp, "0x%016" PRIx64 "\n", roots[i]->guid);
+	return outfile_close(&o, rc);
+}
+
+int dump_write_ca_order(const char *dir, const struct fabric *f)
+{
+	struct outfile o;
+	struct ca_slot *v;
+	uint32_t n;
+	int rc = ca_order(f, &v, &n);
+
+	if (rc < 0)
+		return rc;
+	rc = out_open(&o, dir, "ftree-ca-order.dump");
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(o.fp, "0x%04x\t%s\n", v[i].port->lid,
+			v[i].port->node->desc);
+	free(v);
 	return outfile_close(&o, rc);
 }
 

@@ -6,6 +6,7 @@
  *   mfts.dump       opensm.mcfdbs      (ibdmchk -m)
  *   guid2lid        OpenSM's cache file
  *   updn-roots.dump one root GUID per line
+ *   ftree-ca-order.dump  opensm-ftree-ca-order.dump (hosts in cabling order)
  * Every file is written to a temporary name in the same directory and
  * renamed over the old one, so readers never see half a file.  All
  * writers return 0 or a negative errno. */
@@ -31,6 +32,10 @@ int dump_write_fdbs(const char *dir, const struct fabric *f, dump_hops_fn hops,
 /* dir/guid2lid from the fabric's current LIDs. */
 int dump_write_guid2lid(const char *dir, const struct fabric *f);
 int dump_write_roots(const char *dir, struct ib_node *const *roots, uint32_t n);
+/* dir/ftree-ca-order.dump: "0x<LID>\t<NodeDescription>" per host port in
+ * cabling order (lib/ca_order.h), as OpenSM's ftree writes it, for job
+ * launchers placing ranks. */
+int dump_write_ca_order(const char *dir, const struct fabric *f);
 
 /* Multicast forwarding tables, generic over the engine's storage: for
  * switch sw, entry(ctx, sw, i, &mlid, mask) fills the i-th (mlid, port

@@ -1,7 +1,9 @@
 /* LID assignment and the guid2lid file: see lids.h.  The work is done on a
  * private list of LID-owning ports in BFS order and a bitmap of claimed
  * LIDs; the fabric is only touched at the end, so a failure leaves it as
- * it was. */
+ * it was.  What fits is bounded by the switches' LinearFDBCap: a LID at or
+ * above a switch's cap cannot be routed through it, and a block past the
+ * cap must never be written (docs/design.md §3.4). */
 #include "lib/lids.h"
 
 #include <errno.h>
@@ -112,11 +114,12 @@ out:
 struct claims {
 	uint64_t *taken; /* bitmap over LIDs 0..IB_LID_UCAST_END */
 	uint16_t *lid;	 /* per ordered port, 0 = not yet */
+	uint32_t limit;	 /* LIDs below it fit every switch's LFT */
 };
 
 static bool range_free(const struct claims *c, uint32_t lid, uint32_t w)
 {
-	if (lid == 0 || lid % w || lid + w - 1 > IB_LID_UCAST_END)
+	if (lid == 0 || lid % w || lid + w - 1 >= c->limit)
 		return false;
 	for (uint32_t l = lid; l < lid + w; l++)
 		if (c->taken[l / 64] >> (l % 64) & 1)
@@ -153,9 +156,40 @@ static int cmp_entry(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Which ports a pass serves: all of them, or (when not even one LID
+ * each fits) the switches and the SM's own port (first in the order)
+ * before the other CA ports. */
+enum pass_set { PASS_ALL, PASS_SWITCHES, PASS_CAS };
+
+static bool in_pass(const struct port_order *o, uint32_t i, enum pass_set which)
+{
+	bool first = i == 0 || node_is_switch(o->v[i]->node);
+
+	return which == PASS_ALL || (which == PASS_SWITCHES) == first;
+}
+
+/* Pass 1: valid existing LIDs. */
+static void claim_kept(const struct port_order *o, struct claims *c,
+		       uint8_t lmc, enum pass_set which, struct lids_stats *st)
+{
+	for (uint32_t i = 0; i < o->n; i++) {
+		struct ib_port *p = o->v[i];
+		uint32_t w = port_width(p, lmc);
+		if (!in_pass(o, i, which))
+			continue;
+		if (range_free(c, p->lid, w)) {
+			claim(c, i, p->lid, w);
+			st->kept++;
+		} else if (p->lid) {
+			st->dropped++;
+		}
+	}
+}
+
 /* Pass 2: LIDs recorded in the map, looked up in a sorted copy. */
 static int claim_from_map(const struct port_order *o, struct claims *c,
-			  const struct guid2lid *prev, uint8_t lmc, uint32_t *n)
+			  const struct guid2lid *prev, uint8_t lmc,
+			  enum pass_set which, uint32_t *n)
 {
 	struct guid2lid_entry *s;
 
@@ -169,7 +203,7 @@ static int claim_from_map(const struct port_order *o, struct claims *c,
 	for (uint32_t i = 0; i < o->n; i++) {
 		struct guid2lid_entry key = {.guid = port_key(o->v[i])}, *e;
 		uint32_t w = port_width(o->v[i], lmc);
-		if (c->lid[i] || !key.guid)
+		if (c->lid[i] || !key.guid || !in_pass(o, i, which))
 			continue;
 		e = bsearch(&key, s, prev->n, sizeof(*s), cmp_entry);
 		if (e && range_free(c, e->lo, w)) {
@@ -181,21 +215,30 @@ static int claim_from_map(const struct port_order *o, struct claims *c,
 	return 0;
 }
 
+/* Pass 3: the lowest free aligned LIDs.  -ENOSPC when a port finds no
+ * room below the limit, unless left_out is given: then the port keeps no
+ * LID and is counted and named there. */
 static int claim_fresh(const struct port_order *o, struct claims *c,
-		       uint8_t lmc, uint32_t *n)
+		       uint8_t lmc, enum pass_set which, uint32_t *n,
+		       struct lids_stats *left_out)
 {
 	uint32_t cursor = 1;
 
 	for (uint32_t i = 0; i < o->n; i++) {
 		uint32_t w = port_width(o->v[i], lmc);
-		if (c->lid[i])
+		if (c->lid[i] || !in_pass(o, i, which))
 			continue;
 		cursor = (cursor + w - 1) / w * w;
-		while (cursor + w - 1 <= IB_LID_UCAST_END &&
-		       !range_free(c, cursor, w))
+		while (cursor + w - 1 < c->limit && !range_free(c, cursor, w))
 			cursor += w;
-		if (cursor + w - 1 > IB_LID_UCAST_END)
-			return -ENOSPC;
+		if (cursor + w - 1 >= c->limit) {
+			if (!left_out)
+				return -ENOSPC;
+			left_out->no_lid++;
+			namelist_add(&left_out->no_lid_names,
+				     o->v[i]->node->desc);
+			continue;
+		}
 		claim(c, i, cursor, w);
 		cursor += w;
 		(*n)++;
@@ -238,6 +281,93 @@ static uint32_t count_unreachable(const struct fabric *f,
 	return f->n_nodes - reached;
 }
 
+/* The LIDs every switch's LFT holds: below the smallest LinearFDBCap,
+ * in whole blocks of 64 (a block past the cap is never written, and a
+ * block the cap cuts would be).  A switch that reports no cap (a topology
+ * file) sets no limit. */
+static void lid_limit(const struct fabric *f, struct lids_stats *st)
+{
+	st->limit = IB_LID_UCAST_END + 1;
+	st->limit_sw = NULL;
+	for (uint32_t i = 0; i < f->n_switches; i++) {
+		const struct ib_node *sw = f->switches[i];
+		uint32_t lim = sw->lft_cap / 64u * 64u;
+		if (sw->lft_cap && lim < st->limit) {
+			st->limit = lim;
+			st->limit_sw = sw;
+		}
+	}
+}
+
+/* Switches whose LFT cannot hold top entries (LIDs 0 .. top - 1). */
+static uint32_t count_small_switches(const struct fabric *f, uint32_t top)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->n_switches; i++) {
+		const struct ib_node *sw = f->switches[i];
+		if (sw->lft_cap && sw->lft_cap / 64u * 64u < top)
+			n++;
+	}
+	return n;
+}
+
+/* The three passes over every port at LMC lmc; -ENOSPC when one does not
+ * fit below the limit. */
+static int assign_all(const struct port_order *o, struct claims *c,
+		      const struct guid2lid *prev, uint8_t lmc,
+		      struct lids_stats *st)
+{
+	int rc;
+
+	claim_kept(o, c, lmc, PASS_ALL, st);
+	rc = claim_from_map(o, c, prev, lmc, PASS_ALL, &st->from_map);
+	return rc < 0 ? rc : claim_fresh(o, c, lmc, PASS_ALL, &st->fresh, NULL);
+}
+
+/* Not even one LID each fits: switches first, then as many CA ports as
+ * there is room for, in the same order of passes. */
+static int assign_switches_first(const struct port_order *o, struct claims *c,
+				 const struct guid2lid *prev,
+				 struct lids_stats *st)
+{
+	int rc = 0;
+
+	for (enum pass_set w = PASS_SWITCHES; w <= PASS_CAS && rc == 0; w++) {
+		claim_kept(o, c, 0, w, st);
+		rc = claim_from_map(o, c, prev, 0, w, &st->from_map);
+		if (rc == 0)
+			rc = claim_fresh(o, c, 0, w, &st->fresh, st);
+	}
+	return rc;
+}
+
+/* A fresh start for another try at a smaller LMC. */
+static void claims_reset(struct claims *c, uint32_t n, struct lids_stats *st)
+{
+	memset(c->taken, 0, (IB_LID_UCAST_END + 64) / 64 * sizeof(uint64_t));
+	memset(c->lid, 0, (n ? n : 1) * sizeof(*c->lid));
+	st->kept = st->from_map = st->fresh = st->dropped = 0;
+}
+
+static int assign(const struct port_order *o, struct claims *c,
+		  const struct guid2lid *prev, uint8_t lmc,
+		  struct lids_stats *st)
+{
+	int rc;
+
+	for (int l = lmc; l >= 0; l--) {
+		claims_reset(c, o->n, st);
+		st->lmc = (uint8_t)l;
+		rc = assign_all(o, c, prev, (uint8_t)l, st);
+		if (rc != -ENOSPC)
+			return rc;
+	}
+	claims_reset(c, o->n, st);
+	st->lmc = 0;
+	return assign_switches_first(o, c, prev, st);
+}
+
 int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
 		struct lids_stats *st)
 {
@@ -251,34 +381,79 @@ int lids_assign(struct fabric *f, const struct guid2lid *prev, uint8_t lmc,
 	rc = bfs_order(f, &o);
 	if (rc < 0)
 		goto out;
+	lid_limit(f, st);
+	c.limit = st->limit;
 	c.taken = calloc((IB_LID_UCAST_END + 64) / 64, sizeof(uint64_t));
 	c.lid = calloc(o.n ? o.n : 1, sizeof(*c.lid));
 	if (!c.taken || !c.lid) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < o.n; i++) {
-		struct ib_port *p = o.v[i];
-		uint32_t w = port_width(p, lmc);
-		if (range_free(&c, p->lid, w)) {
-			claim(&c, i, p->lid, w);
-			st->kept++;
-		} else if (p->lid) {
-			st->dropped++;
-		}
-	}
-	rc = claim_from_map(&o, &c, prev, lmc, &st->from_map);
-	if (rc == 0)
-		rc = claim_fresh(&o, &c, lmc, &st->fresh);
+	st->needed = o.n << lmc;
+	rc = assign(&o, &c, prev, lmc, st);
 	if (rc == 0) {
+		/* the first aligned range starts at 2^lmc: the LFT holds
+		 * (ports + 1) << lmc entries; at LMC 0 when not even that fit
+		 */
+		st->small_switches = count_small_switches(
+		    f, (o.n + 1) << (st->no_lid ? 0 : lmc));
 		st->unreachable = count_unreachable(f, &o);
-		apply(f, &o, &c, lmc, st);
+		apply(f, &o, &c, st->lmc, st);
 	}
 out:
 	free(o.v);
 	free(c.taken);
 	free(c.lid);
 	return rc;
+}
+
+/* "LinearFDBCap 30720 of S1 (and 1631 other switches)" or the unicast
+ * LID space when no switch limits. */
+static void limit_words(const struct lids_stats *st, char *buf, size_t len)
+{
+	if (!st->limit_sw)
+		snprintf(buf, len, "the unicast LID space (%u LIDs)",
+			 IB_LID_UCAST_END);
+	else if (st->small_switches > 1)
+		snprintf(buf, len,
+			 "LinearFDBCap %u of %s (and %u other switches)",
+			 st->limit_sw->lft_cap, st->limit_sw->desc,
+			 st->small_switches - 1);
+	else
+		snprintf(buf, len, "LinearFDBCap %u of %s",
+			 st->limit_sw->lft_cap, st->limit_sw->desc);
+}
+
+int lids_limit_message(const struct lids_stats *st, uint8_t asked, char *buf,
+		       size_t len)
+{
+	char lim[160], names[200];
+
+	if (!st->no_lid && st->lmc >= asked)
+		return 0;
+	limit_words(st, lim, sizeof(lim));
+	if (!st->no_lid)
+		snprintf(buf, len,
+			 "%s is below the %u LIDs this fabric needs at LMC %u; "
+			 "every port gets LMC %u (%u LIDs) instead",
+			 lim, st->needed, asked, st->lmc, 1u << st->lmc);
+	else
+		snprintf(buf, len,
+			 "%s is below the %u LIDs this fabric needs%s: %u "
+			 "ports get no LID and cannot be reached through any "
+			 "switch (%s); their links stay down",
+			 lim, st->needed >> asked,
+			 asked ? " even at LMC 0" : "", st->no_lid,
+			 namelist_str(&st->no_lid_names, names, sizeof(names)));
+	return 1;
+}
+
+bool lids_link_unrouted(const struct ib_port *p)
+{
+	const struct ib_port *r = p->remote;
+
+	return r && ((!node_is_switch(p->node) && !p->lid) ||
+		     (!node_is_switch(r->node) && !r->lid));
 }
 
 static uint32_t g2l_hash(uint64_t g)

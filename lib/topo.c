@@ -903,6 +903,13 @@ static struct ib_node *node_by_name_or_guid(struct fabric *f, const char *s,
 	return *port ? (*port)->node : NULL;
 }
 
+struct ib_node *topo_find_node(struct fabric *f, const char *name_or_guid)
+{
+	struct ib_port *p;
+
+	return node_by_name_or_guid(f, name_or_guid, &p);
+}
+
 int topo_set_sm_node(struct fabric *f, const char *name_or_guid)
 {
 	struct ib_port *p;

@@ -24,6 +24,9 @@ int topo_load_file(struct fabric *f, FILE *fp, const char *name, char *err,
 int topo_load_string(struct fabric *f, const char *text, const char *name,
 		     char *err, size_t errlen);
 
+/* The node a NodeDescription or a node or port GUID names, or NULL. */
+struct ib_node *topo_find_node(struct fabric *f, const char *name_or_guid);
+
 /* Chooses the SM's node by NodeDescription, node or port GUID (hex, with
  * or without 0x) or ibnetdiscover id ("S-0002c9..."/"H-..."); the SM port
  * is 0 on a switch, else the CA port named by a port GUID or port 1.

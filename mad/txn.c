@@ -28,6 +28,7 @@ void txn_params_default(struct txn_params *p)
 	p->timeout_ms = TXN_DEFAULT_TIMEOUT_MS;
 	p->retries = TXN_DEFAULT_RETRIES;
 	p->retry_fast_timeouts = true;
+	p->send_window = TXN_DEFAULT_SEND_WINDOW;
 }
 
 uint64_t txn_dest_path(const uint8_t *path, uint8_t hops)
@@ -259,6 +260,7 @@ static void try_send(struct txn_engine *e, struct txn *t)
 	} else {
 		e->stats.sent++;
 		t->last_err = 0;
+		t->tx_seq = txn_tx_take(e);
 	}
 	if (heap_push(e, t))
 		log_err("txn: out of memory arming a timeout; the MAD may "
@@ -327,12 +329,21 @@ static void stale_expire(struct txn_engine *e, int64_t now_us)
 		txn_stale_release(e);
 }
 
+/* Room for one more request: the window (stale slots included) and the
+ * send window. */
+static bool request_room(const struct txn_engine *e)
+{
+	return e->stats.outstanding + e->stats.stale < e->params.window &&
+	       txn_tx_room(e);
+}
+
 void txn_pump(struct txn_engine *e)
 {
 	if (e->closing)
 		return;
-	while (e->stats.outstanding + e->stats.stale < e->params.window &&
-	       e->retry_head) {
+	/* Requests first: answers always have the send window's part the
+	 * request window leaves (mad.send_window > mad.window). */
+	while (request_room(e) && e->retry_head) {
 		struct txn *t = e->retry_head;
 
 		e->retry_head = t->qnext;
@@ -342,8 +353,7 @@ void txn_pump(struct txn_engine *e)
 		e->stats.queued--;
 		start(e, t);
 	}
-	while (e->stats.outstanding + e->stats.stale < e->params.window &&
-	       e->ready_head) {
+	while (request_room(e) && e->ready_head) {
 		struct txn_dest *d = ready_pop(e);
 		struct txn *t = d->qhead;
 
@@ -355,6 +365,7 @@ void txn_pump(struct txn_engine *e)
 		start(e, t);
 		ready_push(e, d);
 	}
+	txn_out_pump(e);
 }
 
 static int enqueue(struct txn_engine *e, struct txn *t, uint64_t dest)
@@ -424,6 +435,7 @@ int txn_submit(struct txn_engine *e, const struct txn_smp_req *req, txn_cb cb,
 	if (req->data)
 		memcpy(s.data, req->data, SMP_DATA_SIZE);
 	t->is_smp = true;
+	t->optional = req->optional;
 	t->len = MAD_SIZE;
 	rc = smp_encode(&s, t->mad, sizeof(t->mad));
 	if (!rc)
@@ -640,7 +652,7 @@ int64_t txn_next_deadline_us(const struct txn_engine *e)
 {
 	int64_t dl = e->heap_n ? e->heap[0]->deadline_us : -1;
 
-	if (e->defer_head)
+	if (e->defer_head || (e->outq && txn_tx_room(e)))
 		return txn_now_us();
 	/* Stale slots matter only while something waits for the window. */
 	if (e->stats.stale && e->stats.queued) {

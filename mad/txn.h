@@ -41,6 +41,19 @@ struct txn_params {
 	 * Probes of optional attributes (PortGroupInfo) should pass
 	 * retries = 0 in their txn_smp_req. */
 	bool retry_fast_timeouts;
+	/* Most MADs handed to the transport and not yet known to have left
+	 * it (mad.send_window): requests (SMPs, SA queries) and answers to
+	 * requests (SA answers, on the loop and on the receiver thread)
+	 * together.  A send is known to have left once the answer to it or
+	 * to a later request came back: under ibsim, which reads our socket
+	 * in order, that answer proves ibsim read everything sent before.
+	 * Answers have no answer of their own, so after send_window / 4 of
+	 * them with no request in between, a fence (a NodeInfo Get to our
+	 * own port) follows.  What finds no room waits in the engine, never
+	 * in a blocking write: libumad2sim holds its global lock while it
+	 * writes to ibsim, and ibsim stalls for good once ~300 of our MADs
+	 * fill its socket (docs/design.md §3.1).  0: no bound. */
+	unsigned send_window;
 };
 
 /* The measured defaults (see tests/bench/mad_window.sh and mad/README). */
@@ -48,6 +61,7 @@ struct txn_params {
 #define TXN_DEFAULT_NODE_WINDOW 16
 #define TXN_DEFAULT_TIMEOUT_MS	200
 #define TXN_DEFAULT_RETRIES	3
+#define TXN_DEFAULT_SEND_WINDOW 128
 void txn_params_default(struct txn_params *p);
 
 struct txn_stats {
@@ -58,6 +72,10 @@ struct txn_stats {
 	uint64_t timeouts; /* tries that timed out (our timer or umad 110) */
 	uint64_t fast_timeouts; /* immediate umad 110 answers (see params) */
 	uint64_t remote_errors; /* responses with MAD status != 0 */
+	/* optional requests (txn_smp_req.optional) the target does not
+	 * implement: an error status, or ibsim's immediate umad 110; counted
+	 * here instead of remote_errors, timeouts and lost */
+	uint64_t unsupported;
 	uint64_t unmatched; /* responses with no outstanding TID (late dups) */
 	uint64_t dropped;   /* received MADs that failed validation */
 	uint64_t requests;  /* unsolicited requests passed to the handler */
@@ -67,6 +85,15 @@ struct txn_stats {
 	unsigned max_outstanding; /* high-water mark */
 	unsigned stale; /* timed-out tries whose answer may still be on
 			   its way; they hold window slots (see window) */
+	/* the send window (see send_window) */
+	unsigned unconsumed; /* sent, not known to have left the transport */
+	unsigned max_unconsumed;  /* high-water mark */
+	unsigned answers_waiting; /* answers queued for room now */
+	uint64_t answers_waited;  /* answers that had to wait for room */
+	uint64_t answers_dropped; /* answers dropped: the queue was full */
+	uint64_t rx_handed_back;  /* receiver-thread answers left to the loop
+				     for want of room */
+	uint64_t fences;	  /* fences sent */
 };
 
 /* What a completed transaction reports to its callback. */
@@ -107,6 +134,9 @@ struct txn_smp_req {
 	uint64_t dest;	     /* per-destination key, 0 = derive */
 	int retries;	     /* -1 = engine default */
 	unsigned timeout_ms; /* 0 = engine default */
+	/* A probe of an optional attribute: "not implemented" is an
+	 * expected answer, counted as unsupported, not as a loss */
+	bool optional;
 };
 
 /* The M_Key of an SMP submitted with mkey 0 (0 leaves it 0): the SM's
@@ -208,7 +238,10 @@ int txn_respond_smp(struct txn_engine *eng, const struct txn_request *req,
  * SMP Trap. */
 int txn_repress_trap(struct txn_engine *eng, const struct txn_request *req);
 
-/* Sends a fully built response MAD to the request's source. */
+/* Sends a fully built response MAD to the request's source, at once when
+ * the send window has room, else after the answers already waiting (a
+ * copy is kept): 0, or -ENOMEM/-ENOBUFS when it could not be kept (the
+ * requester asks again). */
 int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
 		    const uint8_t *mad, size_t len);
 
@@ -221,9 +254,15 @@ int txn_respond_raw(struct txn_engine *eng, const struct txn_request *req,
  * Not called for MADs injected without a port. */
 typedef bool (*txn_rx_hook)(void *ctx, const struct mad_rx *rx);
 void txn_set_rx_hook(struct txn_engine *eng, txn_rx_hook fn, void *ctx);
+/* On the receiver thread, before it answers rx itself: takes room for one
+ * answer in the send window (true), or false when the transport holds
+ * too much already; the hook must then leave the MAD to the loop (return
+ * false), which answers it when there is room. */
+bool txn_rx_room(struct txn_engine *eng);
 /* Sends a response MAD (GS classes: GSI Q_Key unless the request's
- * address had one) to where rx came from, on its agent.  Safe on the
- * receiver thread; counts nothing in the engine's statistics. */
+ * address had one) to where rx came from, on its agent, in the room
+ * txn_rx_room() took.  Safe on the receiver thread; counts nothing in
+ * the engine's statistics but the send window. */
 int txn_respond_rx(struct txn_engine *eng, const struct mad_rx *rx,
 		   const uint8_t *mad, size_t len);
 

@@ -43,8 +43,11 @@ static void umad_timeout(struct txn_engine *e, struct txn *t)
 		txn_expire(e, t, false); /* umad gave up: nothing late */
 		return;
 	}
-	e->stats.timeouts++;
-	if (e->params.retry_fast_timeouts)
+	if (t->optional)
+		e->stats.unsupported++; /* ibsim: not implemented */
+	else
+		e->stats.timeouts++;
+	if (e->params.retry_fast_timeouts && !t->optional)
 		e->stats.lost++;
 	txn_complete_fast_timeout(e, t);
 }
@@ -61,6 +64,7 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 		txn_stale_release(e);
 		return;
 	}
+	txn_tx_ack(e, t->tx_seq);
 	if (t->is_smp) {
 		if (smp_decode(&s, rx->mad, rx->len)) {
 			drop(e, "bad SMP response", rx);
@@ -68,7 +72,9 @@ static void on_response(struct txn_engine *e, const struct mad_rx *rx,
 		}
 		e->stats.received++;
 		status = s.status ? -EREMOTEIO : 0;
-		if (s.status)
+		if (s.status && t->optional)
+			e->stats.unsupported++;
+		else if (s.status)
 			e->stats.remote_errors++;
 		txn_complete(e, t, status, rx, &s);
 		return;
@@ -112,6 +118,9 @@ void txn_dispatch(struct txn_engine *e, const struct mad_rx *rx)
 	if (rx->status) {
 		struct txn *t = txn_by_tid(e, (uint32_t)h.tid);
 
+		/* umad's report on our own MAD: the transport took it */
+		if (t)
+			txn_tx_ack(e, t->tx_seq);
 		if (!t) {
 			e->stats.unmatched++;
 			txn_stale_release(e);
@@ -145,11 +154,16 @@ int txn_respond_raw(struct txn_engine *e, const struct txn_request *req,
 	if (!to.qkey && req->hdr->mgmt_class != MAD_CLASS_SMI &&
 	    req->hdr->mgmt_class != MAD_CLASS_SMI_DR)
 		to.qkey = MAD_QKEY_GSI;
+	/* no room, or answers before it wait: it waits behind them */
+	if (e->outq || !txn_tx_room(e))
+		return txn_out_queue(e, req->rx->agent, mad, len, &to);
 	rc = e->tr.send(e->tr.ctx, req->rx->agent, mad, len, &to, 0);
-	if (rc)
+	if (rc) {
 		e->stats.send_errors++;
-	else
+	} else {
 		e->stats.sent++;
+		txn_tx_sent_answer(e, true);
+	}
 	return rc;
 }
 
@@ -157,10 +171,16 @@ int txn_respond_rx(struct txn_engine *e, const struct mad_rx *rx,
 		   const uint8_t *mad, size_t len)
 {
 	struct mad_addr to = rx->from;
+	int rc;
 
 	if (!to.qkey)
 		to.qkey = MAD_QKEY_GSI;
-	return e->tr.send(e->tr.ctx, rx->agent, mad, len, &to, 0);
+	rc = e->tr.send(e->tr.ctx, rx->agent, mad, len, &to, 0);
+	if (rc == 0) {
+		txn_tx_sent_answer(e, false);
+		txn_tx_fence_if_due(e, false);
+	}
+	return rc;
 }
 
 void txn_set_rx_hook(struct txn_engine *e, txn_rx_hook fn, void *ctx)
@@ -241,6 +261,12 @@ int txn_create_transport(const struct txn_transport *tr,
 	return 0;
 }
 
+/* The receiver thread counts what it receives and takes fence answers. */
+static bool rx_heard(void *ctx, const struct mad_rx *rx)
+{
+	return txn_tx_heard(ctx, rx);
+}
+
 int txn_create(struct mad_port *port, const struct txn_params *params,
 	       struct txn_engine **out)
 {
@@ -255,6 +281,8 @@ int txn_create(struct mad_port *port, const struct txn_params *params,
 	if (rc)
 		return rc;
 	(*out)->port = port;
+	(*out)->rxq.heard = rx_heard;
+	(*out)->rxq.heard_ctx = *out;
 	rc = txn_rxq_start(&(*out)->rxq, port);
 	if (rc) {
 		txn_destroy(*out);
@@ -389,6 +417,7 @@ void txn_destroy(struct txn_engine *e)
 		free(t);
 	}
 	e->retry_tail = NULL;
+	txn_out_free(e);
 	while (e->ready_head) {
 		struct txn_dest *d = e->ready_head;
 		struct txn *t;
@@ -424,6 +453,8 @@ void txn_destroy(struct txn_engine *e)
 
 int txn_inject(struct txn_engine *e, const struct mad_rx *rx)
 {
+	if (txn_tx_heard(e, rx))
+		return 0; /* a fence's answer, taken as the thread takes it */
 	return txn_rxq_push(&e->rxq, rx);
 }
 

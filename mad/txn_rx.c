@@ -114,6 +114,8 @@ static void *rx_thread(void *arg)
 		if (is_wake_answer(&rx) &&
 		    __atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
 			break;
+		if (q->heard && q->heard(q->heard_ctx, &rx))
+			continue;
 		if (!rx.status && offer_hook(q, &rx))
 			continue;
 		if (txn_rxq_push(q, &rx) < 0)

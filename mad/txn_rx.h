@@ -25,6 +25,10 @@ struct txn_rxq {
 	 * queued; the lock lets a caller know no call is running after it
 	 * replaced the hook */
 	pthread_rwlock_t hook_lock;
+	/* the engine's look at every MAD first (txn_tx_heard): true when it
+	 * took it (a fence's answer) */
+	bool (*heard)(void *ctx, const struct mad_rx *rx);
+	void *heard_ctx;
 	bool (*hook)(void *ctx, const struct mad_rx *rx);
 	void *hook_ctx;
 };

@@ -9,6 +9,7 @@
 static const struct ucast_engine *const ucast_engines[] = {
     &ucast_minhop,
     &ucast_updown,
+    &ucast_ftree,
 };
 
 static const struct {

@@ -10,7 +10,7 @@
 #include "routing/mcast/mcast.h"
 #include "routing/unicast/unicast.h"
 
-/* minhop, updown.  NULL if unknown. */
+/* minhop, updown, ftree.  NULL if unknown. */
 const struct ucast_engine *ucast_engine_find(const char *name);
 
 /* mr4lms, fulb, minhop, minhop-rr, sssp, sssp-rr (the -rr names set

@@ -109,6 +109,8 @@ void sm_txn_params_from_cfg(struct sm *sm)
 	sm->txnp.node_window = sm->cfg.mad_window_per_node;
 	sm->txnp.timeout_ms = sm->cfg.mad_timeout_ms;
 	sm->txnp.retries = sm->cfg.mad_retries;
+	sm->txnp.send_window =
+	    sm->cfg.mad_window + sm->cfg.mad_answer_window;
 	/* Every attribute the daemon itself sends is implemented by every
 	 * node, so an immediate umad 110 is a drop (ibsim's Error command
 	 * answers drops that way), not an unsupported attribute: retry it.

@@ -22,6 +22,8 @@
 #include "mad/umad_port.h"
 #include "routing/hops/hops.h"
 
+struct ucast_state;
+
 struct sd_event;
 struct sd_event_source;
 struct ctl;
@@ -54,7 +56,8 @@ struct sm_smp_counts {
 	uint64_t portinfo_sets;
 	uint64_t switchinfo_sets;
 	uint64_t lft_blocks; /* LFT blocks submitted (not resends) */
-	uint64_t pkey_gets;  /* P_KeyTable blocks read (daemon/program/pkeyprog.c) */
+	uint64_t
+	    pkey_gets; /* P_KeyTable blocks read (daemon/program/pkeyprog.c) */
 	uint64_t pkey_sets;  /* P_KeyTable blocks written */
 	uint64_t sl2vl_sets; /* SL2VL blocks submitted (not resends) */
 	uint64_t vlarb_sets; /* VLArb blocks submitted (not resends) */
@@ -94,6 +97,9 @@ struct sm {
 	struct fabric *fab;	 /* model of the last complete heavy sweep */
 	struct hops hops;	 /* for fab */
 	struct hops next_hops;	 /* computed for the model being swept */
+	/* the unicast engine's memory of fab's routes, and of the model
+	 * being swept (route.c; ftree keeps chains through repairs) */
+	struct ucast_state *ucast_state, *next_ucast_state;
 	struct guid2lid g2l;	 /* from the state dir at start */
 	struct pgprog *pg;	 /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey; /* M_Keys (mkey.c) */
@@ -157,6 +163,11 @@ struct sm {
 	struct timespec last_sweep;  /* CLOCK_REALTIME end of last sweep */
 	double last_sweep_ms;
 	char last_error[256];
+	/* What the switches' LinearFDBCap left out of the last LID
+	 * assignment (lids_limit_message; daemon/sweep/route.c), "" when
+	 * everything fit: logged once when it changes, in `ibsmctl status`,
+	 * and --once fails with it */
+	char lid_limit[256];
 	struct sm_smp_counts smps;
 	uint64_t traps;
 
@@ -220,6 +231,5 @@ bool elect_beats(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
  * pass through point NAME (restart tests); IBSMD_TEST_HOLD_AT=NAME[:N]
  * holds the loop there while IBSMD_TEST_HOLD_FILE exists (SA tests). */
 void testpoint(const char *name);
-
 
 #endif

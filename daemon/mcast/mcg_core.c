@@ -14,6 +14,7 @@
 #include "daemon/mcast/mcg_priv.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
+#include "mad/smp_switch.h"
 #include "routing/engines.h"
 #include "routing/mcast/mcast.h"
 
@@ -41,12 +42,13 @@ void mcg_change_state(struct mcg *g, unsigned to, const char *why)
 	g->sa->state = (uint8_t)to;
 }
 
+/* Through the SA's MGID hash: every SA group has its record here
+ * (wrap), which it points back to. */
 struct mcg *mcg_find(struct mcg_mgr *mgr, const uint8_t mgid[16])
 {
-	for (uint32_t i = 0; i < mgr->n; i++)
-		if (!memcmp(mgr->v[i]->sa->rec.mgid, mgid, 16))
-			return mgr->v[i];
-	return NULL;
+	struct sa_mcg *s = sa_mcg_find(mgr->sa, mgid);
+
+	return s ? s->owner : NULL;
 }
 
 static struct mcg *wrap(struct mcg_mgr *mgr, struct sa_mcg *s)
@@ -66,6 +68,7 @@ static struct mcg *wrap(struct mcg_mgr *mgr, struct sa_mcg *s)
 		return NULL;
 	g->mgr = mgr;
 	g->sa = s;
+	s->owner = g;
 	g->eid = MC_NONE;
 	mgr->v[mgr->n++] = g;
 	return g;
@@ -230,6 +233,40 @@ static void tree_info(struct mcg *g)
 		g->sa->rec.mlid = mcast_group_mlid(mgr->mc, g->eid);
 	g->sa->tree_groups = t ? (uint16_t)t->n_groups : 1;
 	g->sa->tree_height = t ? t->height : 0;
+	if (mgr->tree_changed)
+		mgr->tree_changed(g);
+}
+
+/* A tree's shape, as the state file lists it: which tree, its color and
+ * its switches (its member ports come from the members). */
+struct shape {
+	uint32_t id, color, n_nodes;
+};
+
+static struct shape shape_of(const struct mcg *g)
+{
+	const struct mc_tree *t = g->eid != MC_NONE && g->mgr->mc
+				      ? mcast_group_tree(g->mgr->mc, g->eid)
+				      : NULL;
+
+	return t ? (struct shape){t->id, t->color, t->n_nodes}
+		 : (struct shape){MC_NONE, MC_NONE, 0};
+}
+
+/* After a member of a routed standard group came or went: the group's
+ * figures, and its tree journaled only when its shape changed (a member
+ * on a switch the tree holds already changes no line of it: at a group of
+ * every host that was the whole tree again at every batch of joins). */
+static void member_changed(struct mcg *g, struct shape was)
+{
+	struct shape now = shape_of(g);
+	void (*hook)(struct mcg *) = g->mgr->tree_changed;
+
+	if (now.id == was.id && now.color == was.color &&
+	    now.n_nodes == was.n_nodes)
+		g->mgr->tree_changed = NULL;
+	tree_info(g);
+	g->mgr->tree_changed = hook;
 }
 
 /* How route_all may route: its saved tree (mcg_persist.c), the engine,
@@ -286,9 +323,11 @@ int mcg_std_add(struct mcg *g, struct ib_port *p)
 			unqueue(g);
 		rc = route_all(g);
 	} else {
+		struct shape was = shape_of(g);
+
 		rc = mcast_member_add(mgr->mc, g->eid, p);
 		if (rc == 0)
-			tree_info(g);
+			member_changed(g, was);
 	}
 	if (rc == 0)
 		mcg_tables_changed(mgr, g);
@@ -300,13 +339,16 @@ int mcg_std_remove(struct mcg *g, struct ib_port *p)
 	struct mcg_mgr *mgr = g->mgr;
 	int rc;
 
+	struct shape was;
+
 	if (g->eid == MC_NONE || !mgr->mc)
 		return 0;
+	was = shape_of(g);
 	rc = mcast_member_remove(mgr->mc, g->eid, p);
 	if (rc == 0 && !mcast_group_get(mgr->mc, g->eid))
 		g->eid = MC_NONE;
 	else if (rc == 0)
-		tree_info(g);
+		member_changed(g, was);
 	mcg_tables_changed(mgr, NULL);
 	return rc;
 }
@@ -386,13 +428,17 @@ static int on_slice(sd_event_source *s, void *ud)
 	return 0;
 }
 
-/* Colors: the smallest MulticastFDBCap, lowered by multicast.mft_size. */
+/* Colors: the smallest MulticastFDBCap in whole 32-MLID blocks (a block
+ * the cap cuts would be written past it; a cap below one block keeps what
+ * it holds), lowered by multicast.mft_size. */
 static uint32_t fabric_colors(const struct sm *sm)
 {
 	uint32_t cap = MC_MAX_COLORS;
 
 	for (uint32_t i = 0; i < sm->fab->n_switches; i++) {
 		uint16_t c = sm->fab->switches[i]->mft_cap;
+		if (c >= MFT_BLOCK_SIZE)
+			c = c / MFT_BLOCK_SIZE * MFT_BLOCK_SIZE;
 		if (c && c < cap)
 			cap = c;
 	}
@@ -549,6 +595,7 @@ void mcg_core_fini(struct mcg_mgr *mgr)
 {
 	for (uint32_t i = 0; i < mgr->n; i++) {
 		mcg_disarm_timer(mgr->v[i]);
+		mgr->v[i]->sa->owner = NULL;
 		free(mgr->v[i]);
 	}
 	free(mgr->v);

@@ -1,7 +1,7 @@
 /* The multicast manager's control-socket commands (`mcg list`, `mcg show
  * MGID [--dot]`, man/ibsmctl.8) and its dump files in the state
- * directory (mfts.dump, mcgroups.dump: docs/design.md §4.4), rewritten after each
- * change. */
+ * directory (mfts.dump, mcgroups.dump: docs/design.md §4.4), rewritten after
+ * each change. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -192,10 +192,11 @@ static int cmd_stats(void *arg, const char *args, FILE *out, char *err,
 		"\nleaves %" PRIu64 "\nrefused %" PRIu64 "\nrouted %" PRIu64
 		"\nmft_blocks_sent %" PRIu64 "\nrouting_queue %u\n",
 		mgr->n, n_std, n_coll, mgr->mc ? mgr->mc->live_groups : 0,
-		mgr->mc ? mgr->mc->live_trees : 0, mgr->colors,
-		st.colors_used, st.merged_groups, st.max_tfi, mgr->joins,
-		mgr->leaves, mgr->refused, mgr->routed, mgr->blocks_sent,
+		mgr->mc ? mgr->mc->live_trees : 0, mgr->colors, st.colors_used,
+		st.merged_groups, st.max_tfi, mgr->joins, mgr->leaves,
+		mgr->refused, mgr->routed, mgr->blocks_sent,
 		mgr->qn - mgr->qhead);
+	mcg_journal_print(mgr, out);
 	return 0;
 }
 

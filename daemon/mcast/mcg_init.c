@@ -60,8 +60,9 @@ int mcg_init_sa(struct sm *sm, struct sa *sa)
 		return -ENOMEM;
 	mgr->sm = sm;
 	mgr->sa = sa;
-	mgr->dirty = mcg_persist_dirty;
-	mgr->gone = mcg_persist_gone;
+	mgr->dirty = mcg_persist_dumps_dirty;
+	mgr->gone = mcg_journal_gone;
+	mgr->tree_changed = mcg_journal_route;
 	mgr->restore = mcg_persist_restore;
 	mgr->capture = mcg_persist_capture;
 	mgr->restored = mcg_persist_restored;

@@ -13,13 +13,12 @@
  *
  * A join or leave must be on disk before it is answered, and rewriting
  * every group for each would make the loop's time grow with the number
- * of groups: so after the snapshot the file is a journal.  The groups a
- * join or leave changed are appended (their group, member and tree lines,
- * after a "journal" line), with one write and fdatasync per loop turn; a
- * group destroyed is appended as "gone MGID".  A tree listed again
- * replaces the earlier one with its ID for every group on it.  The snapshot,
- * with the trees, is rewritten WRITE_DELAY_MS after changes (at most once per
- * write gap), which empties the journal.
+ * of groups: so after the snapshot the file is a journal (mcg_journal.c:
+ * one record per join or leave, appended once per loop turn and synced on
+ * the syncer's thread, one fdatasync per batch).  The snapshot, with the
+ * trees, is rewritten when the journal outgrows it (twice its lines, at
+ * least JOURNAL_MIN), or WRITE_DELAY_MS after a change the journal does
+ * not carry (trees a sweep moved); that empties the journal.
  *
  * Format, one record per line:
  *   ibsmd-mcgroups 1
@@ -32,6 +31,12 @@
  *   journal                      (the snapshot ends; then, in order:)
  *   group/member/tree/node/attach (a group as it is now: replaces its
  *                                 members and tree link)
+ *   join MGID PORTGID join_state proxy state joined left mlid
+ *                                (a member added or changed, and the
+ *                                 group's state and counts after it)
+ *   drop MGID PORTGID state joined left mlid (a member removed)
+ *   route MGID state mlid        (the group's tree now: tree/node or
+ *                                 attach lines follow, or none)
  *   gone MGID                    (the group was destroyed) */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,132 +86,23 @@ static struct {
 	uint64_t dumps_due_us;	       /* the dumps are written no sooner */
 	const struct saved_tree *plan; /* for the restore engine */
 	bool attach;
-	struct mcg_mgr *mgr; /* for the durable-answer hooks */
-	/* the journal after the snapshot */
-	int fd;			/* the file open for appending, -1: none */
-	uint32_t journal_lines; /* lines appended since the snapshot */
-	uint64_t snap_due_us;	/* the snapshot is written no sooner */
-	struct mcg **jq;	/* groups to append (mcg.journaled) */
-	uint32_t jn, jcap;
-	uint8_t (*gone)[16]; /* MGIDs of groups destroyed, to append */
-	uint32_t gone_n, gone_cap;
-} P = {.fd = -1};
+	struct mcg_mgr *mgr;  /* for the durable-answer hooks */
+	uint32_t snap_lines;  /* lines of the last snapshot */
+	uint64_t snap_due_us; /* the snapshot is written no sooner */
+} P;
 
 /* ---- writing ---- */
-
-static void put_gid(FILE *fp, const uint8_t g[16])
-{
-	char s[64];
-
-	mcast_mgid_str(g, s, sizeof(s));
-	fputs(s, fp);
-}
-
-/* BFS order of t's nodes: out[k] = node index, parents before children. */
-static uint32_t bfs_order(const struct mc_tree *t, uint32_t *out, uint32_t *pos)
-{
-	uint32_t n = 0;
-
-	for (uint32_t k = 0; k < t->n_nodes; k++)
-		if (t->nodes[k].parent == MC_NONE)
-			out[n++] = k;
-	for (uint32_t h = 0; h < n; h++)
-		for (uint32_t k = 0; k < t->n_nodes; k++)
-			if (t->nodes[k].parent == out[h])
-				out[n++] = k;
-	for (uint32_t i = 0; i < n; i++)
-		pos[out[i]] = i;
-	return n;
-}
-
-static int write_tree(FILE *fp, const struct fabric *f, const struct mc_tree *t)
-{
-	uint32_t *ord = calloc(t->n_nodes * 2 + 1, sizeof(*ord)), n;
-
-	if (!ord)
-		return -ENOMEM;
-	n = bfs_order(t, ord, ord + t->n_nodes);
-	fprintf(fp, "tree %u %u %u\n", t->id, t->color, n);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct mc_tnode *nd = &t->nodes[ord[i]];
-		fprintf(fp, "node 0x%016" PRIx64 " %d %u\n",
-			f->switches[nd->sw]->guid,
-			nd->parent == MC_NONE
-			    ? -1
-			    : (int)ord[t->n_nodes + nd->parent],
-			nd->up_port);
-	}
-	free(ord);
-	return 0;
-}
-
-/* g's group and member lines, then its tree (or "attach" when tree_done
- * says this file or journal entry already lists it). */
-static void write_group(FILE *fp, struct mcg *g, uint8_t *tree_done)
-{
-	struct mcg_mgr *mgr = g->mgr;
-	const struct sa_mcm_rec *r = &g->sa->rec;
-	const struct mc_tree *t = g->eid != MC_NONE && mgr->mc
-				      ? mcast_group_tree(mgr->mc, g->eid)
-				      : NULL;
-
-	fputs("group ", fp);
-	put_gid(fp, r->mgid);
-	fprintf(fp, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u 0x%04x\n",
-		r->member_count, g->sa->state, g->sa->joined, g->sa->left,
-		r->qkey, r->pkey, r->mtu, r->rate, r->sl, r->flow_label,
-		r->tclass, r->life, r->hop_limit, r->scope, r->mlid);
-	for (uint32_t i = 0; i < g->sa->n_members; i++) {
-		fputs("member ", fp);
-		put_gid(fp, g->sa->members[i].port_gid);
-		fprintf(fp, " %u %u\n", g->sa->members[i].join_state,
-			g->sa->members[i].proxy);
-	}
-	if (!t)
-		return;
-	if (tree_done[t->id])
-		fprintf(fp, "attach %u\n", t->id);
-	else if (write_tree(fp, mgr->sm->fab, t) == 0)
-		tree_done[t->id] = 1;
-}
-
-/* Opens the file for appending after its last complete line. */
-static void open_append(const char *path)
-{
-	char last = '\n';
-
-	if (P.fd >= 0)
-		close(P.fd);
-	P.fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-	if (P.fd < 0)
-		return;
-	/* a torn last line (a crash mid-append) is ended, not continued */
-	if (lseek(P.fd, -1, SEEK_END) >= 0 && read(P.fd, &last, 1) == 1 &&
-	    last != '\n' && write(P.fd, "\n", 1) != 1) {
-		close(P.fd);
-		P.fd = -1;
-	}
-}
 
 static void state_path(const struct mcg_mgr *mgr, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s/" STATE_FILE, mgr->sm->cfg.state_dir);
 }
 
-/* Nothing waits to be appended any more. */
-static void journal_clear(void)
-{
-	for (uint32_t i = 0; i < P.jn; i++)
-		if (P.jq[i])
-			P.jq[i]->journaled = false;
-	P.jn = 0;
-	P.gone_n = 0;
-}
-
 static int write_state(struct mcg_mgr *mgr, const char *dir)
 {
 	char path[600], tmp[620];
 	uint8_t *done = calloc(mgr->mc ? mgr->mc->n_trees + 1 : 1, 1);
+	uint32_t lines = 1;
 	FILE *fp;
 
 	if (!done)
@@ -220,7 +116,7 @@ static int write_state(struct mcg_mgr *mgr, const char *dir)
 	}
 	fprintf(fp, "ibsmd-mcgroups 1\n");
 	for (uint32_t i = 0; i < mgr->n; i++)
-		write_group(fp, mgr->v[i], done);
+		lines += mcg_write_group(fp, mgr->v[i], done);
 	free(done);
 	if (fflush(fp) != 0 || fsync(fileno(fp)) < 0 || ferror(fp)) {
 		fclose(fp);
@@ -233,90 +129,25 @@ static int write_state(struct mcg_mgr *mgr, const char *dir)
 	}
 	if (rename(tmp, path) < 0)
 		return -errno;
-	/* every group is in the snapshot: the journal starts afresh */
-	journal_clear();
-	P.journal_lines = 0;
-	open_append(path);
+	P.snap_lines = lines;
 	return 0;
 }
 
-/* mcgroups.state is appended to when an answer waits for it
- * (durable_ack.c: at the end of the loop turn, so a burst of joins shares
- * one write); the snapshot is rewritten WRITE_DELAY_MS after a change,
- * and no sooner than one write gap after the last.  The dumps
+/* mcgroups.state is appended to at the end of every loop turn that made
+ * journal records (mcg_journal.c); the snapshot is rewritten when the
+ * journal outgrows it, or WRITE_DELAY_MS after a change the journal does
+ * not carry, and no sooner than one write gap after the last.  The dumps
  * (mfts.dump, mcgroups.dump) are for people and tools, not for restarts:
- * they are written with the snapshot.  The write gap is 20 times as long
+ * they are written on the same timer.  The write gap is 20 times as long
  * as writing the snapshot and dumps took, so that with many groups they
  * stay under 5% of the loop's time. */
 #define WRITE_DELAY_MS 50
-/* A journal this long (lines) is replaced by a snapshot. */
-#define JOURNAL_MAX 100000
+/* The journal may grow to twice the snapshot's lines, and to this many
+ * lines at least, before a snapshot replaces it: its cost per record
+ * stays bounded whatever the number of groups. */
+#define JOURNAL_MIN 100000
 
 static uint64_t write_gap_us = WRITE_DELAY_MS * 1000;
-
-/* The journal entries waiting, as text; NULL on ENOMEM. */
-static char *journal_text(struct mcg_mgr *mgr, size_t *len, uint32_t *lines)
-{
-	char *buf = NULL;
-	uint8_t *done = calloc(mgr->mc ? mgr->mc->n_trees + 1 : 1, 1);
-	FILE *fp = done ? open_memstream(&buf, len) : NULL;
-
-	if (!fp) {
-		free(done);
-		return NULL;
-	}
-	if (!P.journal_lines)
-		fputs("journal\n", fp);
-	for (uint32_t i = 0; i < P.gone_n; i++) {
-		fputs("gone ", fp);
-		put_gid(fp, P.gone[i]);
-		fputc('\n', fp);
-	}
-	for (uint32_t i = 0; i < P.jn; i++)
-		if (P.jq[i])
-			write_group(fp, P.jq[i], done);
-	free(done);
-	if (fclose(fp) != 0) {
-		free(buf);
-		return NULL;
-	}
-	*lines = 0;
-	for (size_t i = 0; i < *len; i++)
-		*lines += buf[i] == '\n';
-	return buf;
-}
-
-static int append_journal(struct mcg_mgr *mgr)
-{
-	uint32_t lines;
-	size_t len, off = 0;
-	char *buf = journal_text(mgr, &len, &lines);
-	int rc = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (off < len && rc == 0) {
-		ssize_t w = write(P.fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			rc = w < 0 ? -errno : -EIO;
-		else
-			off += (size_t)w;
-	}
-	free(buf);
-	if (rc == 0 && fdatasync(P.fd) < 0)
-		rc = -errno;
-	if (rc < 0) { /* maybe a torn line: the next write is a snapshot */
-		close(P.fd);
-		P.fd = -1;
-		return rc;
-	}
-	P.journal_lines += lines;
-	journal_clear();
-	return 0;
-}
 
 static void warn_unwritten(struct mcg_mgr *mgr, int rc)
 {
@@ -327,9 +158,11 @@ static void warn_unwritten(struct mcg_mgr *mgr, int rc)
 }
 
 /* The snapshot.  Saved trees not yet restored are still the truth: the
- * snapshot waits for them (the journal does not). */
+ * snapshot waits for them (the journal does not).  It carries every
+ * journal record made so far. */
 static int save_state(struct mcg_mgr *mgr)
 {
+	char path[600];
 	int rc;
 
 	if (!P.state_dirty || P.n_trees)
@@ -337,33 +170,43 @@ static int save_state(struct mcg_mgr *mgr)
 	rc = write_state(mgr, mgr->sm->cfg.state_dir);
 	P.state_dirty = false;
 	warn_unwritten(mgr, rc);
+	state_path(mgr, path, sizeof(path));
+	mcg_journal_snapshot_done(mgr, path, rc);
 	return rc;
 }
 
-/* The joins and leaves waiting, appended (or a snapshot when there is
- * no file to append to or the journal is long); then their answers go,
- * written or not (the warning says which). */
+/* The records of this turn, appended (or a snapshot when there is no
+ * file to append to or the journal is long); their answers go when the
+ * syncer has them on disk (or at once, written or not, the warning says
+ * which). */
 static void flush_journal(struct mcg_mgr *mgr)
 {
-	int rc = 0;
+	uint32_t limit = 2 * P.snap_lines;
+	char path[600];
+	int rc = -EBADF;
 
-	if (!P.jn && !P.gone_n)
+	if (!mcg_journal_pending(mgr))
 		return;
-	if (P.fd >= 0 && P.journal_lines < JOURNAL_MAX)
-		rc = append_journal(mgr);
-	else if (!P.n_trees) {
+	if (limit < JOURNAL_MIN)
+		limit = JOURNAL_MIN;
+	if (mcg_journal_open(mgr) && mcg_journal_lines(mgr) < limit)
+		rc = mcg_journal_flush(mgr);
+	if (rc == 0)
+		return;
+	if (!P.n_trees) {
 		P.state_dirty = true;
-		rc = save_state(mgr);
-	} else {
-		char path[600];
-
-		state_path(mgr, path, sizeof(path));
-		open_append(path);
-		rc = P.fd >= 0 ? append_journal(mgr) : -errno;
+		save_state(mgr);
+		return;
 	}
-	warn_unwritten(mgr, rc);
-	journal_clear(); /* written or warned about */
-	sa_durable_release(mgr->sm);
+	/* saved trees not restored yet: the snapshot waits, so append */
+	state_path(mgr, path, sizeof(path));
+	if (!mcg_journal_open(mgr))
+		mcg_journal_reopen(mgr, path, mcg_journal_lines(mgr));
+	rc = mcg_journal_flush(mgr);
+	if (rc < 0) {
+		warn_unwritten(mgr, rc);
+		mcg_journal_snapshot_done(mgr, path, rc);
+	}
 }
 
 static int on_write(sd_event_source *s, uint64_t usec, void *ud)
@@ -392,10 +235,20 @@ static int on_write(sd_event_source *s, uint64_t usec, void *ud)
 	return 0;
 }
 
-/* Joins or leaves wait to be appended. */
+/* Journal records wait to be on disk. */
 static bool persist_unsaved(void *ctx)
 {
-	return P.writer && (P.jn || P.gone_n);
+	return P.writer && mcg_journal_unsaved(ctx);
+}
+
+static uint64_t persist_ticket(void *ctx)
+{
+	return mcg_journal_ticket(ctx);
+}
+
+static uint64_t persist_durable(void *ctx)
+{
+	return mcg_journal_durable(ctx);
 }
 
 /* Append them at the end of this loop turn: answers wait for it. */
@@ -410,49 +263,12 @@ static void persist_flush_soon(void *ctx)
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
 }
 
-void mcg_persist_group(struct mcg *g)
+static void journal_due(struct mcg_mgr *mgr)
 {
-	if (!P.writer || g->journaled)
-		return;
-	if (P.jn == P.jcap) {
-		uint32_t cap = P.jcap ? 2 * P.jcap : 64;
-		struct mcg **v = realloc(P.jq, cap * sizeof(*v));
-
-		if (!v) { /* the snapshot carries it */
-			P.state_dirty = true;
-			return;
-		}
-		P.jq = v;
-		P.jcap = cap;
-	}
-	P.jq[P.jn++] = g;
-	g->journaled = true;
+	persist_flush_soon(mgr);
 }
 
-void mcg_persist_gone(struct mcg *g)
-{
-	if (!P.writer)
-		return;
-	if (g->journaled)
-		for (uint32_t i = 0; i < P.jn; i++)
-			if (P.jq[i] == g)
-				P.jq[i] = NULL;
-	g->journaled = false;
-	if (P.gone_n == P.gone_cap) {
-		uint32_t cap = P.gone_cap ? 2 * P.gone_cap : 16;
-		uint8_t(*v)[16] = realloc(P.gone, cap * sizeof(*v));
-
-		if (!v) {
-			P.state_dirty = true;
-			return;
-		}
-		P.gone = v;
-		P.gone_cap = cap;
-	}
-	memcpy(P.gone[P.gone_n++], g->sa->rec.mgid, 16);
-}
-
-void mcg_persist_dirty(struct mcg_mgr *mgr)
+static void files_dirty(struct mcg_mgr *mgr, bool state)
 {
 	uint64_t now;
 	int on = 0;
@@ -460,14 +276,26 @@ void mcg_persist_dirty(struct mcg_mgr *mgr)
 	if (!P.writer)
 		return;
 	sd_event_now(mgr->sm->ev, CLOCK_MONOTONIC, &now);
-	if (!P.state_dirty && P.snap_due_us < now + WRITE_DELAY_MS * 1000)
+	if (!P.state_dirty && !P.dumps_dirty &&
+	    P.snap_due_us < now + WRITE_DELAY_MS * 1000)
 		P.snap_due_us = now + WRITE_DELAY_MS * 1000;
-	P.state_dirty = P.dumps_dirty = true;
+	P.state_dirty |= state;
+	P.dumps_dirty = true;
 	sd_event_source_get_enabled(P.writer, &on);
 	if (on != SD_EVENT_OFF)
 		return;
 	sd_event_source_set_time(P.writer, P.snap_due_us);
 	sd_event_source_set_enabled(P.writer, SD_EVENT_ONESHOT);
+}
+
+void mcg_persist_dirty(struct mcg_mgr *mgr)
+{
+	files_dirty(mgr, true);
+}
+
+void mcg_persist_dumps_dirty(struct mcg_mgr *mgr)
+{
+	files_dirty(mgr, false);
 }
 
 /* ---- loading ---- */
@@ -622,6 +450,57 @@ static int load_gone(struct mcg_mgr *mgr, const char *line)
 	return 0;
 }
 
+/* The group named by a journal record, and its state and counts after
+ * it (the "STATE JOINED LEFT MLID" that ends join and drop records). */
+static void set_counts(struct mcg *g, const unsigned v[4])
+{
+	g->sa->state = (uint8_t)v[0];
+	g->sa->joined = (uint16_t)v[1];
+	g->sa->left = (uint16_t)v[2];
+	g->sa->rec.mlid = (uint16_t)v[3];
+}
+
+/* A journal's "join" (add: a member added or changed) or "drop". */
+static int load_member(struct mcg_mgr *mgr, const char *line, bool add)
+{
+	char mg[64], pg[64];
+	unsigned js = 0, proxy = 0, v[4];
+	uint8_t m[16], p[16];
+	struct mcg *g;
+	int n = add ? sscanf(line, "join %63s %63s %u %u %u %u %u %x", mg, pg,
+			     &js, &proxy, &v[0], &v[1], &v[2], &v[3])
+		    : sscanf(line, "drop %63s %63s %u %u %u %x", mg, pg, &v[0],
+			     &v[1], &v[2], &v[3]);
+
+	if (n != (add ? 8 : 6) || parse_gid(mg, m) < 0 ||
+	    parse_gid(pg, p) < 0 || !(g = mcg_find(mgr, m)))
+		return -EINVAL;
+	if (add && sa_mcg_member_set(g->sa, p, (uint8_t)js, (uint8_t)proxy) < 0)
+		return -ENOMEM;
+	if (!add)
+		sa_mcg_member_del(g->sa, p);
+	set_counts(g, v);
+	return 0;
+}
+
+/* A journal's "route MGID STATE MLID": the group's tree lines follow
+ * (its tree link is replaced), or none. */
+static int load_route(struct mcg_mgr *mgr, const char *line, struct mcg **cur)
+{
+	char mg[64];
+	unsigned st, mlid;
+	uint8_t m[16];
+
+	*cur = NULL;
+	if (sscanf(line, "route %63s %u %x", mg, &st, &mlid) != 3 ||
+	    parse_gid(mg, m) < 0 || !(*cur = mcg_find(mgr, m)))
+		return -EINVAL;
+	(*cur)->sa->state = (uint8_t)st;
+	(*cur)->sa->rec.mlid = (uint16_t)mlid;
+	unlink_group(m);
+	return 0;
+}
+
 static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 		     struct mcg **cur, bool journal, unsigned *lineno)
 {
@@ -631,7 +510,7 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 	if (!strncmp(line, "group ", 6)) {
 		*cur = load_group(mgr, line);
 		if (*cur && journal) { /* its members and tree now follow */
-			(*cur)->sa->n_members = 0;
+			sa_mcg_members_clear((*cur)->sa);
 			unlink_group((*cur)->sa->rec.mgid);
 		}
 		return *cur ? 0 : -EINVAL;
@@ -640,6 +519,16 @@ static int load_line(struct mcg_mgr *mgr, FILE *fp, const char *line,
 		*cur = NULL;
 		return load_gone(mgr, line);
 	}
+	if (journal && !strncmp(line, "join ", 5)) {
+		*cur = NULL;
+		return load_member(mgr, line, true);
+	}
+	if (journal && !strncmp(line, "drop ", 5)) {
+		*cur = NULL;
+		return load_member(mgr, line, false);
+	}
+	if (journal && !strncmp(line, "route ", 6))
+		return load_route(mgr, line, cur);
 	if (!*cur)
 		return -EINVAL;
 	if (!strncmp(line, "member ", 7)) {
@@ -691,12 +580,21 @@ static void arm_timeouts(struct mcg_mgr *mgr)
 
 int mcg_persist_load(struct mcg_mgr *mgr)
 {
+	int rc;
+
 	P.mgr = mgr;
+	mgr->journal_due = journal_due;
+	rc = mcg_journal_start(mgr);
+	if (rc < 0)
+		return rc;
 	if (sd_event_add_time(mgr->sm->ev, &P.writer, CLOCK_MONOTONIC,
 			      UINT64_MAX, 1000, on_write, mgr) >= 0) {
 		sd_event_source_set_enabled(P.writer, SD_EVENT_OFF);
-		struct sa_durable_store st = {persist_unsaved,
-					      persist_flush_soon, mgr};
+		struct sa_durable_store st = {.unsaved = persist_unsaved,
+					      .flush_soon = persist_flush_soon,
+					      .ctx = mgr,
+					      .ticket = persist_ticket,
+					      .durable = persist_durable};
 		sa_durable_add_store(&st);
 	}
 	return load_file(mgr);
@@ -719,7 +617,8 @@ int mcg_reload(struct sm *sm)
 		}
 	}
 	forget_saved();
-	journal_clear(); /* the groups replaced are not "gone" from the copy */
+	/* the groups replaced are not "gone" from the copy */
+	mcg_journal_forget(mgr);
 	return load_file(mgr);
 }
 
@@ -732,10 +631,7 @@ static int load_file(struct mcg_mgr *mgr)
 	int rc = 0;
 
 	state_path(mgr, path, sizeof(path));
-	if (P.fd >= 0)
-		close(P.fd);
-	P.fd = -1;
-	P.journal_lines = 0;
+	mcg_journal_reopen(mgr, NULL, 0); /* nothing to append to yet */
 	fp = fopen(path, "r");
 	if (!fp)
 		return errno == ENOENT ? 0 : -errno;
@@ -761,13 +657,11 @@ static int load_file(struct mcg_mgr *mgr)
 			"kept up to there and routed afresh",
 			path, lineno, strerror(-rc));
 		forget_saved();
-		journal_clear();
+		mcg_journal_forget(mgr);
 		return 0; /* no append: the next write is a snapshot */
 	}
-	if (jline)
-		P.journal_lines = lineno - jline + 1;
-	journal_clear(); /* groups the journal destroyed are not news */
-	open_append(path);
+	mcg_journal_forget(mgr); /* groups the journal destroyed are not news */
+	mcg_journal_reopen(mgr, path, jline ? lineno - jline + 1 : 0);
 	arm_timeouts(mgr);
 	log_info("multicast: %u groups and %u trees from %s", mgr->n, P.n_trees,
 		 path);
@@ -937,7 +831,7 @@ static int save_tree(const struct fabric *f, const struct mc_tree *t)
 	st.nodes = calloc(t->n_nodes + 1, sizeof(*st.nodes));
 	if (!ord || !st.nodes)
 		goto fail;
-	st.n = bfs_order(t, ord, ord + t->n_nodes);
+	st.n = mcg_tree_order(t, ord);
 	for (uint32_t i = 0; i < st.n; i++) {
 		const struct mc_tnode *nd = &t->nodes[ord[i]];
 
@@ -1000,20 +894,18 @@ void mcg_persist_restored(struct mcg_mgr *mgr)
 	if (P.n_trees)
 		log_info("multicast: %u saved trees put back", P.n_trees);
 	forget_saved();
-	mcg_persist_dirty(mgr);
+	/* The trees now carry this engine context's IDs, which the
+	 * journal's route records use from now on: the file lists them
+	 * first, or a record could replace another tree of the same ID. */
+	P.state_dirty = true;
+	save_state(mgr);
+	mcg_persist_dumps_dirty(mgr);
 }
 
 void mcg_persist_fini(struct mcg_mgr *mgr)
 {
 	forget_saved();
-	if (P.fd >= 0)
-		close(P.fd);
-	P.fd = -1;
-	free(P.jq);
-	free(P.gone);
-	P.jq = NULL;
-	P.gone = NULL;
-	P.jn = P.jcap = P.gone_n = P.gone_cap = 0;
+	mcg_journal_stop(mgr);
 	sa_durable_remove_store(mgr);
 	P.writer = sd_event_source_unref(P.writer);
 }

@@ -3,15 +3,16 @@
  * Set/Delete handlers), mftprog.c (MFT programming) and mcg_ctl.c
  * (control socket, dumps).  One manager per daemon, hung off struct sm
  * (sm->mcg) and passed to every function.  The files call each other in
- * one direction only: mftprog.c < mcg_core.c < mcg_ctl.c < mcg_persist.c
- * < sa_mcmember_join.c < mcg_ipoib.c < mcg_init.c; a lower file reaches a
- * higher one
- * only through the hooks that mcg_init.c sets. */
+ * one direction only: mftprog.c < mcg_core.c < mcg_journal.c < mcg_ctl.c
+ * < mcg_persist.c < sa_mcmember_join.c < mcg_ipoib.c < mcg_init.c; a
+ * lower file reaches a higher one only through the hooks that mcg_init.c
+ * sets. */
 #ifndef IBSMD_MCG_PRIV_H
 #define IBSMD_MCG_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "daemon/mcast/mcg.h"
 #include "daemon/sa/sa_mcm.h"
@@ -28,7 +29,7 @@ struct mcg {
 	uint32_t eid;	   /* engine group id, MC_NONE while unrouted */
 	bool queued;	   /* waiting in ComputingRoutes for a slice */
 	uint64_t need_gen; /* MFT pass that makes it Ready */
-	bool journaled;	   /* in mcg_persist.c's list of groups to append */
+	bool journaled;	   /* its route record is due (mcg_journal.c) */
 	bool announced;	   /* its creation was reported (trap 66), or it
 			      was loaded: its end is reported (trap 67) */
 	struct sd_event_source *timer; /* join or leave timeout */
@@ -53,13 +54,19 @@ struct mcg_mgr {
 	uint64_t first_change_us;	  /* of the burst it waits for */
 	struct mft_shadow *shadow;
 	uint32_t n_shadow;
+	bool mft_full;	  /* the next pass compares every switch */
+	uint32_t mft_top; /* blocks in use at the last pass */
 	uint32_t mgid_seq; /* SA-assigned MGIDs */
 	uint64_t joins, leaves, refused, routed, blocks_sent;
 	bool orphan;  /* freed by the last MFT transfer (mcg_fini) */
 	bool reading; /* a read-back pass is out (after a takeover) */
+	struct mcg_journal *journal; /* mcg_journal.c */
 	/* Upward calls, set by mcg_init.c: */
-	void (*dirty)(struct mcg_mgr *m); /* groups changed: write files */
-	void (*gone)(struct mcg *g);	  /* g is being destroyed */
+	void (*dirty)(struct mcg_mgr *m);	/* groups changed: the dumps */
+	void (*tree_changed)(struct mcg *g);	/* g's tree, MLID or state */
+	void (*journal_due)(struct mcg_mgr *m); /* records wait: flush them
+						   at the end of the turn */
+	void (*gone)(struct mcg *g);		/* g is being destroyed */
 	bool (*restore)(struct mcg *g, struct ib_port **ports, uint32_t n);
 	/* before a new model: save every routed group's tree, read on the
 	 * model old, for restore */
@@ -101,14 +108,50 @@ void mcg_after_sweep(struct mcg_mgr *m, const struct fabric *old);
 /* mcg_ctl.c: rewrites mfts.dump and mcgroups.dump in the state dir. */
 void mcg_write_dumps_now(struct mcg_mgr *m);
 
+/* mcg_journal.c: the journal of mcgroups.state and its group commit.
+ * Records, in the order things happen: a whole group (created), a
+ * member joined, changed or dropped (mcg_journal_member: as the group
+ * has it now, "drop" when it has it no more), a group gone; a group
+ * whose tree changed gets its route record at the batch's end. */
+int mcg_journal_start(struct mcg_mgr *m);
+void mcg_journal_stop(struct mcg_mgr *m);
+void mcg_journal_group(struct mcg *g);
+void mcg_journal_member(struct mcg *g, const uint8_t port_gid[16]);
+void mcg_journal_gone(struct mcg *g);
+void mcg_journal_route(struct mcg *g);
+/* The batch appended with one write, its sync asked of the syncer
+ * thread; -EBADF/-EIO when it cannot be appended (a snapshot must carry
+ * it: no file open, a record lost to ENOMEM, a failed write). */
+int mcg_journal_flush(struct mcg_mgr *m);
+bool mcg_journal_pending(struct mcg_mgr *m); /* records not written */
+bool mcg_journal_unsaved(struct mcg_mgr *m); /* records not on disk */
+uint64_t mcg_journal_ticket(struct mcg_mgr *m);
+uint64_t mcg_journal_durable(struct mcg_mgr *m);
+uint32_t mcg_journal_lines(struct mcg_mgr *m);
+bool mcg_journal_open(struct mcg_mgr *m);
+/* The file at path (its journal holding lines lines) is appended to;
+ * NULL: none. */
+void mcg_journal_reopen(struct mcg_mgr *m, const char *path, uint32_t lines);
+/* A snapshot was written to path (rc 0) or failed (warned): every record
+ * so far counts as saved; held answers go. */
+void mcg_journal_snapshot_done(struct mcg_mgr *m, const char *path, int rc);
+/* Records waiting are dropped (a copy taken over, a load's own). */
+void mcg_journal_forget(struct mcg_mgr *m);
+void mcg_journal_print(struct mcg_mgr *m, FILE *out);
+/* Formatting shared with the snapshot: a GID, a tree's BFS order
+ * (ord: 2 * n_nodes entries; returns how many nodes), a group's lines
+ * (tree_done: trees listed already, NULL: list every one); lines. */
+void mcg_put_gid(FILE *fp, const uint8_t g[16]);
+uint32_t mcg_tree_order(const struct mc_tree *t, uint32_t *ord);
+uint32_t mcg_write_group(FILE *fp, struct mcg *g, uint8_t *tree_done);
+
 /* mcg_persist.c: mcgroups.state in the state directory */
-int mcg_persist_load(struct mcg_mgr *m);   /* after the SA's own groups */
-void mcg_persist_dirty(struct mcg_mgr *m); /* write it after this turn */
-/* g's parameters or members changed by a join or leave: its group and
- * member lines are appended before the answer goes; mcg_persist_gone:
- * g is being destroyed. */
-void mcg_persist_group(struct mcg *g);
-void mcg_persist_gone(struct mcg *g);
+int mcg_persist_load(struct mcg_mgr *m); /* after the SA's own groups */
+/* Something the journal does not carry changed (trees moved by a sweep,
+ * the partitions' groups): a snapshot soon, and the dumps. */
+void mcg_persist_dirty(struct mcg_mgr *m);
+/* Only the dumps (mfts.dump, mcgroups.dump) are out of date. */
+void mcg_persist_dumps_dirty(struct mcg_mgr *m);
 /* After the first sweep: g over its saved tree (same color); true if so. */
 bool mcg_persist_restore(struct mcg *g, struct ib_port **ports, uint32_t n);
 void mcg_persist_capture(struct mcg_mgr *m, const struct fabric *old);

@@ -11,9 +11,13 @@
  * blocks above hold no MLID of ours and are left alone.  With only the
  * IPoIB group that is one block per position instead of the whole table
  * (96 blocks per switch at 16,000 hosts, sent to every switch).
- * A pass programs every switch; groups routed before it started become
- * Ready when it completes without a failed block.  Changes during a pass
- * start another pass after it. */
+ * A pass looks at the switches whose entries changed since the last one
+ * (mcast_sw_changed), those with a block to send again, and every switch
+ * after a new fabric, a read-back or when the highest block in use grew;
+ * comparing every switch's table at every pass cost half the loop's time
+ * during the 40,960-host join burst.  Groups routed before a pass started
+ * become Ready when it completes without a failed block.  Changes during
+ * a pass start another pass after it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -34,6 +38,7 @@ struct mft_shadow {
 	uint32_t nblocks, npos;
 	uint16_t *m;	/* [block][position][32] as acknowledged */
 	uint8_t *stale; /* [block][position]: unknown, send again */
+	bool retry;	/* a block failed: the next pass looks again */
 };
 
 /* A transfer outlives neither the manager nor a shadow it names by GUID
@@ -96,6 +101,7 @@ void mftprog_reset(struct mcg_mgr *mgr)
 	free(mgr->shadow);
 	mgr->shadow = ns;
 	mgr->n_shadow = f->n_switches;
+	mgr->mft_full = true;
 }
 
 struct fill_ctx {
@@ -104,25 +110,12 @@ struct fill_ctx {
 	uint32_t top_block; /* unknown blocks from here up are not sent */
 };
 
-static void note_color(void *arg, uint32_t color,
-		       const uint64_t mask[MC_MASK_WORDS])
-{
-	uint32_t *top = arg;
-
-	if (color / MFT_BLOCK_SIZE + 1 > *top)
-		*top = color / MFT_BLOCK_SIZE + 1;
-}
-
-/* One past the highest MFT block any switch has an entry in. */
+/* One past the highest MFT block any switch has an entry in: that of
+ * the highest color a tree holds. */
 static uint32_t blocks_in_use(const struct mcg_mgr *mgr)
 {
-	uint32_t top = 0;
-
-	for (uint32_t i = 0; i < mgr->sm->fab->n_switches; i++)
-		mcast_mft_foreach(mgr->mc,
-				  (uint32_t)mgr->sm->fab->switches[i]->sw_idx,
-				  note_color, &top);
-	return top;
+	return (mcast_colors_top(mgr->mc) + MFT_BLOCK_SIZE - 1) /
+	       MFT_BLOCK_SIZE;
 }
 
 static void put_entry(void *arg, uint32_t color,
@@ -168,6 +161,8 @@ static void xfer_done(void *ctx, int status, const struct bulk_result *r)
 	/* The shadow is the new table except where a block failed. */
 	for (uint32_t i = 0; sh && i < nf; i++)
 		sh->stale[r ? x->items[r->failed[i]] : x->items[i]] = 1;
+	if (sh && nf)
+		sh->retry = true;
 	if (nf) {
 		mgr->prog_failed += nf;
 		log_warn("MFT: %u of %u blocks to switch 0x%016" PRIx64 " "
@@ -272,6 +267,7 @@ static int program_switch(struct mcg_mgr *mgr, struct ib_node *sw,
 	if (rc < 0) {
 		for (uint32_t i = 0; i < x->n; i++)
 			sh->stale[x->items[i]] = 1;
+		sh->retry = true;
 		goto fail;
 	}
 	mgr->prog_pending++;
@@ -347,12 +343,19 @@ static void read_pass(struct mcg_mgr *mgr)
 	struct fabric *f = mgr->sm->fab;
 
 	mgr->sm->mft_unknown = false;
+	mgr->mft_full = true; /* the pass after the reading compares all */
 	mgr->reading = true;
 	mgr->prog_busy = true;
 	mgr->prog_pending = 1; /* held while submitting */
-	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++)
-		if (!mgr->shadow[i].m)
-			read_switch(mgr, f->switches[i], &mgr->shadow[i]);
+	/* every switch: a shadow this SM kept from an earlier time as master
+	 * (a standby that was master for a moment) is no truer than none */
+	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++) {
+		struct mft_shadow *sh = &mgr->shadow[i];
+
+		if (sh->stale)
+			memset(sh->stale, 1, (size_t)sh->nblocks * sh->npos);
+		read_switch(mgr, f->switches[i], sh);
+	}
 	loop_txn_kick(mgr->sm);
 	pass_release(mgr);
 }
@@ -361,6 +364,7 @@ static void start_pass(struct mcg_mgr *mgr)
 {
 	struct fabric *f = mgr->sm->fab;
 	uint32_t top;
+	bool full;
 	int rc = 0;
 
 	if (mgr->sm->stopping) {
@@ -378,9 +382,21 @@ static void start_pass(struct mcg_mgr *mgr)
 	mgr->gen_pass = mgr->gen_req;
 	mgr->prog_pending = 1; /* held while submitting */
 	top = blocks_in_use(mgr);
+	/* unknown blocks up to a higher top are sent now, on every switch */
+	full = mgr->mft_full || top > mgr->mft_top;
+	mgr->mft_full = false;
+	mgr->mft_top = top;
 	for (uint32_t i = 0; i < f->n_switches && i < mgr->n_shadow; i++) {
-		rc = program_switch(mgr, f->switches[i], &mgr->shadow[i], top);
+		struct mft_shadow *sh = &mgr->shadow[i];
+		bool changed =
+		    mcast_sw_changed(mgr->mc, (uint32_t)f->switches[i]->sw_idx);
+
+		if (!full && !changed && !sh->retry)
+			continue;
+		sh->retry = false;
+		rc = program_switch(mgr, f->switches[i], sh, top);
 		if (rc < 0) {
+			sh->retry = true;
 			mgr->prog_failed++;
 			log_err("MFT: cannot program %s (0x%016" PRIx64
 				"): %s; "

@@ -338,15 +338,18 @@ static int mcg_join(void *ctx, struct sa *sa, const struct sa_peer *from,
 	}
 	if (!dirty)
 		return 0; /* the member had it all: nothing to journal */
-	g = mcg_find(mgr, resp->mgid);
+	/* one record, whatever the group's size; a new group whole */
 	if (g)
-		mcg_persist_group(g);
-	mcg_persist_dirty(mgr);
+		mcg_journal_member(g, req->port_gid);
+	else if ((g = mcg_find(mgr, resp->mgid)))
+		mcg_journal_group(g);
+	mcg_persist_dumps_dirty(mgr);
 	return 0;
 }
 
-/* A member left for good: the routes change as the group kind says. */
-static void member_gone(struct mcg *g, struct ib_port *p)
+/* A member left for good: the routes change as the group kind says.
+ * True when the group is destroyed. */
+static bool member_gone(struct mcg *g, struct ib_port *p)
 {
 	struct sa_mcg *s = g->sa;
 
@@ -356,23 +359,24 @@ static void member_gone(struct mcg *g, struct ib_port *p)
 			mcg_std_remove(g, p);
 		if (!s->n_members)
 			mcg_destroy(g, "last member left");
-		return;
+		return !s->n_members;
 	}
 	if (s->state == MCG_RECEIVING_JOIN_REQ) {
 		s->joined--;
 		if (!s->n_members)
 			mcg_destroy(g, "every member left before routing");
-		return;
+		return !s->n_members;
 	}
 	s->left++;
 	if (!s->n_members) {
 		mcg_destroy(g, "every member left");
-		return;
+		return true;
 	}
 	if (s->state != MCG_RECEIVING_LEAVE_REQ) {
 		mcg_change_state(g, MCG_RECEIVING_LEAVE_REQ, "first leave");
 		mcg_arm_timer(g, g->mgr->sm->cfg.multicast_leave_timeout_ms);
 	}
+	return false;
 }
 
 static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
@@ -395,14 +399,17 @@ static int mcg_leave(void *ctx, struct sa *sa, const struct sa_peer *from,
 	p = sa_port_by_gid(sa, req->port_gid);
 	left = m->join_state & ~req->join_state & 0xF;
 	answer(g, req, left, m->proxy, resp);
-	mcg_persist_group(g); /* before member_gone may destroy it */
-	mcg_persist_dirty(mgr);
+	mcg_persist_dumps_dirty(mgr);
 	if (left) {
 		m->join_state = left; /* partial leave: still a member */
+		mcg_journal_member(g, req->port_gid);
 		return 0;
 	}
 	sa_mcg_member_del(g->sa, req->port_gid);
-	member_gone(g, p);
+	/* "drop" with the group's state after it; a group destroyed is
+	 * journaled "gone" (mcg_destroy's hook) */
+	if (!member_gone(g, p))
+		mcg_journal_member(g, req->port_gid);
 	return 0;
 }
 

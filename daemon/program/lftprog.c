@@ -5,9 +5,11 @@
  * whose table size changed, gets every block, unless it reports a
  * LinearFDBTop (someone programmed it): then its blocks are read back first
  * and only those that differ are sent (also on the first sweep after this
- * SM became master: what the switches hold is then not what we last sent).  Blocks that failed are
- * marked in the new model (entry 0 of the block poisoned) so that the next
- * sweep sends them again. */
+ * SM became master: what the switches hold is then not what we last sent).
+ * Blocks that failed are marked in the new model (entry 0 of the block
+ * poisoned) so that the next sweep sends them again.  No block past the
+ * switch's LinearFDBCap is ever sent or read (a switch, and ibsim, may corrupt
+ * its table or crash on one: docs/design.md §3.4). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -34,11 +36,15 @@ static void lft_done(void *ctx, int status, const struct bulk_result *r)
 	struct prog_pass *s = q->s;
 
 	if (r && r->nfailed) {
+		if (!s->lft_errors)
+			snprintf(s->lft_why, sizeof(s->lft_why), "%s",
+				 strerror(-r->first_error));
 		s->lft_errors += r->nfailed;
-		log_warn("LFT: %u of %u blocks to %s (0x%016" PRIx64 ") "
-			 "failed (%s); they are sent again at the next sweep",
-			 r->nfailed, q->n, q->sw->desc, q->sw->guid,
-			 strerror(-r->first_error));
+		namelist_add(&s->lft_failed, q->sw->desc);
+		log_debug("LFT: %u of %u blocks to %s (0x%016" PRIx64 ") "
+			  "failed (%s)",
+			  r->nfailed, q->n, q->sw->desc, q->sw->guid,
+			  strerror(-r->first_error));
 		for (uint32_t i = 0; i < r->nfailed; i++) {
 			uint32_t b = q->blocks[r->failed[i]];
 			if ((size_t)b * LFT_BLOCK_SIZE < q->sw->lft_size)
@@ -58,9 +64,28 @@ static uint32_t lft_blocks(const struct ib_node *sw)
 	return (sw->lft_size + LFT_BLOCK_SIZE - 1) / LFT_BLOCK_SIZE;
 }
 
+/* Blocks wholly inside the switch's LinearFDBCap (0: it reports none). */
+static uint32_t cap_blocks(const struct ib_node *sw)
+{
+	return sw->lft_cap ? sw->lft_cap / LFT_BLOCK_SIZE : UINT32_MAX;
+}
+
+/* Drops blocks[] past the cap (counted in the pass); the count left. */
+static uint32_t within_cap(struct prog_pass *s, const struct ib_node *sw,
+			   uint32_t *blocks, uint32_t n)
+{
+	uint32_t k = 0, lim = cap_blocks(sw);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (blocks[i] < lim)
+			blocks[k++] = blocks[i];
+	s->lft_past_cap += n - k;
+	return k;
+}
+
 /* Sends blocks[0..n) (taken over) of sw's LFT as one bulk transfer. */
-static int send_blocks(struct prog_pass *s, struct ib_node *sw, uint32_t *blocks,
-		       uint32_t n)
+static int send_blocks(struct prog_pass *s, struct ib_node *sw,
+		       uint32_t *blocks, uint32_t n)
 {
 	struct lft_req *q;
 	struct bulk_lft_req br = {0};
@@ -131,6 +156,7 @@ static void readback_done(void *ctx, const uint8_t *data, const bool *ok,
 	}
 	if (blocks) {
 		r->s->lft_read += nread;
+		n = within_cap(r->s, sw, blocks, n);
 		rc = send_blocks(r->s, sw, blocks, n);
 	}
 	if (rc < 0)
@@ -154,6 +180,8 @@ static uint32_t blocks_held(struct prog_pass *s, const struct ib_node *sw)
 	    si.lft_top == 0)
 		return 0;
 	n = si.lft_top / LFT_BLOCK_SIZE + 1;
+	if (n > cap_blocks(sw))
+		n = cap_blocks(sw);
 	return n < lft_blocks(sw) ? n : lft_blocks(sw);
 }
 
@@ -200,7 +228,7 @@ static int program_switch(struct prog_pass *s, struct ib_node *sw,
 		return -ENOMEM;
 	n = bulk_lft_changed(old ? old->lft : NULL, old ? old->lft_size : 0,
 			     sw->lft, sw->lft_size, blocks);
-	return send_blocks(s, sw, blocks, n);
+	return send_blocks(s, sw, blocks, within_cap(s, sw, blocks, n));
 }
 
 int lftprog_start(struct prog_pass *s, struct fabric *old)

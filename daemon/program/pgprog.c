@@ -1,10 +1,12 @@
-/* Port-group programming inside a heavy sweep: see program.h and pgprog.h.  Per switch
- * GUID the daemon remembers whether the switch implements port groups
- * (asked once, one try, so a switch without them costs one SMP and at
- * most one timeout in the first sweep that sees it, and a log line) and
- * what was last programmed there, so that a resweep sends only the blocks
- * that changed: none on an unchanged fabric.  A transfer that fails makes
- * the switch's content unknown, so the next sweep sends it whole. */
+/* Port-group programming inside a heavy sweep: see program.h and pgprog.h.  Per
+ * switch GUID the daemon remembers whether the switch implements port groups
+ * (asked once, one try, while discovery still runs: pgprog_probe is
+ * called as each switch's SwitchInfo arrives, so a switch without them
+ * costs one SMP and no wait in CONFIGURE, and the sweep logs one line for
+ * all of them) and what was last programmed there, so that a resweep
+ * sends only the blocks that changed: none on an unchanged fabric.  A
+ * transfer that fails makes the switch's content unknown, so the next
+ * sweep sends it whole. */
 #include "daemon/program/pgprog.h"
 
 #include <errno.h>
@@ -14,6 +16,7 @@
 
 #include "daemon/program/program.h"
 #include "lib/log.h"
+#include "lib/namelist.h"
 #include "mad/bulk.h"
 #include "mad/smp_pgroup.h"
 
@@ -22,13 +25,15 @@ enum pg_support { PG_UNKNOWN, PG_YES, PG_NO };
 struct pg_swstate {
 	uint64_t guid;
 	enum pg_support support;
+	bool probing; /* a PortGroupInfo Get is out */
 	uint8_t cap;
 	uint16_t fdb_cap;
-	bool known;		      /* groups/ft/info are on the switch */
-	struct smp_pgroup_info info;  /* as programmed */
-	struct pg_set groups[256];    /* by group id */
-	uint8_t *ft;		      /* [fdb_cap] */
-	uint32_t ft_used;	      /* entries the last table covered */
+	bool known;		     /* groups/ft/info are on the switch */
+	struct smp_pgroup_info info; /* as programmed */
+	struct pg_set *groups;	     /* [256] by group id, as programmed;
+					only on switches with port groups */
+	uint8_t *ft;		     /* [fdb_cap] */
+	uint32_t ft_used;	     /* entries the last table covered */
 };
 
 struct pgprog {
@@ -36,7 +41,10 @@ struct pgprog {
 	uint32_t n, cap;
 	uint32_t *order, *rank; /* updown, for the model being swept */
 	unsigned probing, xfers;
+	struct prog_pass *waiting;   /* pgprog_start waits for the probes */
+	struct namelist without_new; /* found without groups, not logged */
 	int64_t start_us;
+	int64_t probe_wait_us; /* what CONFIGURE waited for probes */
 	uint64_t tbl_blocks, ft_blocks;
 	uint32_t info_sets, programmed, without, failed;
 	double coverage;
@@ -65,7 +73,7 @@ static int cmp_state(const void *a, const void *b)
 
 static struct pg_swstate *state_find(struct pgprog *pg, uint64_t guid)
 {
-	struct pg_swstate key = { .guid = guid }, *kp = &key, **r;
+	struct pg_swstate key = {.guid = guid}, *kp = &key, **r;
 
 	r = pg->n ? bsearch(&kp, pg->sw, pg->n, sizeof(*pg->sw), cmp_state)
 		  : NULL;
@@ -90,8 +98,18 @@ static struct pg_swstate *state_get(struct pgprog *pg, uint64_t guid)
 	if (!st)
 		return NULL;
 	st->guid = guid;
-	pg->sw[pg->n++] = st;
-	qsort(pg->sw, pg->n, sizeof(*pg->sw), cmp_state);
+	/* sorted insert: a qsort per new switch was quadratic */
+	uint32_t lo = 0, hi = pg->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (pg->sw[mid]->guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(pg->sw + lo + 1, pg->sw + lo, (pg->n - lo) * sizeof(*pg->sw));
+	pg->sw[lo] = st;
+	pg->n++;
 	return st;
 }
 
@@ -116,6 +134,7 @@ void pgprog_destroy(struct sm *sm)
 		return;
 	for (uint32_t i = 0; i < pg->n; i++) {
 		free(pg->sw[i]->ft);
+		free(pg->sw[i]->groups);
 		free(pg->sw[i]);
 	}
 	free(pg->sw);
@@ -129,27 +148,26 @@ static void program_all(struct prog_pass *s);
 
 /* ---- PortGroupInfo probe ---- */
 
+/* What a probe needs outlives the model it was sent for (a sweep that
+ * fails frees it): the GUID and the name, copied. */
 struct probe {
-	struct prog_pass *s;
+	struct pgprog *pg;
 	struct pg_swstate *st;
-	const struct ib_node *sw;
+	uint64_t guid;
+	char desc[IB_DESC_LEN + 1];
 };
 
-static void no_groups(struct pg_swstate *st, const struct ib_node *sw,
-		      const char *why)
+static void no_groups(struct pgprog *pg, struct pg_swstate *st,
+		      const char *desc)
 {
 	st->support = PG_NO;
-	log_notice("port groups: switch %s (0x%016" PRIx64 ") %s; it gets "
-		   "no port groups and is not asked again",
-		   sw->desc, sw->guid, why);
+	namelist_add(&pg->without_new, desc);
 }
 
-static void on_probe(void *ctx, int status, const struct txn_result *r)
+static void probe_answer(struct probe *p, int status,
+			 const struct txn_result *r)
 {
-	struct probe *p = ctx;
-	struct pgprog *pg = p->s->sm->pg;
 	struct smp_pgroup_info pi;
-	char why[96];
 
 	if (status == 0 && r->data &&
 	    smp_pgroup_info_decode(&pi, r->data, SMP_DATA_SIZE) == 0 &&
@@ -157,53 +175,79 @@ static void on_probe(void *ctx, int status, const struct txn_result *r)
 		p->st->support = PG_YES;
 		p->st->cap = pi.cap;
 		p->st->fdb_cap = pi.fdb_cap;
-		log_info("port groups: switch %s (0x%016" PRIx64 ") supports %u "
-			 "groups for %u LIDs", p->sw->desc, p->sw->guid, pi.cap,
-			 pi.fdb_cap);
+		log_info("port groups: switch %s (0x%016" PRIx64 ") supports "
+			 "%u groups for %u LIDs",
+			 p->desc, p->guid, pi.cap, pi.fdb_cap);
 	} else {
-		if (status == -EREMOTEIO)
-			snprintf(why, sizeof(why),
-				 "answers PortGroupInfo with status 0x%04x",
-				 r->mad_status);
-		else if (status == 0)
-			snprintf(why, sizeof(why),
-				 "reports PortGroupCap or FDBCap 0");
-		else
-			snprintf(why, sizeof(why),
-				 "does not answer PortGroupInfo (%s)",
-				 strerror(-status));
-		no_groups(p->st, p->sw, why);
+		/* an error status, no answer, or caps of 0: the sweep's
+		 * summary names it with the others */
+		no_groups(p->pg, p->st, p->desc);
 	}
-	if (--pg->probing == 0)
-		program_all(p->s);
-	prog_release(p->s);
-	free(p);
 }
 
-static int probe(struct prog_pass *s, struct pg_swstate *st,
-		 const struct ib_node *sw)
+static void on_probe(void *ctx, int status, const struct txn_result *r)
+{
+	struct probe *p = ctx;
+	struct pgprog *pg = p->pg;
+	struct prog_pass *s = pg->waiting;
+
+	p->st->probing = false;
+	if (status != -ECANCELED)
+		probe_answer(p, status, r);
+	free(p);
+	if (--pg->probing || !s)
+		return;
+	pg->waiting = NULL; /* CONFIGURE waited for the last probe */
+	pg->probe_wait_us = txn_now_us() - pg->start_us;
+	program_all(s);
+	prog_release(s);
+}
+
+static int probe(struct sm *sm, struct pg_swstate *st, const struct ib_node *sw)
 {
 	struct probe *p = calloc(1, sizeof(*p));
-	struct txn_smp_req r = { .dr = true,
-				 .path = sw->dr_path,
-				 .hops = sw->dr_hops,
-				 .dest = sw->guid,
-				 .method = MAD_METHOD_GET,
-				 .attr_id = SMP_ATTR_PGROUP_INFO,
-				 .retries = 0 };
+	struct txn_smp_req r = {.dr = true,
+				.path = sw->dr_path,
+				.hops = sw->dr_hops,
+				.dest = sw->guid,
+				.method = MAD_METHOD_GET,
+				.attr_id = SMP_ATTR_PGROUP_INFO,
+				.retries = 0,
+				.optional = true};
 	int rc;
 
 	if (!p)
 		return -ENOMEM;
-	*p = (struct probe){ s, st, sw };
-	rc = txn_submit(s->sm->txn, &r, on_probe, p);
+	*p = (struct probe){.pg = sm->pg, .st = st, .guid = sw->guid};
+	snprintf(p->desc, sizeof(p->desc), "%s", sw->desc);
+	rc = txn_submit(sm->txn, &r, on_probe, p);
 	if (rc < 0) {
 		free(p);
 		return rc;
 	}
-	s->sm->pg->probing++;
-	prog_hold(s);
+	st->probing = true;
+	sm->pg->probing++;
 	return 0;
+}
+
+static struct pgprog *pg_get(struct sm *sm)
+{
+	if (!sm->pg)
+		sm->pg = calloc(1, sizeof(*sm->pg));
+	return sm->pg;
+}
+
+void pgprog_probe(struct sm *sm, const struct ib_node *sw)
+{
+	struct pgprog *pg;
+	struct pg_swstate *st;
+
+	if (!sm->cfg.routing_port_groups_enable || !sm->txn ||
+	    !(pg = pg_get(sm)) || !(st = state_get(pg, sw->guid)) ||
+	    st->support != PG_UNKNOWN || st->probing)
+		return;
+	if (probe(sm, st, sw) < 0) /* pgprog_start asks it again */
+		log_debug("port groups: cannot probe %s yet", sw->desc);
 }
 
 /* ---- programming ---- */
@@ -211,14 +255,25 @@ static int probe(struct prog_pass *s, struct pg_swstate *st,
 static void log_summary(struct prog_pass *s)
 {
 	struct pgprog *pg = s->sm->pg;
+	char names[200];
 
+	if (pg->without_new.n) {
+		log_notice(
+		    "port groups: %u switches answer PortGroupInfo with "
+		    "an error, not at all, or caps of 0: %s; they get "
+		    "no port groups and are not asked again",
+		    pg->without_new.n,
+		    namelist_str(&pg->without_new, names, sizeof(names)));
+		namelist_clear(&pg->without_new);
+	}
 	log_notice("port groups: %u switches programmed, %" PRIu64
 		   " table and %" PRIu64 " forwarding blocks, %u info Sets, "
 		   "%u switches without port groups, %u failed, coverage "
-		   "%.1f%%, %.1f ms",
+		   "%.1f%%, %.1f ms (%.1f ms of it waiting for probes)",
 		   pg->programmed, pg->tbl_blocks, pg->ft_blocks, pg->info_sets,
 		   pg->without, pg->failed, 100.0 * pg->coverage,
-		   (txn_now_us() - pg->start_us) / 1000.0);
+		   (txn_now_us() - pg->start_us) / 1000.0,
+		   pg->probe_wait_us / 1000.0);
 }
 
 static void req_free(struct pg_req *q)
@@ -265,11 +320,11 @@ static int fill_ft(void *ctx, uint32_t item, uint32_t *attr_mod,
 {
 	struct pg_req *q = ctx;
 	uint32_t first = q->fblocks[item] * PGROUP_FT_BLOCK_SIZE;
-	uint8_t ids[PGROUP_FT_BLOCK_SIZE] = { 0 };
+	uint8_t ids[PGROUP_FT_BLOCK_SIZE] = {0};
 
 	*attr_mod = q->fblocks[item];
-	for (uint32_t i = 0; i < PGROUP_FT_BLOCK_SIZE &&
-			     first + i < q->st->fdb_cap; i++)
+	for (uint32_t i = 0;
+	     i < PGROUP_FT_BLOCK_SIZE && first + i < q->st->fdb_cap; i++)
 		ids[i] = q->st->ft[first + i];
 	return smp_pgroup_ft_encode(ids, data, SMP_DATA_SIZE);
 }
@@ -279,8 +334,9 @@ static void on_blocks(void *ctx, int status, const struct bulk_result *r)
 	struct pg_req *q = ctx;
 
 	if (status < 0) {
-		req_failed(q, q->stage == 1 ? "PortGroupTable blocks"
-					    : "PortGroupForwardingTable blocks",
+		req_failed(q,
+			   q->stage == 1 ? "PortGroupTable blocks"
+					 : "PortGroupForwardingTable blocks",
 			   status);
 		req_end(q);
 		return;
@@ -300,31 +356,31 @@ static void on_info_set(void *ctx, int status, const struct txn_result *r)
 static int start_blocks(struct pg_req *q, uint16_t attr, uint32_t n,
 			bulk_fill_fn fill)
 {
-	struct bulk_req br = { .dr = true,
-			       .path = q->sw->dr_path,
-			       .hops = q->sw->dr_hops,
-			       .dest = q->sw->guid,
-			       .method = MAD_METHOD_SET,
-			       .attr_id = attr,
-			       .nitems = n,
-			       .retries = q->s->sm->txnp.retries,
-			       .fill = fill,
-			       .done = on_blocks,
-			       .ctx = q };
+	struct bulk_req br = {.dr = true,
+			      .path = q->sw->dr_path,
+			      .hops = q->sw->dr_hops,
+			      .dest = q->sw->guid,
+			      .method = MAD_METHOD_SET,
+			      .attr_id = attr,
+			      .nitems = n,
+			      .retries = q->s->sm->txnp.retries,
+			      .fill = fill,
+			      .done = on_blocks,
+			      .ctx = q};
 
 	return bulk_start(q->s->sm->txn, &br, NULL);
 }
 
 static int start_info(struct pg_req *q)
 {
-	uint8_t data[SMP_DATA_SIZE] = { 0 };
-	struct txn_smp_req r = { .dr = true,
-				 .path = q->sw->dr_path,
-				 .hops = q->sw->dr_hops,
-				 .dest = q->sw->guid,
-				 .method = MAD_METHOD_SET,
-				 .attr_id = SMP_ATTR_PGROUP_INFO,
-				 .data = data };
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	struct txn_smp_req r = {.dr = true,
+				.path = q->sw->dr_path,
+				.hops = q->sw->dr_hops,
+				.dest = q->sw->guid,
+				.method = MAD_METHOD_SET,
+				.attr_id = SMP_ATTR_PGROUP_INFO,
+				.data = data};
 
 	smp_pgroup_info_encode(&q->want, data, sizeof(data));
 	q->st->info = q->want;
@@ -349,7 +405,8 @@ static void req_next(struct pg_req *q)
 		case 1:
 			if (!q->nf)
 				continue;
-			rc = start_blocks(q, SMP_ATTR_PGROUP_FT, q->nf, fill_ft);
+			rc =
+			    start_blocks(q, SMP_ATTR_PGROUP_FT, q->nf, fill_ft);
 			break;
 		case 2:
 			if (!q->send_info)
@@ -379,8 +436,8 @@ static int diff_switch(struct pg_req *q, const struct pgroup_sw *w)
 	uint32_t fmax = st->ft_used > used ? st->ft_used : used;
 
 	q->tblocks = malloc(130 * sizeof(*q->tblocks));
-	q->fblocks = malloc((fmax / PGROUP_FT_BLOCK_SIZE + 2) *
-			    sizeof(*q->fblocks));
+	q->fblocks =
+	    malloc((fmax / PGROUP_FT_BLOCK_SIZE + 2) * sizeof(*q->fblocks));
 	if (!ng || !nft || !q->tblocks || !q->fblocks) {
 		free(ng);
 		free(nft);
@@ -393,8 +450,8 @@ static int diff_switch(struct pg_req *q, const struct pgroup_sw *w)
 				w->n_groups, q->tblocks);
 	q->nf = pg_ft_blocks(st->known && st->ft ? st->ft : NULL, st->ft_used,
 			     nft, used, q->fblocks);
-	memcpy(st->groups, ng, sizeof(st->groups));
-	free(ng);
+	free(st->groups);
+	st->groups = ng; /* what the switch holds once the blocks are sent */
 	free(st->ft);
 	st->ft = nft;
 	st->ft_used = used;
@@ -426,7 +483,7 @@ static int program_switch(struct prog_pass *s, struct pg_swstate *st,
 
 	if (!q)
 		return -ENOMEM;
-	*q = (struct pg_req){ .s = s, .pg = pg, .st = st, .sw = sw };
+	*q = (struct pg_req){.s = s, .pg = pg, .st = st, .sw = sw};
 	want_info(q, &s->sm->cfg, w);
 	if (diff_switch(q, w) < 0) {
 		req_free(q);
@@ -475,7 +532,7 @@ static int compute_and_send(struct prog_pass *s, struct pgroup_table *t)
 	struct sm *sm = s->sm;
 	struct pgprog *pg = sm->pg;
 	const struct fabric *f = s->f;
-	struct pgroup_params prm = { .order = pg->order, .rank = pg->rank };
+	struct pgroup_params prm = {.order = pg->order, .rank = pg->rank};
 	struct pg_swstate **st = NULL;
 	uint8_t *cap = NULL;
 	uint16_t *fdb = NULL;
@@ -494,7 +551,8 @@ static int compute_and_send(struct prog_pass *s, struct pgroup_table *t)
 	rc = 0;
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++)
 		if (cap[i])
-			rc = program_switch(s, st[i], f->switches[i], &t->sw[i]);
+			rc =
+			    program_switch(s, st[i], f->switches[i], &t->sw[i]);
 	pgroup_free(t);
 out:
 	free(cap);
@@ -524,30 +582,36 @@ static void program_all(struct prog_pass *s)
 int pgprog_start(struct prog_pass *s)
 {
 	struct sm *sm = s->sm;
-	struct pgprog *pg = sm->pg;
+	struct pgprog *pg;
 	const struct fabric *f = s->f;
 	int rc = 0;
 
 	if (!sm->cfg.routing_port_groups_enable || !f)
 		return 0;
-	if (!pg && !(pg = sm->pg = calloc(1, sizeof(*pg))))
+	if (!(pg = pg_get(sm)))
 		return -ENOMEM;
 	pg->start_us = txn_now_us();
+	pg->probe_wait_us = 0;
 	pg->tbl_blocks = pg->ft_blocks = 0;
 	pg->info_sets = pg->programmed = pg->without = pg->failed = 0;
 	pg->coverage = 0;
-	prog_hold(s);
-	pg->probing++; /* no program_all() while probes are submitted */
+	/* Switches discovery did not hand to pgprog_probe (an incremental
+	 * sweep discovers nothing) are asked now. */
 	for (uint32_t i = 0; i < f->n_switches && rc == 0; i++) {
 		const struct ib_node *sw = f->switches[i];
 		struct pg_swstate *st = state_get(pg, sw->guid);
 		if (!st)
 			rc = -ENOMEM;
-		else if (st->support == PG_UNKNOWN)
-			rc = probe(s, st, sw);
+		else if (st->support == PG_UNKNOWN && !st->probing)
+			rc = probe(sm, st, sw);
 	}
-	if (--pg->probing == 0 && rc == 0)
-		program_all(s);
-	prog_release(s);
-	return rc;
+	if (rc < 0)
+		return rc;
+	if (pg->probing) { /* on_probe runs program_all after the last */
+		pg->waiting = s;
+		prog_hold(s);
+		return 0;
+	}
+	program_all(s);
+	return 0;
 }

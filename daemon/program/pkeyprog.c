@@ -44,13 +44,23 @@ struct pk_job {
 	char desc[IB_DESC_LEN + 1];
 };
 
+/* Jobs started and not finished at most: every port's first sweep reads
+ * its table (165,472 blocks at 40,960 hosts), and queued all at once
+ * they were the largest allocation of the bring-up (docs/design.md
+ * §3.6); a few thousand keep the MAD engine's windows full. */
+#define PK_JOBS_INFLIGHT 1024
+
 struct pk_pass {
 	struct pkeyprog *pp;
 	struct prog_pass *s; /* NULL: a reload's pass */
 	struct pk_job *jobs;
 	uint32_t n_jobs;
 	uint32_t pending; /* jobs not finished */
+	uint32_t next;	  /* the next job to start */
+	bool feeding;	  /* inside feed(): no recursion */
 	uint32_t gets, sets, errors, ports, dropped;
+	struct namelist failed; /* ports whose job failed, for one line */
+	char why[160];		/* the first failure */
 	int64_t start_us;
 	struct pkey_plan plan; /* of the model it was made from */
 };
@@ -149,14 +159,35 @@ static int sh_size(struct pk_shadow *sh, uint16_t cap)
 
 /* ---- one job: read what is unknown, send what differs ---- */
 
+static void job_start(struct pk_job *j);
+
+/* Starts jobs while fewer than PK_JOBS_INFLIGHT run (pending counts the
+ * jobs not started yet, and the hold of pass_run until it ends). */
+static void feed(struct pk_pass *ps)
+{
+	if (ps->feeding)
+		return;
+	ps->feeding = true;
+	ps->pending++; /* a job that ends at once must not end the pass here */
+	while (ps->next < ps->n_jobs &&
+	       ps->pending - (ps->n_jobs - ps->next) <= PK_JOBS_INFLIGHT)
+		job_start(&ps->jobs[ps->next++]);
+	ps->feeding = false;
+	if (--ps->pending == 0)
+		pass_next(ps->pp);
+}
+
 static void job_done(struct pk_job *j)
 {
 	struct pk_pass *ps = j->pass;
 
 	if (j->failed)
 		ps->errors++;
-	if (--ps->pending == 0)
+	if (--ps->pending == 0) {
 		pass_next(ps->pp);
+		return;
+	}
+	feed(ps);
 }
 
 static void job_release(struct pk_job *j)
@@ -172,12 +203,19 @@ static void job_error(struct pk_job *j, const char *what, uint16_t block,
 
 	if (sh)
 		sh->known = false; /* read again next time */
-	if (!j->failed)
-		log_warn("partitions: P_KeyTable %s of %s (0x%016" PRIx64
-			 ") port %u block %u failed: %s (MAD status 0x%x); "
-			 "the next sweep tries again",
-			 what, j->desc, j->guid, j->port, block,
-			 strerror(-status), mad_status);
+	if (!j->failed) {
+		char where[IB_DESC_LEN + 16];
+		if (!j->pass->failed.n)
+			snprintf(j->pass->why, sizeof(j->pass->why),
+				 "%s of block %u: %s (MAD status 0x%x)", what,
+				 block, strerror(-status), mad_status);
+		snprintf(where, sizeof(where), "%s/%u", j->desc, j->port);
+		namelist_add(&j->pass->failed, where);
+		log_debug("partitions: P_KeyTable %s of %s (0x%016" PRIx64
+			  ") port %u block %u failed: %s (MAD status 0x%x)",
+			  what, j->desc, j->guid, j->port, block,
+			  strerror(-status), mad_status);
+	}
 	j->failed = true;
 }
 
@@ -447,8 +485,8 @@ static void pass_run(struct pkeyprog *pp, struct pk_pass *ps)
 	pp->running = ps;
 	ps->start_us = txn_now_us();
 	ps->pending = ps->n_jobs + 1; /* held while starting the jobs */
-	for (uint32_t i = 0; i < ps->n_jobs; i++)
-		job_start(&ps->jobs[i]);
+	ps->next = 0;
+	feed(ps);
 	loop_txn_kick(pp->sm);
 	if (--ps->pending == 0)
 		pass_next(pp);
@@ -458,11 +496,19 @@ static void pass_log(const struct pk_pass *ps)
 {
 	if (!ps->sets && !ps->gets && !ps->errors)
 		return;
+	char names[200];
+
 	log_notice("partitions: %u P_KeyTable blocks written to %u ports, "
 		   "%u read, %u failed ports (%s, %.1f ms)",
 		   ps->sets, ps->ports, ps->gets, ps->errors,
 		   ps->s ? "sweep" : "reload",
 		   (txn_now_us() - ps->start_us) / 1000.0);
+	if (ps->failed.n)
+		log_warn("partitions: P_KeyTables of %u ports failed (%s), "
+			 "first %s; the next sweep tries them again",
+			 ps->failed.n,
+			 namelist_str(&ps->failed, names, sizeof(names)),
+			 ps->why);
 }
 
 /* The running pass ended: its sweep goes on; a waiting pass starts. */

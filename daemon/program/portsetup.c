@@ -15,9 +15,23 @@
 #include "daemon/program/pkeyprog.h"
 #include "daemon/program/qosprog.h"
 #include "daemon/program/program.h"
+#include "lib/lids.h"
 #include "lib/log.h"
 #include "mad/smp_port.h"
 #include "mad/smp_switch.h"
+
+/* Sets of port setup in flight at most: enough to keep every window of
+ * the MAD engine busy, few enough that the queue stays small. */
+#define PORTSETUP_INFLIGHT 2048
+
+static void feed(struct prog_pass *s);
+
+/* A Set of ours ended: the next nodes' Sets may go. */
+static void set_ended(struct prog_pass *s)
+{
+	s->ps_inflight--;
+	feed(s);
+}
 
 struct set_req {
 	struct prog_pass *s;
@@ -28,14 +42,24 @@ struct set_req {
 	uint64_t mkey; /* M_Key the Set installs, 0 = none (mkey.c) */
 };
 
+/* Counted and named for the sweep's one summary line (a lossy fabric
+ * fails thousands at once). */
 static void set_failed(struct set_req *q, int status, uint16_t mad_status)
 {
-	q->s->set_errors++;
-	log_warn("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
-		 "failed: %s (MAD status 0x%x); the port keeps its old state "
-		 "until the next sweep",
-		 q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
-		 q->node->guid, q->port, strerror(-status), mad_status);
+	struct prog_pass *s = q->s;
+	char where[IB_DESC_LEN + 16];
+
+	if (!s->set_errors++)
+		snprintf(s->set_why, sizeof(s->set_why),
+			 "%s Set: %s (MAD status 0x%x)",
+			 q->switchinfo ? "SwitchInfo" : "PortInfo",
+			 strerror(-status), mad_status);
+	snprintf(where, sizeof(where), "%s/%u", q->node->desc, q->port);
+	namelist_add(&s->set_failed, where);
+	log_debug("port setup: %s Set on %s (0x%016" PRIx64 ") port %u "
+		  "failed: %s (MAD status 0x%x)",
+		  q->switchinfo ? "SwitchInfo" : "PortInfo", q->node->desc,
+		  q->node->guid, q->port, strerror(-status), mad_status);
 }
 
 /* PortInfo SMPs carry SMSupportExtendedSpeeds where the port (a switch:
@@ -60,6 +84,7 @@ static void verify_cb(void *ctx, int status, const struct txn_result *r)
 		set_failed(q, status < 0 ? status : -EREMOTEIO,
 			   r ? r->mad_status : 0);
 	}
+	set_ended(q->s);
 	prog_release(q->s);
 	free(q);
 }
@@ -110,6 +135,7 @@ static void set_cb(void *ctx, int status, const struct txn_result *r)
 			p->state = q->state;
 	}
 	free(q);
+	set_ended(s);
 	prog_release(s);
 }
 
@@ -142,6 +168,7 @@ static int submit_set(struct prog_pass *s, struct ib_node *n, uint8_t pn,
 		return rc;
 	}
 	prog_hold(s);
+	s->ps_inflight++;
 	s->need_sets++;
 	if (q->switchinfo)
 		s->sm->smps.switchinfo_sets++;
@@ -170,6 +197,26 @@ static bool port_linked(const struct prog_pass *s, const struct ib_node *n,
 		!node_is_switch(n));
 }
 
+/* A CA port lids_assign left without a LID (the switches' LinearFDBCap
+ * holds too few): its link stays down; a LID it still holds from before
+ * is cleared, since another port may have it now. */
+static int clear_lid(struct prog_pass *s, struct ib_node *n, uint8_t pn,
+		     struct smp_port_info *pi)
+{
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	int rc;
+
+	if (!pi->lid)
+		return 0;
+	pi->lid = 0;
+	pi->port_state = 0;
+	pi->port_phys_state = 0;
+	pi->client_reregister = 0;
+	rc = smp_port_info_encode(pi, data, sizeof(data));
+	return rc < 0 ? rc
+		      : submit_set(s, n, pn, SMP_ATTR_PORT_INFO, data, 0, 0);
+}
+
 static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 {
 	struct ib_node *n = dn->node;
@@ -183,6 +230,8 @@ static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 	if (!dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
+	if (pn && !node_is_switch(n) && lids_link_unrouted(&n->ports[pn]))
+		return clear_lid(s, n, pn, &pi);
 	/* After taking over from an SM whose state we lack, CA ports are
 	 * told to re-register (join their groups again). */
 	rereg = !node_is_switch(n) && sm_want_rereg(s->sm);
@@ -190,7 +239,9 @@ static int arm_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 		  (pi.lid != lid || pi.lmc != lmc ||
 		   pi.master_sm_lid != s->sm->sm_lid ||
 		   pi.gid_prefix != SUBNET_PREFIX || rereg);
-	arm = pn != 0 && port_linked(s, n, pn) && pi.port_state == IB_PORT_INIT;
+	arm = pn != 0 && port_linked(s, n, pn) &&
+	      pi.port_state == IB_PORT_INIT &&
+	      !lids_link_unrouted(&n->ports[pn]);
 	keys = mkey_pi_fill(s->sm, n, pn, &pi);
 	enforce = pkeyprog_port_enforce(s->sm, n, pn, &pi);
 	qos = qosprog_portinfo(s, dn, pn, &pi);
@@ -225,6 +276,10 @@ static int set_switchinfo(struct prog_pass *s, struct dnode *dn)
 	if (!dn->have_si ||
 	    smp_switch_info_decode(&si, dn->si, SMP_DATA_SIZE) < 0)
 		return 0;
+	/* never past the table (LIDs beyond it got none: lib/lids.c) */
+	if (si.lft_cap && top >= si.lft_cap / 64u * 64u)
+		top = si.lft_cap >= 64 ? (uint16_t)(si.lft_cap / 64u * 64u - 1)
+				       : 0;
 	if (si.lft_top == top && !si.port_state_change)
 		return 0;
 	si.lft_top = top;
@@ -238,23 +293,63 @@ static int set_switchinfo(struct prog_pass *s, struct dnode *dn)
 	return submit_set(s, dn->node, 0, SMP_ATTR_SWITCH_INFO, data, 0, 0);
 }
 
-int portsetup_arm(struct prog_pass *s)
+static int arm_node(struct prog_pass *s, struct ib_node *n)
 {
-	struct fabric *f = s->f;
+	struct dnode *dn = disc_node(s->disc, n);
 	int rc = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
-		struct ib_node *n = f->nodes[i];
-		struct dnode *dn = disc_node(s->disc, n);
-		if (!dn)
-			continue;
-		for (unsigned p = node_is_switch(n) ? 0 : 1;
-		     p <= n->nports && rc == 0; p++)
-			rc = arm_port(s, dn, (uint8_t)p);
-		if (rc == 0 && node_is_switch(n))
-			rc = set_switchinfo(s, dn);
-	}
+	if (!dn)
+		return 0;
+	for (unsigned p = node_is_switch(n) ? 0 : 1; p <= n->nports && rc == 0;
+	     p++)
+		rc = arm_port(s, dn, (uint8_t)p);
+	if (rc == 0 && node_is_switch(n))
+		rc = set_switchinfo(s, dn);
 	return rc;
+}
+
+static int activate_node(struct prog_pass *s, struct ib_node *n);
+
+/* Node after node while fewer than PORTSETUP_INFLIGHT Sets of ours are
+ * out; each Set that ends calls it again.  The pass is held until the
+ * last node was submitted. */
+static void feed(struct prog_pass *s)
+{
+	int rc = 0;
+
+	if (s->ps_feeding || !s->ps_held)
+		return;
+	s->ps_feeding = true;
+	while (s->ps_next < s->f->n_nodes &&
+	       s->ps_inflight < PORTSETUP_INFLIGHT && rc == 0) {
+		struct ib_node *n = s->f->nodes[s->ps_next++];
+		rc = s->ps_activate ? activate_node(s, n) : arm_node(s, n);
+	}
+	s->ps_feeding = false;
+	if (rc < 0) {
+		snprintf(s->error, sizeof(s->error),
+			 "port setup: cannot submit: %s", strerror(-rc));
+		s->ps_next = s->f->n_nodes;
+	}
+	if (s->ps_next >= s->f->n_nodes) {
+		s->ps_held = false;
+		prog_release(s);
+	}
+}
+
+static int feed_start(struct prog_pass *s, bool activate)
+{
+	s->ps_next = 0;
+	s->ps_activate = activate;
+	s->ps_held = true;
+	prog_hold(s);
+	feed(s);
+	return 0;
+}
+
+int portsetup_arm(struct prog_pass *s)
+{
+	return feed_start(s, false);
 }
 
 static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
@@ -265,7 +360,8 @@ static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 	int rc;
 
 	if (pn == 0 || !port_linked(s, n, pn) ||
-	    n->ports[pn].state != IB_PORT_ARMED || !dn->ports[pn].have_pi ||
+	    n->ports[pn].state != IB_PORT_ARMED ||
+	    lids_link_unrouted(&n->ports[pn]) || !dn->ports[pn].have_pi ||
 	    smp_port_info_decode(&pi, dn->ports[pn].pi, SMP_DATA_SIZE) < 0)
 		return 0;
 	if (wanted_lid(s, n, pn, &pi.lid, &pi.lmc)) {
@@ -286,19 +382,13 @@ static int activate_port(struct prog_pass *s, struct dnode *dn, uint8_t pn)
 			  mkey_port_keyed(n, pn) ? pi.m_key : 0);
 }
 
-int portsetup_activate(struct prog_pass *s)
+static int activate_node(struct prog_pass *s, struct ib_node *n)
 {
-	struct fabric *f = s->f;
+	struct dnode *dn = disc_node(s->disc, n);
 	int rc = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes && rc == 0; i++) {
-		struct ib_node *n = f->nodes[i];
-		struct dnode *dn = disc_node(s->disc, n);
-		if (!dn)
-			continue;
-		for (unsigned p = 1; p <= n->nports && rc == 0; p++)
-			rc = activate_port(s, dn, (uint8_t)p);
-	}
+	for (unsigned p = 1; dn && p <= n->nports && rc == 0; p++)
+		rc = activate_port(s, dn, (uint8_t)p);
 	return rc;
 }
 
@@ -387,4 +477,9 @@ int portsetup_phys_state(struct sm *sm, uint64_t guid, uint8_t pn, bool disable,
 	else
 		loop_txn_kick(sm);
 	return rc;
+}
+
+int portsetup_activate(struct prog_pass *s)
+{
+	return feed_start(s, true);
 }

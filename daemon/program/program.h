@@ -17,6 +17,7 @@
 
 #include "daemon/core/sm.h"
 #include "daemon/discover/discover.h"
+#include "lib/namelist.h"
 #include "mad/smp_sm.h"
 #include "mad/txn.h"
 #include "routing/unicast/unicast.h"
@@ -29,12 +30,25 @@ struct prog_pass {
 	unsigned pending;	/* SMPs and transfers in flight */
 	void (*done)(struct prog_pass *p); /* the last release */
 	/* Results, added to by the programmers. */
-	uint32_t set_errors;   /* PortInfo/SwitchInfo Sets that failed */
-	uint32_t lft_errors;   /* LFT blocks that failed */
+	uint32_t set_errors; /* PortInfo/SwitchInfo Sets that failed */
+	uint32_t lft_errors; /* LFT blocks that failed */
+	/* Where Sets and LFT blocks failed, and the first reason: one line
+	 * per sweep for all of them (the sweep logs it at its end) */
+	struct namelist set_failed, lft_failed;
+	char set_why[96], lft_why[96];
 	uint32_t lft_switches; /* switches whose LFT blocks were sent */
 	uint64_t lft_blocks;
 	uint64_t lft_read; /* LFT blocks read back before writing */
+	/* LFT blocks past a switch's LinearFDBCap, never sent (LID
+	 * assignment keeps every LID below the smallest cap, so this stays
+	 * 0 unless a model and its switches disagree) */
+	uint64_t lft_past_cap;
 	uint32_t armed, activated;
+	/* portsetup.c's pacing: the next node to set up, its Sets in
+	 * flight (a bounded number queued at a time, so that a 40,960-host
+	 * fabric does not hold 100,000 queued SMPs: docs/design.md §3.6) */
+	uint32_t ps_next, ps_inflight;
+	bool ps_activate, ps_feeding, ps_held;
 	uint64_t need_sets; /* the fewest Sets this fabric needed */
 	char error[256];
 };
@@ -88,10 +102,15 @@ int qosprog_init(struct sm *sm);
 void qosprog_destroy(struct sm *sm);
 int qosprog_start(struct prog_pass *p);
 
-/* pgprog.c (docs/design.md §4.3): port groups.  routed: the routing
- * result of the model being swept (keeps the updown order and rank it
- * needs).  start, in CONFIGURE after the LFT blocks: probes, computes and
- * programs, holding p until every transfer ended. */
+/* pgprog.c (docs/design.md §4.3): port groups.  probe: discovery has
+ * just read switch sw's SwitchInfo; a switch not asked before is asked
+ * PortGroupInfo now, while discovery and routing run, so that CONFIGURE
+ * does not wait for it.  routed: the routing result of the model being
+ * swept (keeps the updown order and rank it needs).  start, in CONFIGURE
+ * after the LFT blocks: probes what was not probed, waits for the probes
+ * still out, computes and programs, holding p until every transfer
+ * ended. */
+void pgprog_probe(struct sm *sm, const struct ib_node *sw);
 void pgprog_routed(struct sm *sm, struct ucast_result *res);
 int pgprog_start(struct prog_pass *p);
 void pgprog_destroy(struct sm *sm);

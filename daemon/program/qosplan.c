@@ -17,7 +17,6 @@ static unsigned width(const struct qos_node *qn)
 struct qos_node *qos_node_new(uint64_t guid, bool sw, uint8_t nports)
 {
 	struct qos_node *qn = calloc(1, sizeof(*qn));
-	unsigned n = (nports + 1u) * (nports + 1u);
 
 	if (!qn)
 		return NULL;
@@ -25,13 +24,30 @@ struct qos_node *qos_node_new(uint64_t guid, bool sw, uint8_t nports)
 	qn->sw = sw;
 	qn->nports = nports;
 	qn->ports = calloc(nports + 1u, sizeof(*qn->ports));
-	qn->sl2vl = calloc(n, sizeof(*qn->sl2vl));
-	qn->sl2vl_known = calloc(n, sizeof(*qn->sl2vl_known));
-	if (!qn->ports || !qn->sl2vl || !qn->sl2vl_known) {
+	if (!qn->ports) {
 		qos_node_free(qn);
 		return NULL;
 	}
 	return qn;
+}
+
+/* The SL2VL matrix, made when the first block is recorded.  0 or
+ * -ENOMEM (then the block stays unknown and is sent again). */
+static int sl2vl_alloc(struct qos_node *qn)
+{
+	size_t n = (size_t)width(qn) * width(qn);
+
+	if (qn->sl2vl)
+		return 0;
+	qn->sl2vl = calloc(n, sizeof(*qn->sl2vl));
+	qn->sl2vl_known = calloc(n, sizeof(*qn->sl2vl_known));
+	if (qn->sl2vl && qn->sl2vl_known)
+		return 0;
+	free(qn->sl2vl);
+	free(qn->sl2vl_known);
+	qn->sl2vl = NULL;
+	qn->sl2vl_known = NULL;
+	return -ENOMEM;
 }
 
 void qos_node_free(void *v)
@@ -40,6 +56,8 @@ void qos_node_free(void *v)
 
 	if (!qn)
 		return;
+	for (unsigned p = 0; qn->ports && p <= qn->nports; p++)
+		free(qn->ports[p].arb);
 	free(qn->ports);
 	free(qn->sl2vl);
 	free(qn->sl2vl_known);
@@ -51,7 +69,7 @@ void qos_node_forget_port(struct qos_node *qn, unsigned p)
 	unsigned w = width(qn);
 
 	qn->ports[p].arb_known = 0;
-	for (unsigned i = 0; i < w; i++) {
+	for (unsigned i = 0; qn->sl2vl_known && i < w; i++) {
 		qn->sl2vl_known[i * w + p] = false;
 		qn->sl2vl_known[p * w + i] = false;
 	}
@@ -74,7 +92,7 @@ static int add_item(struct qos_items *x, const struct qos_item *it)
 static bool row_holds(const struct qos_node *qn, unsigned slot,
 		      const uint8_t want[QOS_NUM_SLS])
 {
-	return qn->sl2vl_known[slot] &&
+	return qn->sl2vl_known && qn->sl2vl_known[slot] &&
 	       !memcmp(qn->sl2vl[slot], want, QOS_NUM_SLS);
 }
 
@@ -212,6 +230,8 @@ void qos_item_written(struct qos_node *qn, uint16_t attr,
 	unsigned w = width(qn);
 
 	if (attr == SMP_ATTR_SL2VL_TABLE) {
+		if (sl2vl_alloc(qn) < 0)
+			return;
 		for (unsigned in = 0; in < w && it->all_in; in++) {
 			unsigned slot = in * w + it->slot;
 			smp_sl2vl_decode(qn->sl2vl[slot], it->data,
@@ -227,6 +247,9 @@ void qos_item_written(struct qos_node *qn, uint16_t attr,
 		struct qos_port *qp = &qn->ports[it->slot / QOS_ARB_BLOCKS];
 		struct smp_vlarb_entry e[SMP_VLARB_BLOCK];
 		unsigned b = it->slot % QOS_ARB_BLOCKS;
+		if (!qp->arb &&
+		    !(qp->arb = calloc(QOS_ARB_BLOCKS, sizeof(*qp->arb))))
+			return; /* stays unknown: sent again */
 		smp_vlarb_decode(e, it->data, SMP_DATA_SIZE);
 		for (unsigned j = 0; j < SMP_VLARB_BLOCK; j++)
 			qp->arb[b][j] = (struct qos_arb){e[j].vl, e[j].weight};

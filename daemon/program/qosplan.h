@@ -23,7 +23,9 @@ struct qos_port {
 	bool linked;
 	bool sl_map;	   /* IsSLMappingSupported (a switch: port 0's) */
 	uint8_t arb_known; /* bit b - 1: VLArb block b as last written */
-	struct qos_arb arb[QOS_ARB_BLOCKS][SMP_VLARB_BLOCK];
+	/* [QOS_ARB_BLOCKS], allocated when the first block is written: with
+	 * QoS off no port holds one (docs/design.md §3.6) */
+	struct qos_arb (*arb)[SMP_VLARB_BLOCK];
 };
 
 struct qos_node {
@@ -33,8 +35,11 @@ struct qos_node {
 	 * table of every input port to one output port */
 	bool opt_sl2vl;
 	uint8_t nports;
-	struct qos_port *ports;	       /* [0..nports] */
-	uint8_t (*sl2vl)[QOS_NUM_SLS]; /* [in * (nports + 1) + out] */
+	struct qos_port *ports; /* [0..nports] */
+	/* [in * (nports + 1) + out], both allocated when the first SL2VL
+	 * block is written (NULL: nothing known), so that with QoS off a
+	 * switch costs no (nports + 1)^2 matrix (docs/design.md §3.6) */
+	uint8_t (*sl2vl)[QOS_NUM_SLS];
 	bool *sl2vl_known;
 };
 

@@ -29,7 +29,7 @@
 struct qos_xfer {
 	struct sm *sm;
 	struct prog_pass *s; /* NULL: a reload's pass, outside any sweep */
-	uint64_t guid;	 /* the answers find the record by GUID */
+	uint64_t guid;	     /* the answers find the record by GUID */
 	uint8_t nports;
 	uint16_t attr;
 	struct qos_items items;
@@ -76,8 +76,8 @@ uint8_t qos_want_op_vls(const struct sm *sm, const struct ib_port *p,
 	return qos_op_vls(&sm->qos, vl_cap, p->remote ? p->remote->vl_cap : 0);
 }
 
-bool qosprog_portinfo(const struct prog_pass *s, const struct dnode *dn, uint8_t pn,
-		      struct smp_port_info *pi)
+bool qosprog_portinfo(const struct prog_pass *s, const struct dnode *dn,
+		      uint8_t pn, struct smp_port_info *pi)
 {
 	const struct sm *sm = s->sm;
 	const struct ib_port *p = &dn->node->ports[pn];
@@ -276,9 +276,9 @@ static struct qos_xfer *xfer_new(struct sm *sm, struct prog_pass *s,
 }
 
 /* The SL2VL and VLArb blocks of a switch (pn 0) or of CA port pn. */
-static int program_dest(struct sm *sm, struct prog_pass *s, const struct fabric *f,
-			const struct ib_node *nd, struct qos_node *qn,
-			unsigned pn)
+static int program_dest(struct sm *sm, struct prog_pass *s,
+			const struct fabric *f, const struct ib_node *nd,
+			struct qos_node *qn, unsigned pn)
 {
 	struct qosprog *qp = sm->qos_prog;
 	struct qos_xfer *sl = xfer_new(sm, s, qn, SMP_ATTR_SL2VL_TABLE);
@@ -376,7 +376,8 @@ static int sa_sl2vl_row(void *ctx, const struct ib_node *n, uint8_t in,
 	struct qos_node *qn = known_node(ctx, n);
 	unsigned slot = in * (n->nports + 1u) + out;
 
-	if (!qn || in > n->nports || out > n->nports || !qn->sl2vl_known[slot])
+	if (!qn || in > n->nports || out > n->nports || !qn->sl2vl_known ||
+	    !qn->sl2vl_known[slot])
 		return 0;
 	memcpy(vl, qn->sl2vl[slot], QOS_NUM_SLS);
 	return 1;

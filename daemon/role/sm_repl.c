@@ -18,13 +18,23 @@
  * poll replaces the standby's own state, so the new master keeps every
  * MGID, MLID, member and tree (no MFT entry moves and no host needs to
  * join again), every ServiceRecord with its lease and every
- * subscription.  With an SM_Key configured the request must carry it. */
+ * subscription.  With an SM_Key configured the request must carry it.
+ *
+ * At 10,496 groups mcgroups.state is tens of MB, appended to by every
+ * join.  The master keeps each file in memory between requests, reading
+ * only what was appended since (and carrying its checksum on), instead
+ * of reading and summing the whole file for every chunk; the standby,
+ * when the master's file grew, fetches only the chunks from its own
+ * length on and checks the checksum of the whole over its copy, which a
+ * snapshot rewritten meanwhile fails (then it fetches everything).  A
+ * fetch keeps at most REPL_INFLIGHT chunks asked at once. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/role/sm_elect.h"
@@ -35,9 +45,11 @@
 
 /* Chunk bytes per answer: the SA data area less gen and length would hold
  * 192, but ibsim's client shim delivers only a MAD's first 224 bytes. */
-#define REPL_CHUNK	SA_SMSTATE_CHUNK_BYTES
-#define REPL_MAX	(4u << 20) /* a state file larger than this is not served */
-#define REPL_FILE_SHIFT 24	   /* attribute modifier: file << 24 | index */
+#define REPL_CHUNK SA_SMSTATE_CHUNK_BYTES
+#define REPL_MAX   (256u << 20) /* a state file larger than this is not served \
+				 */
+#define REPL_INFLIGHT	256	/* chunks a fetch asks for at once */
+#define REPL_FILE_SHIFT 24	/* attribute modifier: file << 24 | index */
 #define REPL_INDEX_MASK ((1u << REPL_FILE_SHIFT) - 1)
 
 enum {
@@ -80,25 +92,46 @@ struct repl {
 	unsigned file;
 	bool busy; /* a fetch is running */
 	uint32_t have_gen, have_len;
-	bool have;    /* a complete copy of have_gen */
-	bool current; /* the master's generation was have_gen at the last
-			 poll */
-	uint8_t *buf; /* fetch in progress */
-	uint32_t gen, len, nchunks, pending;
+	bool have;	   /* a complete copy of have_gen */
+	bool current;	   /* the master's generation was have_gen at the last
+			      poll */
+	uint8_t *have_buf; /* the copy (have_len bytes) */
+	uint8_t *buf;	   /* fetch in progress */
+	uint32_t gen, len, nchunks, pending, next;
+	uint32_t from; /* the fetch's first byte: have_len when only
+			  what was appended is fetched, else 0 */
 	bool failed;
-	uint64_t fetches;
+	bool full_next; /* an appended part did not check: fetch all */
+	uint64_t fetches, chunks;
+};
+
+/* The master's copy of a file it serves, kept between requests. */
+struct served {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	uint8_t *buf;
+	uint32_t len, cap, fnv;
+	bool valid;
 };
 
 static int agent = -1; /* SA client agent, < 0 when none */
 static struct repl R[REPL_FILES];
+static struct served S[REPL_FILES];
 
-static uint32_t fnv32(const uint8_t *p, size_t n)
+#define FNV_START 2166136261u
+
+/* FNV-1a carried on from h over p[0..n) (h = FNV_START: from the start). */
+static uint32_t fnv32_on(uint32_t h, const uint8_t *p, size_t n)
 {
-	uint32_t h = 2166136261u;
-
 	while (n--)
 		h = (h ^ *p++) * 16777619u;
 	return h;
+}
+
+static uint32_t fnv32(const uint8_t *p, size_t n)
+{
+	return fnv32_on(FNV_START, p, n);
 }
 
 /* The chunk an answer carries, or -errno (no answer, short, not ours). */
@@ -117,40 +150,79 @@ static int answer_chunk(const struct txn_result *r, uint32_t *idx,
 			     r->mad_len - SA_HDR_SIZE, c);
 }
 
-/* The whole state file, or NULL (*len 0 when it does not exist). */
-static uint8_t *read_state(const struct sm *sm, const char *name, uint32_t *len)
-{
-	char path[600];
-	uint8_t *b = NULL;
-	long n;
-	FILE *fp;
+/* ---- the master's side ---- */
 
-	*len = 0;
-	snprintf(path, sizeof(path), "%s/%s", sm->cfg.state_dir, name);
-	fp = fopen(path, "r");
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) > 0 &&
-	    (unsigned long)n <= REPL_MAX && fseek(fp, 0, SEEK_SET) == 0 &&
-	    (b = malloc((size_t)n)) && fread(b, 1, (size_t)n, fp) == (size_t)n)
-		*len = (uint32_t)n;
-	fclose(fp);
-	if (!*len) {
-		free(b);
-		b = NULL;
+/* Reads bytes [from, size) of fd into the served copy, its checksum
+ * carried on; 0 or -errno. */
+static int served_read(struct served *v, int fd, uint32_t from, uint32_t size)
+{
+	if (size > v->cap) {
+		uint8_t *b = realloc(v->buf, size);
+
+		if (!b)
+			return -ENOMEM;
+		v->buf = b;
+		v->cap = size;
 	}
-	return b;
+	for (uint32_t off = from; off < size;) {
+		ssize_t n = pread(fd, v->buf + off, size - off, off);
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (uint32_t)n;
+	}
+	v->fnv =
+	    fnv32_on(from ? v->fnv : FNV_START, v->buf + from, size - from);
+	v->len = size;
+	return 0;
 }
 
-/* ---- the master's side ---- */
+/* File f as it is now: the copy kept since the last request when the
+ * file did not change, its appended bytes added when it only grew, else
+ * read afresh.  NULL (len 0) when it does not exist or is too large. */
+static const struct served *served_file(const struct sm *sm, unsigned f)
+{
+	struct served *v = &S[f];
+	char path[600];
+	struct stat st;
+	bool same, grew;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%s", sm->cfg.state_dir,
+		 FILES[f].state);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
+	    st.st_size > REPL_MAX) {
+		if (fd >= 0)
+			close(fd);
+		v->valid = false;
+		return NULL;
+	}
+	same = v->valid && v->dev == st.st_dev && v->ino == st.st_ino;
+	grew = same && (uint32_t)st.st_size > v->len;
+	if (same && (uint32_t)st.st_size == v->len &&
+	    v->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    v->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		close(fd);
+		return v;
+	}
+	rc = served_read(v, fd, grew ? v->len : 0, (uint32_t)st.st_size);
+	close(fd);
+	v->valid = rc == 0;
+	v->dev = st.st_dev;
+	v->ino = st.st_ino;
+	v->mtime = st.st_mtim;
+	return v->valid ? v : NULL;
+}
 
 /* The answer's status; the chunk is encoded into data when it is 0. */
 static uint16_t serve(struct sm *sm, const struct sa_hdr *q, uint8_t *data)
 {
-	uint32_t len = 0, idx = q->attr_mod & REPL_INDEX_MASK,
+	uint32_t idx = q->attr_mod & REPL_INDEX_MASK,
 		 file = q->attr_mod >> REPL_FILE_SHIFT, off = idx * REPL_CHUNK;
-	uint8_t *b =
-	    file < REPL_FILES ? read_state(sm, FILES[file].state, &len) : NULL;
+	const struct served *v =
+	    file < REPL_FILES ? served_file(sm, file) : NULL;
+	uint32_t len = v ? v->len : 0;
 	struct sa_smstate_chunk c = {0};
 	uint16_t status = 0;
 
@@ -163,15 +235,14 @@ static uint16_t serve(struct sm *sm, const struct sa_hdr *q, uint8_t *data)
 	else if (idx > REPL_MAX / REPL_CHUNK || (off >= len && idx))
 		status = MAD_STATUS_INVALID_FIELD;
 	if (status == 0) {
-		c.generation = b ? fnv32(b, len) : 0;
+		c.generation = v ? v->fnv : 0;
 		c.length = len;
 		if (off < len)
-			memcpy(c.data, b + off,
+			memcpy(c.data, v->buf + off,
 			       len - off < REPL_CHUNK ? len - off : REPL_CHUNK);
 		if (sa_rec_encode(&sa_smstate_chunk_desc, &c, data) < 0)
 			status = MAD_STATUS_INVALID_FIELD;
 	}
-	free(b);
 	return status;
 }
 
@@ -231,7 +302,10 @@ void sm_repl_fini(struct sm *sm)
 	(void)sm;
 	for (unsigned f = 0; f < REPL_FILES; f++) {
 		free(R[f].buf);
-		R[f].buf = NULL;
+		free(R[f].have_buf);
+		R[f].buf = R[f].have_buf = NULL;
+		free(S[f].buf);
+		S[f] = (struct served){0};
 	}
 }
 
@@ -262,6 +336,9 @@ static int ask(struct repl *r, uint32_t idx,
 			      txn_dest_lid(e->master_lid), cb, r);
 }
 
+/* The fetched bytes of the replica file: only the appended part
+ * written when the copy grew (the rest is on disk from before), else the
+ * whole file to a temporary name renamed over it. */
 static int write_replica(struct repl *r)
 {
 	char path[600], tmp[610];
@@ -270,6 +347,16 @@ static int write_replica(struct repl *r)
 
 	snprintf(path, sizeof(path), "%s/%s", r->sm->cfg.state_dir,
 		 FILES[r->file].replica);
+	if (r->from) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0 &&
+		    pwrite(fd, r->buf + r->from, r->len - r->from, r->from) ==
+			(ssize_t)(r->len - r->from) &&
+		    ftruncate(fd, r->len) == 0 && close(fd) == 0)
+			return 0;
+		if (fd >= 0)
+			close(fd);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* 0600: the M_Key files must not become readable on the way */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -288,35 +375,72 @@ static int write_replica(struct repl *r)
 	return rc;
 }
 
+/* The fetched copy checks against the generation the master announced:
+ * a part fetched after what the standby had carries its checksum on. */
+static bool fetched_ok(const struct repl *r)
+{
+	if (r->failed)
+		return false;
+	if (r->from)
+		return fnv32_on(r->have_gen, r->buf + r->from,
+				r->len - r->from) == r->gen;
+	return fnv32(r->buf, r->len) == r->gen;
+}
+
 static void fetch_end(struct repl *r)
 {
 	int rc = -EIO;
 
 	r->busy = false;
-	if (!r->failed && fnv32(r->buf, r->len) == r->gen)
+	if (fetched_ok(r))
 		rc = write_replica(r);
-
-	if (rc < 0)
+	else if (r->from && !r->failed)
+		r->full_next = true; /* rewritten meanwhile: all of it next */
+	if (rc < 0) {
 		log_info("copy of the master's %s (generation %08x, %u "
 			 "chunks) failed: %s%s; tried again after the next "
 			 "poll",
 			 FILES[r->file].what, r->gen, r->nchunks,
-			 r->failed ? "chunk lost or changed, " : "",
-			 strerror(-rc));
-	if (rc == 0) {
-		r->have = r->current = true;
-		r->have_gen = r->gen;
-		r->have_len = r->len;
-		r->fetches++;
-		log_info("%s of master 0x%016" PRIx64
-			 " copied (%u bytes, generation %08x)",
-			 FILES[r->file].what, r->sm->elect->master_guid, r->len,
-			 r->gen);
+			 r->failed ? "chunk lost, " : "", strerror(-rc));
+		free(r->buf);
+		r->buf = NULL;
+		return;
 	}
-	free(r->buf);
+	r->have = r->current = true;
+	r->have_gen = r->gen;
+	r->have_len = r->len;
+	free(r->have_buf);
+	r->have_buf = r->buf; /* the next fetch adds to it */
 	r->buf = NULL;
+	r->fetches++;
+	log_info("%s of master 0x%016" PRIx64 " copied (%u bytes, %u fetched, "
+		 "generation %08x)",
+		 FILES[r->file].what, r->sm->elect->master_guid, r->len,
+		 r->len - r->from, r->gen);
 }
 
+static void chunk_cb(void *ctx, int status, const struct txn_result *res);
+
+/* Asks for the next chunks, REPL_INFLIGHT at most out at once. */
+static void refill(struct repl *r)
+{
+	while (r->pending < REPL_INFLIGHT && r->next < r->nchunks) {
+		if (ask(r, r->next, chunk_cb) < 0) {
+			r->failed = true;
+			r->next = r->nchunks;
+			break;
+		}
+		r->next++;
+		r->pending++;
+	}
+	if (!r->pending)
+		fetch_end(r);
+}
+
+/* A chunk: its bytes up to the length announced.  The file may have
+ * grown since (its generation is newer): what was before that length is
+ * the same in an appended file, and the checksum at the end says whether
+ * it was. */
 static void chunk_cb(void *ctx, int status, const struct txn_result *res)
 {
 	struct repl *r = ctx;
@@ -325,8 +449,7 @@ static void chunk_cb(void *ctx, int status, const struct txn_result *res)
 
 	if (status == -ECANCELED)
 		return;
-	if (status < 0 || answer_chunk(res, &idx, &c) < 0 ||
-	    c.generation != r->gen) {
+	if (status < 0 || answer_chunk(res, &idx, &c) < 0) {
 		r->failed = true;
 	} else {
 		off = idx * REPL_CHUNK;
@@ -334,9 +457,33 @@ static void chunk_cb(void *ctx, int status, const struct txn_result *res)
 			memcpy(r->buf + off, c.data,
 			       r->len - off < REPL_CHUNK ? r->len - off
 							 : REPL_CHUNK);
+		r->chunks++;
 	}
-	if (--r->pending == 0)
-		fetch_end(r);
+	r->pending--;
+	refill(r);
+}
+
+/* The fetch of what the master's head announced: only the chunks from
+ * the standby's own length on when the file grew, else all of them. */
+static void fetch_start(struct repl *r, const struct sa_smstate_chunk *c)
+{
+	bool grown =
+	    r->have && r->have_buf && !r->full_next && r->len > r->have_len;
+
+	r->from = grown ? r->have_len : 0;
+	r->full_next = false;
+	if (grown)
+		memcpy(r->buf, r->have_buf, r->have_len);
+	else
+		memcpy(r->buf, c->data,
+		       r->len < REPL_CHUNK ? r->len : REPL_CHUNK);
+	r->busy = true;
+	r->failed = false;
+	r->nchunks = (r->len + REPL_CHUNK - 1) / REPL_CHUNK;
+	r->next = grown ? r->from / REPL_CHUNK : 1;
+	r->pending = 0;
+	refill(r);
+	loop_txn_kick(r->sm);
 }
 
 static void head_cb(void *ctx, int status, const struct txn_result *res)
@@ -359,19 +506,7 @@ static void head_cb(void *ctx, int status, const struct txn_result *res)
 	r->current = false;
 	if (r->len == 0 || r->len > REPL_MAX || !(r->buf = malloc(r->len)))
 		return;
-	memcpy(r->buf, c.data, r->len < REPL_CHUNK ? r->len : REPL_CHUNK);
-	r->busy = true;
-	r->failed = false;
-	r->nchunks = (r->len + REPL_CHUNK - 1) / REPL_CHUNK;
-	r->pending = 1;
-	for (uint32_t i = 1; i < r->nchunks; i++)
-		if (ask(r, i, chunk_cb) == 0)
-			r->pending++;
-		else
-			r->failed = true;
-	if (--r->pending == 0)
-		fetch_end(r);
-	loop_txn_kick(r->sm);
+	fetch_start(r, &c);
 }
 
 void sm_repl_poll(struct sm *sm)
@@ -404,6 +539,7 @@ void sm_repl_print(FILE *out)
 		fprintf(out, "%s_generation %08x\n", k,
 			r->have ? r->have_gen : 0);
 		fprintf(out, "%s_fetches %" PRIu64 "\n", k, r->fetches);
+		fprintf(out, "%s_chunks %" PRIu64 "\n", k, r->chunks);
 	}
 }
 

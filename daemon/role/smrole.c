@@ -43,10 +43,13 @@ static void sm_log_smp_counts(struct sm *sm)
 {
 	const struct txn_stats *t = txn_stats(sm->txn);
 
+	/* "unsupported" are the expected answers to optional probes
+	 * (PortGroupInfo of a switch without port groups), never losses */
 	log_notice("SMPs: %" PRIu64 " sent (%" PRIu64 " retried, %" PRIu64
-		   " lost, %" PRIu64 " timeouts), last heavy sweep needed at "
-		   "least %" PRIu64 "; max outstanding %u",
-		   t->sent, t->retried, t->lost, t->timeouts,
+		   " lost, %" PRIu64 " timeouts; %" PRIu64 " probes answered "
+		   "unsupported), last heavy sweep needed at least %" PRIu64
+		   "; max outstanding %u",
+		   t->sent, t->retried, t->lost, t->timeouts, t->unsupported,
 		   sm->smps.min_needed, t->max_outstanding);
 }
 
@@ -88,7 +91,10 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	sm_notify_status(sm);
 	if (heavy)
 		sm_log_smp_counts(sm);
-	if (sm->once && rc < 0 && heavy && ++sm->once_retries <= ONCE_RETRIES) {
+	/* -ERANGE: the fabric does not fit the switches' tables; another
+	 * sweep would find the same */
+	if (sm->once && rc < 0 && rc != -ERANGE && heavy &&
+	    ++sm->once_retries <= ONCE_RETRIES) {
 		/* Lost SMPs leave ports or blocks behind; the next heavy sweep
 		 * sends only what is still missing. */
 		log_notice(
@@ -99,7 +105,10 @@ void sm_sweep_done(struct sm *sm, bool heavy, int rc)
 	}
 	if (sm->once) {
 		sm->exit_code = rc < 0 ? 1 : 0;
-		if (rc < 0)
+		if (rc ==
+		    -ERANGE) /* the rest is up: one error says why not all */
+			log_err("--once: %s", sm->last_error);
+		else if (rc < 0)
 			log_err("--once: the subnet is not up: %s",
 				sm->last_error[0] ? sm->last_error
 						  : strerror(-rc));

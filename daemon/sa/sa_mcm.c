@@ -16,33 +16,76 @@ const uint8_t sa_ipoib_bcast_mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
 #define IPOIB_QKEY 0x0B1B
 #define MCG_MAX	   65536
 
+static uint32_t mgid_hash(const uint8_t m[16])
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (unsigned i = 0; i < 16; i++)
+		h = (h ^ m[i]) * 1099511628211ULL;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static struct sa_mcg **bucket(const struct sa_mcgs *t, const uint8_t m[16])
+{
+	return &t->buckets[mgid_hash(m) & (t->nb - 1)];
+}
+
 struct sa_mcg *sa_mcg_find(struct sa *sa, const uint8_t mgid[16])
 {
-	for (uint32_t i = 0; i < sa->mcgs.n; i++)
-		if (!memcmp(sa->mcgs.v[i]->rec.mgid, mgid, 16))
-			return sa->mcgs.v[i];
+	struct sa_mcg *g;
+
+	if (!sa->mcgs.nb)
+		return NULL;
+	for (g = *bucket(&sa->mcgs, mgid); g; g = g->hnext)
+		if (!memcmp(g->rec.mgid, mgid, 16))
+			return g;
 	return NULL;
+}
+
+/* Room for one more group: the list and, at one group a bucket, twice
+ * the buckets (every group rehashed). */
+static int grow(struct sa_mcgs *t)
+{
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		struct sa_mcg **nv =
+		    cap > MCG_MAX ? NULL : realloc(t->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		t->cap = cap;
+	}
+	if (t->n < t->nb)
+		return 0;
+	uint32_t nb = t->nb ? t->nb * 2 : 64;
+	struct sa_mcg **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	free(t->buckets);
+	t->buckets = b;
+	t->nb = nb;
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct sa_mcg **h = bucket(t, t->v[i]->rec.mgid);
+
+		t->v[i]->hnext = *h;
+		*h = t->v[i];
+	}
+	return 0;
 }
 
 struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params)
 {
 	struct sa_mcgs *t = &sa->mcgs;
-	struct sa_mcg *g;
+	struct sa_mcg *g, **h;
 
 	if (sa_mcg_find(sa, params->mgid)) {
 		errno = EEXIST;
 		return NULL;
 	}
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 16;
-		struct sa_mcg **nv =
-		    cap > MCG_MAX ? NULL : realloc(t->v, cap * sizeof(*nv));
-		if (!nv) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		t->v = nv;
-		t->cap = cap;
+	if (grow(t) < 0) {
+		errno = ENOMEM;
+		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
 	if (!g) {
@@ -55,11 +98,22 @@ struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params)
 	g->state = MCG_READY;
 	g->tree_groups = 1;
 	t->v[t->n++] = g;
+	h = bucket(t, g->rec.mgid);
+	g->hnext = *h;
+	*h = g;
 	return g;
 }
 
 void sa_mcg_remove(struct sa *sa, struct sa_mcg *g)
 {
+	struct sa_mcg **h;
+
+	for (h = sa->mcgs.nb ? bucket(&sa->mcgs, g->rec.mgid) : NULL; h && *h;
+	     h = &(*h)->hnext)
+		if (*h == g) {
+			*h = g->hnext;
+			break;
+		}
 	for (uint32_t i = 0; i < sa->mcgs.n; i++) {
 		if (sa->mcgs.v[i] != g)
 			continue;
@@ -67,51 +121,10 @@ void sa_mcg_remove(struct sa *sa, struct sa_mcg *g)
 			(sa->mcgs.n - i - 1) * sizeof(g));
 		sa->mcgs.n--;
 		free(g->members);
+		free(g->midx);
 		free(g);
 		return;
 	}
-}
-
-struct sa_mcg_member *sa_mcg_member_find(struct sa_mcg *g,
-					 const uint8_t gid[16])
-{
-	for (uint32_t i = 0; i < g->n_members; i++)
-		if (!memcmp(g->members[i].port_gid, gid, 16))
-			return &g->members[i];
-	return NULL;
-}
-
-int sa_mcg_member_set(struct sa_mcg *g, const uint8_t gid[16],
-		      uint8_t join_state, uint8_t proxy)
-{
-	struct sa_mcg_member *m = sa_mcg_member_find(g, gid);
-
-	if (!m) {
-		if (g->n_members == g->cap_members) {
-			uint32_t cap = g->cap_members ? g->cap_members * 2 : 4;
-			struct sa_mcg_member *nm =
-			    realloc(g->members, cap * sizeof(*nm));
-			if (!nm)
-				return -ENOMEM;
-			g->members = nm;
-			g->cap_members = cap;
-		}
-		m = &g->members[g->n_members++];
-		memcpy(m->port_gid, gid, 16);
-	}
-	m->join_state = join_state;
-	m->proxy = proxy;
-	return 0;
-}
-
-int sa_mcg_member_del(struct sa_mcg *g, const uint8_t gid[16])
-{
-	struct sa_mcg_member *m = sa_mcg_member_find(g, gid);
-
-	if (!m)
-		return -ENOENT;
-	*m = g->members[--g->n_members];
-	return 0;
 }
 
 int sa_mcm_init(struct sa *sa)
@@ -143,18 +156,20 @@ void sa_mcm_free(struct sa *sa)
 	while (sa->mcgs.n)
 		sa_mcg_remove(sa, sa->mcgs.v[sa->mcgs.n - 1]);
 	free(sa->mcgs.v);
+	free(sa->mcgs.buckets);
 	memset(&sa->mcgs, 0, sizeof(sa->mcgs));
 }
 
 /* A group created with MTU or rate 0 takes the fabric's: the smallest
  * MTU and rate of the linked CA ports (every member must be able to
- * use the group), 2048 / 10 Gb/s on an empty fabric. */
-void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
+ * use the group), 2048 / 10 Gb/s on an empty fabric.  Found once per
+ * model: at 42,592 nodes the walk is ~10 ms, which every join paid. */
+void sa_set_fabric(struct sa *sa, struct fabric *f)
 {
-	const struct fabric *f = sa->fabric;
 	uint8_t m = 0xF, r = 0;
 
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
+	sa->fabric = f;
+	for (uint32_t i = 0; f && i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
 
 		for (uint8_t pn = 1; !node_is_switch(n) && pn <= n->nports;
@@ -171,8 +186,14 @@ void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
 				r = pr;
 		}
 	}
-	*mtu = m == 0xF ? 4 : m;
-	*rate = r ? r : 3;
+	sa->fab_mtu = m == 0xF ? 4 : m;
+	sa->fab_rate = r ? r : 3;
+}
+
+void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate)
+{
+	*mtu = sa->fab_mtu;
+	*rate = sa->fab_rate;
 }
 
 static int mcm_group(struct sa_ctx *c, const struct sa_mcg *g)
@@ -267,25 +288,37 @@ int sa_mcm_handle(struct sa_ctx *c)
 	return 0;
 }
 
+static int mcgstate_group(struct sa_ctx *c, const struct sa_mcg *g)
+{
+	struct sa_mcgstate_rec r = {
+	    .mlid = g->rec.mlid,
+	    .state = g->state,
+	    .member_count = g->rec.member_count,
+	    .joined_count = g->joined,
+	    .left_count = g->left,
+	    .tree_groups = g->tree_groups,
+	    .tree_height = g->tree_height,
+	};
+
+	if (!sa_may_see_pkey(c, g->rec.pkey))
+		return 0;
+	memcpy(r.mgid, g->rec.mgid, 16);
+	return sa_emit(c, &r) < 0 ? -ENOMEM : 0;
+}
+
 int sa_mcgstate_handle(struct sa_ctx *c)
 {
-	for (uint32_t i = 0; i < c->sa->mcgs.n && !sa_ctx_done(c); i++) {
-		const struct sa_mcg *g = c->sa->mcgs.v[i];
-		if (!sa_may_see_pkey(c, g->rec.pkey))
-			continue;
-		struct sa_mcgstate_rec r = {
-		    .mlid = g->rec.mlid,
-		    .state = g->state,
-		    .member_count = g->rec.member_count,
-		    .joined_count = g->joined,
-		    .left_count = g->left,
-		    .tree_groups = g->tree_groups,
-		    .tree_height = g->tree_height,
-		};
+	/* one group asked by MGID: a lookup, not a walk of every group */
+	if (sa_has(c, SA_MCGS_MGID)) {
+		const struct wire_field *f =
+		    sa_rec_comp_field(c->desc, SA_MCGS_MGID);
+		const struct sa_mcg *g =
+		    sa_mcg_find(c->sa, c->req + f->bitoff / 8);
 
-		memcpy(r.mgid, g->rec.mgid, 16);
-		if (sa_emit(c, &r) < 0)
-			return -ENOMEM;
+		return g ? mcgstate_group(c, g) : 0;
 	}
+	for (uint32_t i = 0; i < c->sa->mcgs.n && !sa_ctx_done(c); i++)
+		if (mcgstate_group(c, c->sa->mcgs.v[i]) < 0)
+			return -ENOMEM;
 	return 0;
 }

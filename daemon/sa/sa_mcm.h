@@ -1,9 +1,9 @@
 /* The SA's second face (daemon/sa), the one narrow interface between the
  * SA and the multicast manager (daemon/mcast).  The SA's multicast group
- * table: what MCMemberRecord and MCGStateRecord queries read.  The multicast manager (joins, leaves, MemberCount state
- * machine, routing) fills it through this API and answers MCMemberRecord
- * Set/Delete through sa->mcm_ops; without ops those methods answer
- * "method/attribute not supported". */
+ * table: what MCMemberRecord and MCGStateRecord queries read.  The multicast
+ * manager (joins, leaves, MemberCount state machine, routing) fills it through
+ * this API and answers MCMemberRecord Set/Delete through sa->mcm_ops; without
+ * ops those methods answer "method/attribute not supported". */
 #ifndef IBSM_SA_MCM_SERVER_H
 #define IBSM_SA_MCM_SERVER_H
 
@@ -29,6 +29,11 @@ struct sa_mcg {
 	bool permanent;
 	struct sa_mcg_member *members;
 	uint32_t n_members, cap_members;
+	uint32_t *midx;	   /* a large group's members by GID (position + 1,
+			      0 empty; sa_mcm_members.c), NULL when small */
+	uint32_t midx_cap; /* a power of two */
+	struct sa_mcg *hnext; /* the table's MGID hash chain */
+	void *owner;	      /* the multicast manager's record of it */
 };
 
 /* Set/Delete of MCMemberRecord (joins and leaves), provided by the
@@ -45,18 +50,26 @@ struct sa_mcm_ops {
 
 extern const uint8_t sa_ipoib_bcast_mgid[16];
 
+/* The group with this MGID, or NULL; a hash lookup, whatever the number
+ * of groups. */
 struct sa_mcg *sa_mcg_find(struct sa *sa, const uint8_t mgid[16]);
 /* The MTU and rate a group created with 0 takes: the smallest of the
- * linked CA ports (every member must be able to use the group). */
+ * linked CA ports (every member must be able to use the group), as
+ * sa_set_fabric() found them when the model came: a join never walks
+ * the fabric. */
 void sa_fabric_mtu_rate(const struct sa *sa, uint8_t *mtu, uint8_t *rate);
 /* Adds a group (params->mgid must be new); NULL with errno EEXIST/ENOMEM. */
 struct sa_mcg *sa_mcg_add(struct sa *sa, const struct sa_mcm_rec *params);
 void sa_mcg_remove(struct sa *sa, struct sa_mcg *g);
-/* Adds or updates a member (join_state replaces the old one). */
+/* Adds or updates a member (join_state replaces the old one).  A member
+ * is found by a lookup, whatever the group's size (the IPoIB broadcast
+ * group has every host). */
 int sa_mcg_member_set(struct sa_mcg *g, const uint8_t port_gid[16],
 		      uint8_t join_state, uint8_t proxy);
 /* Removes a member; 0, or -ENOENT. */
 int sa_mcg_member_del(struct sa_mcg *g, const uint8_t port_gid[16]);
+/* Every member goes (a group record read again from the state file). */
+void sa_mcg_members_clear(struct sa_mcg *g);
 struct sa_mcg_member *sa_mcg_member_find(struct sa_mcg *g,
 					 const uint8_t port_gid[16]);
 

@@ -77,7 +77,7 @@ static uint64_t default_now_ms(void)
 int sa_init(struct sa *sa, struct fabric *f, const struct sa_sm_info *sm)
 {
 	memset(sa, 0, sizeof(*sa));
-	sa->fabric = f;
+	sa_set_fabric(sa, f);
 	if (sm)
 		sa->sm = *sm;
 	if (!sa->sm.subnet_prefix)

@@ -110,12 +110,17 @@ struct sa_informs {
 struct sa_mcgs {
 	struct sa_mcg **v;
 	uint32_t n, cap;
+	struct sa_mcg **buckets; /* by MGID hash, chained (hnext) */
+	uint32_t nb;		 /* a power of two, >= cap */
 };
 
 struct qos_policy;
 
 struct sa {
 	struct fabric *fabric;
+	/* the smallest MTU and rate code of the fabric's linked CA ports,
+	 * found when the fabric was set (sa_set_fabric) */
+	uint8_t fab_mtu, fab_rate;
 	struct sa_sm_info sm;
 	struct sa_cache cache;
 	struct sa_services services;
@@ -172,6 +177,10 @@ struct sa {
  * group.  0 or -ENOMEM. */
 int sa_init(struct sa *sa, struct fabric *f, const struct sa_sm_info *sm);
 void sa_free(struct sa *sa);
+/* The model the SA answers from from now on (not owned): also finds the
+ * fabric-wide figures joins need (sa_fabric_mtu_rate), once per model.
+ * A model is not changed once set; a changed one is set again. */
+void sa_set_fabric(struct sa *sa, struct fabric *f);
 
 /* The bytes of request req that sa_handle() reads: the SA header and the
  * attribute's record (what follows is padding, or under ibsim whatever

@@ -2,11 +2,16 @@
  * saved state (MCMemberRecord or ServiceRecord Set or Delete) waits until
  * the state files holding the change are written and synced.  Each store
  * (mcg_persist.c: mcgroups.state, sa_service_store.c: services.state) is
- * asked to write at the end of this loop turn, and the held answers go
- * once no store has unsaved changes left, so a burst of joins shares one
- * write (group commit).  A SIGKILL before the write loses only requests
- * that were never answered, which the client sends again. */
+ * asked to write at the end of this loop turn, so a burst of requests
+ * shares one write (group commit).  A store that syncs on the loop says
+ * only whether changes wait (unsaved); one that syncs on another thread
+ * (mcgroups.state, lib/syncer.c) also numbers its changes (ticket) and
+ * says how far they are on disk (durable): an answer held then waits for
+ * the ticket of its change, not for later ones, and answers go in the
+ * order they came.  A SIGKILL before the sync loses only requests that
+ * were never answered, which the client sends again. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,20 +22,22 @@
 #include "lib/log.h"
 #include "mad/sa_mad.h"
 
+#define MAX_STORES 3
+
 struct held {
 	struct mad_rx rx; /* the request: where the answer goes */
 	struct mad_hdr hdr;
 	uint8_t *buf;
 	size_t len;
+	uint64_t ticket[MAX_STORES]; /* per store with tickets */
 };
-
-#define MAX_STORES 3
 
 static struct {
 	struct held *v;
-	size_t n, cap;
+	size_t head, n, cap; /* held answers are v[head..n) */
 	/* the stores: added by whoever persists state */
 	struct sa_durable_store stores[MAX_STORES];
+	uint64_t total; /* answers ever held */
 } H;
 
 int sa_durable_add_store(const struct sa_durable_store *s)
@@ -75,11 +82,51 @@ static bool any_unsaved(void)
 	return false;
 }
 
+/* h may go: every store that syncs on the loop is written, and every
+ * store with tickets has h's change on disk. */
+static bool releasable(const struct held *h)
+{
+	for (int i = 0; i < MAX_STORES; i++) {
+		const struct sa_durable_store *s = &H.stores[i];
+
+		if (!s->unsaved)
+			continue;
+		if (s->ticket ? s->durable(s->ctx) < h->ticket[i]
+			      : s->unsaved(s->ctx))
+			return false;
+	}
+	return true;
+}
+
 static bool changes_state(const struct txn_request *req)
 {
 	uint8_t method = req->rx->mad[3];
 
 	return method == SA_METHOD_SET || method == SA_METHOD_DELETE;
+}
+
+/* Room for one more held answer (the released ones at the front are
+ * dropped first). */
+static int room(void)
+{
+	if (H.head && H.head == H.n)
+		H.head = H.n = 0;
+	if (H.n < H.cap)
+		return 0;
+	if (H.head) {
+		memmove(H.v, H.v + H.head, (H.n - H.head) * sizeof(*H.v));
+		H.n -= H.head;
+		H.head = 0;
+		return 0;
+	}
+	size_t cap = H.cap ? 2 * H.cap : 64;
+	struct held *v = realloc(H.v, cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	H.v = v;
+	H.cap = cap;
+	return 0;
 }
 
 bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
@@ -89,15 +136,8 @@ bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 
 	if (!changes_state(req) || !any_unsaved())
 		return false;
-	if (H.n == H.cap) {
-		size_t cap = H.cap ? 2 * H.cap : 64;
-		struct held *v = realloc(H.v, cap * sizeof(*v));
-
-		if (!v)
-			return false; /* answered at once: better than never */
-		H.v = v;
-		H.cap = cap;
-	}
+	if (room() < 0)
+		return false; /* answered at once: better than never */
 	h = &H.v[H.n];
 	h->buf = malloc(len);
 	if (!h->buf)
@@ -106,18 +146,21 @@ bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 	h->len = len;
 	h->rx = *req->rx;
 	h->hdr = *req->hdr;
+	for (int i = 0; i < MAX_STORES; i++) {
+		const struct sa_durable_store *s = &H.stores[i];
+
+		h->ticket[i] = s->unsaved && s->ticket ? s->ticket(s->ctx) : 0;
+	}
 	H.n++;
+	H.total++;
 	flush_unsaved();
 	return true;
 }
 
 void sa_durable_release(struct sm *sm)
 {
-	/* Another store still writing: the answers wait for it too. */
-	if (any_unsaved())
-		return;
-	for (size_t i = 0; i < H.n; i++) {
-		struct held *h = &H.v[i];
+	while (H.head < H.n && releasable(&H.v[H.head])) {
+		struct held *h = &H.v[H.head++];
 		struct txn_request req = {.rx = &h->rx, .hdr = &h->hdr};
 		int rc = txn_respond_raw(sm->txn, &req, h->buf, h->len);
 
@@ -127,16 +170,22 @@ void sa_durable_release(struct sm *sm)
 				 h->rx.from.lid, strerror(-rc));
 		free(h->buf);
 	}
-	H.n = 0;
+	loop_txn_kick(sm); /* the answers that waited for room, too */
+}
+
+void sa_durable_print_status(FILE *out)
+{
+	fprintf(out, "sa_answers_held %zu\n", H.n - H.head);
+	fprintf(out, "sa_answers_held_total %" PRIu64 "\n", H.total);
 }
 
 void sa_durable_drop(void)
 {
-	for (size_t i = 0; i < H.n; i++)
+	for (size_t i = H.head; i < H.n; i++)
 		free(H.v[i].buf);
 	free(H.v);
 	H.v = NULL;
-	H.n = H.cap = 0;
+	H.head = H.n = H.cap = 0;
 }
 
 static int on_write(sd_event_source *s, uint64_t usec, void *ud)

@@ -65,7 +65,7 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 	struct sa_daemon *d = ctx;
 
 	pthread_rwlock_wrlock(&d->lock);
-	d->sa.fabric = sm->fab ? sm->fab : &d->empty;
+	sa_set_fabric(&d->sa, sm->fab ? sm->fab : &d->empty);
 	/* With partitions the plan of the new model comes from pkeyprog.c's
 	 * subscriber, later in this turn (sa_daemon_change_end): till then
 	 * Gets go to the loop, which answers them after it. */
@@ -175,7 +175,9 @@ static bool rx_get(void *ctx, const struct mad_rx *rx)
 	struct sa_peer from = {.lid = rx->from.lid};
 	bool taken = false;
 
-	if (!rx_answerable(rx->mad, rx->len))
+	/* no room in the send window: the loop answers it when there is
+	 * (this thread must never wait in a write, docs/design.md §3.1) */
+	if (!rx_answerable(rx->mad, rx->len) || !txn_rx_room(d->txn))
 		return false;
 	pthread_rwlock_rdlock(&d->lock);
 	if (d->live) {
@@ -328,6 +330,7 @@ void sa_daemon_print_status(struct sm *sm, FILE *out)
 		__atomic_load_n(&d->rx_gets, __ATOMIC_RELAXED));
 	fprintf(out, "sa_answers_cached %" PRIu64 "\n",
 		__atomic_load_n(&d->rx_cached, __ATOMIC_RELAXED));
+	sa_durable_print_status(out);
 }
 
 const struct sa_answer_stats *sa_daemon_answer_stats(struct sm *sm)

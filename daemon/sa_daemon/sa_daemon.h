@@ -40,16 +40,22 @@ bool sa_daemon_request(struct sm *sm, const struct txn_request *req);
  * sa_durable_release once every store is written). */
 bool sa_durable_hold(struct sm *sm, const struct txn_request *req,
 		     const uint8_t *buf, size_t len);
-/* A store calls it when its file is written (or failed, logged): the
- * held answers go unless another store still has unsaved changes. */
+/* A store calls it when its file is written or synced (or failed,
+ * logged): the held answers whose changes are on disk go, in order. */
 void sa_durable_release(struct sm *sm);
-/* A store that makes changes durable (mcg_persist.c, sa_service_store.c):
- * whether changes wait to be written, and a request to write them at the
- * end of this loop turn.  Two at most; -ENOSPC past that. */
+/* A store that makes changes durable (mcg_persist.c, sa_service_store.c,
+ * sa_inform_store.c): whether changes wait to be written, and a request
+ * to write them at the end of this loop turn.  A store that syncs on
+ * another thread also gives ticket (the number of its latest change) and
+ * durable (the number of the latest change on disk); it calls
+ * sa_durable_release when durable grows.  Three at most; -ENOSPC past
+ * that. */
 struct sa_durable_store {
 	bool (*unsaved)(void *ctx);
 	void (*flush_soon)(void *ctx);
 	void *ctx;
+	uint64_t (*ticket)(void *ctx); /* NULL: syncs on the loop */
+	uint64_t (*durable)(void *ctx);
 };
 int sa_durable_add_store(const struct sa_durable_store *s);
 /* A store's write at the end of this loop turn (at once when there is no
@@ -65,6 +71,8 @@ void sa_durable_write_fini(struct sa_durable_writer *w);
 void sa_durable_remove_store(void *ctx);
 /* At exit: held answers are dropped (their requests were not durable). */
 void sa_durable_drop(void);
+/* ibsmctl status: answers held now and in all. */
+void sa_durable_print_status(FILE *out);
 
 /* sa_service_store.c: the ServiceRecords of sa kept in services.state in
  * the state directory: loaded at once (damaged lines logged and skipped),

@@ -150,7 +150,8 @@ static void load_file(struct sa_inform_store *st)
 struct sa_inform_store *sa_inform_store_open(struct sm *sm, struct sa *sa)
 {
 	struct sa_inform_store *st = calloc(1, sizeof(*st));
-	struct sa_durable_store ds = {store_unsaved, store_flush_soon, NULL};
+	struct sa_durable_store ds = {.unsaved = store_unsaved,
+				      .flush_soon = store_flush_soon};
 
 	if (!st)
 		return NULL;

@@ -320,7 +320,8 @@ static void load_file(struct sa_svc_store *st)
 struct sa_svc_store *sa_svc_store_open(struct sm *sm, struct sa *sa)
 {
 	struct sa_svc_store *st = calloc(1, sizeof(*st));
-	struct sa_durable_store ds = {store_unsaved, store_flush_soon, NULL};
+	struct sa_durable_store ds = {.unsaved = store_unsaved,
+				      .flush_soon = store_flush_soon};
 	int rc;
 
 	if (!st)

@@ -12,6 +12,24 @@
 #include "routing/engines.h"
 #include "routing/unicast/unicast.h"
 
+/* What did not fit below the switches' LinearFDBCap, said once: logged
+ * when it first appears or changes, kept for `ibsmctl status` and for
+ * --once's exit (docs/design.md §3.4). */
+static void report_limit(struct sm *sm, const struct lids_stats *st)
+{
+	char msg[sizeof(sm->lid_limit)] = "";
+
+	lids_limit_message(st, (uint8_t)sm->cfg.sm_lmc, msg, sizeof(msg));
+	if (!strcmp(msg, sm->lid_limit))
+		return;
+	if (!msg[0])
+		log_notice("LIDs: every port fits the switches' "
+			   "LinearFDBCap again");
+	else if (!sm->once) /* --once exits with it, said once */
+		log_err("LIDs: %s", msg);
+	snprintf(sm->lid_limit, sizeof(sm->lid_limit), "%s", msg);
+}
+
 static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 {
 	struct lids_stats st;
@@ -26,6 +44,7 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 		 "dropped, max LID %u",
 		 st.ports, st.kept, st.from_map, st.fresh, st.dropped,
 		 f->max_lid);
+	report_limit(sm, &st);
 	smp = node_port(f->sm_node, f->sm_port);
 	sm->sm_lid = smp->lid;
 	return 0;
@@ -35,18 +54,17 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 		  size_t len)
 {
 	const struct ucast_engine *eng = ucast_engine_find(
-		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	    config_enum_name("routing.unicast", sm->cfg.routing_unicast));
 	struct ucast_params prm = {
-		.updown_roots =
-			(const char *const *)sm->cfg.routing_updown_roots.v,
-		.n_updown_roots = sm->cfg.routing_updown_roots.n,
-		.updown_direction = sm->cfg.routing_updown_direction ==
-						    CFG_UPDN_DFS
-					    ? "dfs"
-					    : "bfs",
-		.keep_lft = keep,
+	    .updown_roots = (const char *const *)sm->cfg.routing_updown_roots.v,
+	    .n_updown_roots = sm->cfg.routing_updown_roots.n,
+	    .updown_direction = sm->cfg.routing_updown_direction == CFG_UPDN_DFS
+				    ? "dfs"
+				    : "bfs",
+	    .keep_lft = keep,
+	    .prev = keep ? sm->ucast_state : NULL,
 	};
-	struct ucast_result res = { 0 };
+	struct ucast_result res = {0};
 	int64_t t0;
 	int rc;
 
@@ -74,15 +92,23 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 		return rc;
 	}
 	log_info("routing: %s, %u switches, max LID %u, %u unreachable host "
-		 "pairs, max hops %u, %.1f ms", eng->name, f->n_switches,
-		 f->max_lid, res.unreachable_pairs, res.max_hops,
-		 (txn_now_us() - t0) / 1000.0);
+		 "pairs, max hops %u, %.1f ms",
+		 eng->name, f->n_switches, f->max_lid, res.unreachable_pairs,
+		 res.max_hops, (txn_now_us() - t0) / 1000.0);
 	pgprog_routed(sm, &res); /* keeps the updown order for port groups */
-	/* updn-roots.dump (docs/design.md §4.4): the roots the routes were built on */
+	/* updn-roots.dump (docs/design.md §4.4): the roots the routes were
+	 * built on */
 	if (res.n_roots &&
 	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)
 		log_warn("cannot write %s/updn-roots.dump; ibdmchk -u needs it",
 			 sm->cfg.state_dir);
+	/* the hosts' order the routes follow, for job launchers */
+	if (res.ca_order && dump_write_ca_order(sm->cfg.state_dir, f) < 0)
+		log_warn("cannot write %s/ftree-ca-order.dump; routing goes on",
+			 sm->cfg.state_dir);
+	ucast_state_free(sm->next_ucast_state);
+	sm->next_ucast_state = res.state;
+	res.state = NULL;
 	ucast_result_free(&res);
 	return 0;
 }
@@ -113,6 +139,9 @@ void route_after_sweep(struct sm *sm)
 	hops_free(&sm->hops); /* adopt_model joined the dump helper */
 	sm->hops = sm->next_hops;
 	memset(&sm->next_hops, 0, sizeof(sm->next_hops));
+	ucast_state_free(sm->ucast_state);
+	sm->ucast_state = sm->next_ucast_state;
+	sm->next_ucast_state = NULL;
 
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
@@ -120,7 +149,15 @@ void route_after_sweep(struct sm *sm)
 	rc = dumps_after_sweep(sm);
 	if (rc < 0)
 		log_err("cannot write %s: %s; LIDs may change at the next "
-			"start", path, strerror(-rc));
+			"start",
+			path, strerror(-rc));
+}
+
+void route_fini(struct sm *sm)
+{
+	ucast_state_free(sm->ucast_state);
+	ucast_state_free(sm->next_ucast_state);
+	sm->ucast_state = sm->next_ucast_state = NULL;
 }
 
 int route_load_guid2lid(struct sm *sm)
@@ -139,8 +176,8 @@ int route_load_guid2lid(struct sm *sm)
 		return 0;
 	}
 	if (rc > 0)
-		log_warn("%s: %d damaged lines skipped, %u LIDs used", path,
-			 rc, sm->g2l.n);
+		log_warn("%s: %d damaged lines skipped, %u LIDs used", path, rc,
+			 sm->g2l.n);
 	log_info("read %u LIDs from %s", sm->g2l.n, path);
 	return 0;
 }

@@ -85,8 +85,8 @@ static void run_phase(struct sweep *s, int (*start)(struct sweep *),
 	sweep_hold(s); /* keeps the phase open while submitting */
 	rc = start(s);
 	if (rc < 0)
-		snprintf(s->pass.error, sizeof(s->pass.error), "%s: cannot submit: %s",
-			 what, strerror(-rc));
+		snprintf(s->pass.error, sizeof(s->pass.error),
+			 "%s: cannot submit: %s", what, strerror(-rc));
 	loop_txn_kick(s->sm);
 	sweep_release(s);
 }
@@ -103,7 +103,11 @@ static void sweep_reset(struct sweep *s)
 	s->changed = s->incremental = false;
 	incr_reset(s);
 	s->pass.set_errors = s->pass.lft_errors = s->pass.lft_switches = 0;
-	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed = s->pass.activated = 0;
+	namelist_clear(&s->pass.set_failed);
+	namelist_clear(&s->pass.lft_failed);
+	s->pass.lft_past_cap = 0;
+	s->pass.lft_blocks = s->pass.lft_read = s->pass.armed =
+	    s->pass.activated = 0;
 	s->need_gets = s->pass.need_sets = 0;
 	s->left_out = 0;
 	s->pass.error[0] = '\0';
@@ -158,8 +162,8 @@ static void on_elected(void *ctx, bool master)
 	s->hold_pending = false; /* a fresh model: every held link cut */
 	if (s->sm->hold_links)
 		s->sm->hold_links(s->sm, s->nf);
-	if (route_compute(s->sm, s->nf, false, s->pass.error, sizeof(s->pass.error)) <
-	    0) {
+	if (route_compute(s->sm, s->nf, false, s->pass.error,
+			  sizeof(s->pass.error)) < 0) {
 		finish(s, -EINVAL);
 		return;
 	}
@@ -187,6 +191,21 @@ static int start_activate(struct sweep *s)
 	return portsetup_activate(&s->pass);
 }
 
+/* Every discovery answer: the SA's observer keeps what it needs; a
+ * switch's SwitchInfo means it exists and its route is known, so its
+ * port-group probe goes out now rather than in CONFIGURE. */
+static void disc_answer(void *ctx, const struct ib_node *n,
+			const struct smp *smp, const uint8_t *data)
+{
+	struct sweep *s = ctx;
+	const struct disc_observer *o = s->sm->disc_obs;
+
+	if (o && o->smp)
+		o->smp(o->ctx, n, smp, data);
+	if (n && node_is_switch(n) && smp->hdr.attr_id == SMP_ATTR_SWITCH_INFO)
+		pgprog_probe(s->sm, n);
+}
+
 static int start_discovery(struct sweep *s)
 {
 	struct fabric *f = calloc(1, sizeof(*f));
@@ -198,8 +217,8 @@ static int start_discovery(struct sweep *s)
 	sweep_set_model(s, f);
 	/* Discovery reports through on_disc_done, never from inside
 	 * disc_start, so the sweep holds nothing for it. */
-	rc = disc_start(s->sm->txn, f, on_disc_done, s, s->sm->disc_obs,
-			&s->disc);
+	s->obs = (struct disc_observer){.smp = disc_answer, .ctx = s};
+	rc = disc_start(s->sm->txn, f, on_disc_done, s, &s->obs, &s->disc);
 	if (rc == 0)
 		loop_txn_kick(s->sm);
 	return rc;
@@ -399,7 +418,9 @@ static void pass_done(struct prog_pass *p)
 	phase_done((struct sweep *)((char *)p - offsetof(struct sweep, pass)));
 }
 
-/* Ports that should be ACTIVE and are not (a --once failure). */
+/* Ports that should be ACTIVE and are not (a --once failure); a link to a
+ * CA port that got no LID (LinearFDBCap too small) stays down on purpose
+ * and is reported by route.c instead. */
 static uint32_t count_inactive(const struct fabric *f, char *first, size_t len)
 {
 	uint32_t n = 0;
@@ -408,7 +429,8 @@ static uint32_t count_inactive(const struct fabric *f, char *first, size_t len)
 		struct ib_node *nd = f->nodes[i];
 		for (unsigned p = 1; p <= nd->nports; p++) {
 			if (!nd->ports[p].remote ||
-			    nd->ports[p].state == IB_PORT_ACTIVE)
+			    nd->ports[p].state == IB_PORT_ACTIVE ||
+			    lids_link_unrouted(&nd->ports[p]))
 				continue;
 			if (!n++)
 				snprintf(first, len,
@@ -446,6 +468,14 @@ static int adopt_model(struct sweep *s)
 		fabric_free(old);
 		free(old);
 	}
+	/* What the switches' caps left out is for good: --once ends with it
+	 * (no retry can help); a daemon serves the rest and shows it in
+	 * its status. */
+	if (sm->once && sm->lid_limit[0]) {
+		snprintf(s->pass.error, sizeof(s->pass.error), "%s",
+			 sm->lid_limit);
+		return -ERANGE;
+	}
 	if (s->left_out) {
 		/* The model lacks them, so nothing above counts their ports:
 		 * --once has not brought every port up; a daemon serves the
@@ -458,7 +488,8 @@ static int adopt_model(struct sweep *s)
 		sm->heavy_pending = true;
 		if (sm->once)
 			return -EIO;
-		log_warn("sweep: %s; the next sweep rediscovers", s->pass.error);
+		log_warn("sweep: %s; the next sweep rediscovers",
+			 s->pass.error);
 	}
 	if (inactive) {
 		snprintf(s->pass.error, sizeof(s->pass.error),
@@ -501,6 +532,30 @@ static void sweep_events(const struct sweep *s, int rc)
 	event_end(&e);
 }
 
+/* One line each for the Sets and the LFT blocks that failed in this
+ * sweep: how many, where (the first few), the first reason. */
+static void log_failures(struct sweep *s)
+{
+	char names[200];
+
+	if (s->pass.set_errors)
+		log_warn(
+		    "sweep %" PRIu64 ": %u Sets failed (%s), first %s; "
+		    "those ports keep their old state until the next "
+		    "sweep",
+		    s->sm->sweeps, s->pass.set_errors,
+		    namelist_str(&s->pass.set_failed, names, sizeof(names)),
+		    s->pass.set_why);
+	if (s->pass.lft_errors)
+		log_warn(
+		    "sweep %" PRIu64 ": %u LFT blocks failed on %u "
+		    "switches (%s), first %s; they are sent again at the "
+		    "next sweep",
+		    s->sm->sweeps, s->pass.lft_errors, s->pass.lft_failed.n,
+		    namelist_str(&s->pass.lft_failed, names, sizeof(names)),
+		    s->pass.lft_why);
+}
+
 static void finish(struct sweep *s, int rc)
 {
 	struct sm *sm = s->sm;
@@ -520,19 +575,27 @@ static void finish(struct sweep *s, int rc)
 		log_notice("sweep %" PRIu64 ": this SM is %s, nothing "
 			   "configured",
 			   sm->sweeps, sm_state_name(sm->sm_state));
-	else if (rc < 0)
+	else if (rc < 0 && rc != -ERANGE) /* -ERANGE: --once says it */
 		log_err("sweep %" PRIu64 " failed: %s", sm->sweeps,
 			s->pass.error[0] ? s->pass.error : strerror(-rc));
 	else if (s->heavy)
-		log_notice("sweep %" PRIu64
-			   ": subnet up%s, %u switches, %u hosts,"
-			   " %u ports armed, %u activated, %" PRIu64 " LFT "
-			   "blocks to %u switches (%" PRIu64 " read back), "
-			   "%.1f ms",
-			   sm->sweeps, s->incremental ? " (incremental)" : "",
-			   sm->fab->n_switches, fabric_count_hosts(sm->fab),
-			   s->pass.armed, s->pass.activated, s->pass.lft_blocks,
-			   s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+		log_notice(
+		    "sweep %" PRIu64 ": subnet up%s, %u switches, %u hosts,"
+		    " %u ports armed, %u activated, %" PRIu64 " LFT "
+		    "blocks to %u switches (%" PRIu64 " read back), "
+		    "%.1f ms",
+		    sm->sweeps,
+		    rc == -ERANGE    ? " but for the ports left without a LID"
+		    : s->incremental ? " (incremental)"
+				     : "",
+		    sm->fab->n_switches, fabric_count_hosts(sm->fab),
+		    s->pass.armed, s->pass.activated, s->pass.lft_blocks,
+		    s->pass.lft_switches, s->pass.lft_read, sm->last_sweep_ms);
+	log_failures(s);
+	if (s->pass.lft_past_cap)
+		log_err("sweep %" PRIu64 ": %" PRIu64 " LFT blocks past their "
+			"switch's LinearFDBCap were not sent",
+			sm->sweeps, s->pass.lft_past_cap);
 	sweep_stats_end(s, rc);
 	if (s->heavy && rc != -ECANCELED)
 		sweep_events(s, rc);

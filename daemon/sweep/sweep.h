@@ -43,6 +43,8 @@ void traps_on_trap(struct sm *sm, const struct txn_request *req);
 
 /* route.c: reads <state_dir>/guid2lid into sm->g2l (missing file: empty). */
 int route_load_guid2lid(struct sm *sm);
+/* Frees what route_compute() kept at exit. */
+void route_fini(struct sm *sm);
 
 /* dumps.c (the multicast tables come from mcg_write_dumps_to): every dump
  * of sm->fab to dir, in the loop (ibsmctl dump); dumps_free at exit. */

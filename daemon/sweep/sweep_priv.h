@@ -26,11 +26,15 @@ struct sweep {
 	bool again; /* another sweep was requested meanwhile */
 	bool again_heavy;
 	int64_t start_us;
-	int64_t state_us; /* when the current state was entered */
+	int64_t state_us;    /* when the current state was entered */
 	uint64_t state_sent; /* the engine's SMPs sent by then */
 
 	struct fabric *nf; /* heavy: the model being built */
 	struct discovery *disc;
+	/* What discovery tells the sweep of every answer: passed on to the
+	 * SA's observer, and each switch's SwitchInfo starts its port-group
+	 * probe (pgprog_probe) */
+	struct disc_observer obs;
 
 	/* Light sweep verdict: something changed; what the switches that
 	 * reported a change or stayed silent said (incr.c). */
@@ -50,7 +54,7 @@ struct sweep {
 	uint64_t failed;
 
 	/* Results of this sweep besides the pass's. */
-	uint32_t left_out; /* nodes/ports discovery had to leave out */
+	uint32_t left_out;  /* nodes/ports discovery had to leave out */
 	uint64_t need_gets; /* the minimum this fabric needed */
 };
 

@@ -180,6 +180,8 @@ struct mc_ctx {
 	uint32_t *color_trees;	/* [color]: trees holding the color */
 	uint32_t *color_groups; /* [color]: groups on those trees */
 	uint32_t owner_cap;	/* colors with an owner slot allocated */
+	uint64_t *sw_changed;	/* [n_sw bits]: switches whose MFT entries
+				   may have changed (mcast_sw_changed) */
 	/* objects */
 	struct mc_group *groups;
 	uint32_t n_groups, cap_groups, live_groups;
@@ -296,6 +298,13 @@ void mcast_mft_foreach(const struct mc_ctx *c, uint32_t sw,
 		       void *arg);
 /* Highest color in use + 1 (the MFT size the switches must hold). */
 uint32_t mcast_colors_top(const struct mc_ctx *c);
+/* Whether switch sw's MFT entries may have changed since the last call
+ * for it (true for every switch of a new context), and forgets it: a
+ * programmer compares only the switches a change touched.  Every change
+ * of a switch's entries goes through mc_tree_paint (who owns a color
+ * there) or mc_tree_account (a live tree's links, for the EFI), which
+ * mark it. */
+bool mcast_sw_changed(struct mc_ctx *c, uint32_t sw);
 
 /* Metrics of docs/design.md §6 (height excess recomputed here). */
 void mcast_stats(struct mc_ctx *c, struct mc_stats *st);
@@ -377,6 +386,12 @@ uint32_t mc_tree_add(struct mc_tree *t, uint32_t sw, uint32_t parent,
 		     uint8_t up_port, uint8_t down_port);
 /* Marks member port m on its switch's node (which must exist). */
 int mc_tree_add_member(struct mc_tree *t, const struct ib_port *m);
+/* The same on a live (committed, accounted) tree: only that port's EFI,
+ * the tree's height and its switch's change mark move, where accounting
+ * the whole tree again cost O(tree) a join (a group of every host, as the
+ * IPoIB broadcast group, spans every switch). */
+int mc_tree_add_member_live(struct mc_ctx *c, struct mc_tree *t,
+			    const struct ib_port *m);
 /* Appends member m to g unless already present: 1 added, 0 duplicate,
  * -ENOMEM. */
 int mc_group_push_member(struct mc_group *g, struct ib_port *m);

@@ -144,10 +144,12 @@ int mcast_create_with(struct mc_ctx **out, struct fabric *f,
 		goto fail;
 	c->node_stamp = calloc(f->n_nodes + 1, sizeof(uint32_t));
 	c->node_seen = calloc(f->n_nodes + 1, sizeof(*c->node_seen));
-	if (!c->node_stamp || !c->node_seen) {
+	c->sw_changed = malloc((c->n_sw / 64 + 1) * sizeof(uint64_t));
+	if (!c->node_stamp || !c->node_seen || !c->sw_changed) {
 		rc = -ENOMEM;
 		goto fail;
 	}
+	memset(c->sw_changed, 0xff, (c->n_sw / 64 + 1) * sizeof(uint64_t));
 	c->cwords = 0;
 	if ((rc = c->eng->init ? c->eng->init(c) : 0) < 0)
 		goto fail;
@@ -191,6 +193,7 @@ void mcast_destroy(struct mc_ctx *c)
 	free(c->scr);
 	free(c->node_stamp);
 	free(c->node_seen);
+	free(c->sw_changed);
 	free(c->add_ms);
 	free(c->owner);
 	free(c->color_trees);
@@ -415,6 +418,16 @@ void mcast_mft_foreach(const struct mc_ctx *c, uint32_t sw,
 				cb(arg, col, mask);
 		}
 	}
+}
+
+bool mcast_sw_changed(struct mc_ctx *c, uint32_t sw)
+{
+	uint64_t bit = 1ull << (sw % 64), *w = &c->sw_changed[sw / 64];
+	bool was = sw < c->n_sw && (*w & bit);
+
+	if (was)
+		*w &= ~bit;
+	return was;
 }
 
 uint32_t mcast_colors_top(const struct mc_ctx *c)

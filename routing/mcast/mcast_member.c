@@ -1,5 +1,5 @@
-/* Standard groups (docs/design.md §4.1): a member added to a routed group extends
- * its tree inside the group's own color, so the MLID never changes; a
+/* Standard groups (docs/design.md §4.1): a member added to a routed group
+ * extends its tree inside the group's own color, so the MLID never changes; a
  * tree of that color met on the way is merged in (mc_vmcg_route with the
  * group's tree and root kept, old links kept whatever multicast.merge
  * says, since other groups are using them). */
@@ -25,10 +25,7 @@ int mcast_member_add(struct mc_ctx *c, uint32_t gid, struct ib_port *m)
 	if (g->tree == MC_NONE) {
 		rc = c->eng->route(c, g);
 	} else if (mc_tree_node(t = &c->trees[g->tree], sw)) {
-		mc_tree_account(c, t, -1);
-		rc = mc_tree_add_member(t, m);
-		mc_tree_finish(c, t);
-		mc_tree_account(c, t, +1);
+		rc = mc_tree_add_member_live(c, t, m);
 	} else {
 		uint32_t tid = t->id;
 		rc = mc_vmcg_route(c, t->color, &tid, 1, NULL, true, true);

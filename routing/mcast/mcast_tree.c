@@ -262,20 +262,58 @@ void mc_tree_load(const struct mc_ctx *c, struct mc_tree *t, uint32_t *max,
 	*ports = t->lports;
 }
 
-void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
+/* Switch sw's MFT entries may have changed (mcast_sw_changed). */
+static inline void mark_changed(struct mc_ctx *c, uint32_t sw)
 {
-	uint32_t k = t->n_groups;
+	c->sw_changed[sw / 64] |= 1ull << (sw % 64);
+}
 
+/* Every tree cache of a load before this goes stale (mc_tree_load). */
+static void clock_tick(struct mc_ctx *c)
+{
 	if (++c->load_clock == 0) { /* wrapped: every cache goes stale */
 		for (uint32_t i = 0; i < c->n_trees; i++)
 			c->trees[i].lstamp = 0;
 		c->load_clock = 1;
 	}
+}
 
+int mc_tree_add_member_live(struct mc_ctx *c, struct mc_tree *t,
+			    const struct ib_port *m)
+{
+	uint32_t sw = mc_member_sw(m);
+	struct mc_tnode *n = sw == MC_NONE ? NULL : mc_tree_node(t, sw);
+	unsigned p;
+
+	if (!n)
+		return -EINVAL;
+	p = m->remote->num;
+	if (!mc_mask_test(n->mask, p)) { /* a new MFT port: its EFI */
+		uint32_t *e = &c->efi[c->port_base[sw] + p];
+
+		clock_tick(c);
+		c->sw_clock[sw] = c->load_clock;
+		*e += t->n_groups;
+		if (*e > c->efi_high)
+			c->efi_high = *e;
+	}
+	mark_changed(c, sw);
+	mc_tree_add_member(t, m);
+	if (n->depth + 1 > t->height)
+		t->height = (uint8_t)(n->depth + 1);
+	return 0;
+}
+
+void mc_tree_account(struct mc_ctx *c, const struct mc_tree *t, int sign)
+{
+	uint32_t k = t->n_groups;
+
+	clock_tick(c);
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		const struct mc_tnode *n = &t->nodes[i];
 		uint32_t base = c->port_base[n->sw];
 		c->sw_clock[n->sw] = c->load_clock;
+		mark_changed(c, n->sw);
 		c->sw_load[n->sw] += (uint32_t)(sign * (int)k);
 		for (int w = 0; w < MC_MASK_WORDS; w++) {
 			uint64_t bits = n->mask[w];
@@ -359,6 +397,7 @@ int mc_tree_paint(struct mc_ctx *c, const struct mc_tree *t, bool on)
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		uint32_t sw = t->nodes[i].sw;
 		uint64_t *w = &c->busy[(size_t)sw * c->cwords + (col >> 6)];
+		mark_changed(c, sw);
 		if (on) {
 			*w |= 1ull << (col & 63);
 			c->owner[col][sw] = t->id;

@@ -13,12 +13,15 @@
  * LID, then the base LIDs of the CA ports on it in port order, then with
  * LMC the second LIDs, ...), switches in LID order: consecutive hosts of
  * one leaf then fan out over all up links, which is what balances a fat
- * tree. */
+ * tree.  A LID beyond the base of an LMC range takes the candidate
+ * offset places after its base LID's (ucast_lmc_pick()), so the LIDs of
+ * a host take different links wherever there are that many and every
+ * offset is spread as the base LIDs are (taken in rounds, a leaf with as
+ * many hosts as up links gave every LID of a host the same link). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/log.h"
 #include "routing/unicast/unicast.h"
@@ -32,6 +35,7 @@ struct dest_table {
 	uint32_t *first;
 	uint16_t *dlid;
 	uint8_t *port;
+	uint8_t *off; /* the LID's offset in its port's LMC range */
 	uint32_t n;
 };
 
@@ -46,16 +50,9 @@ struct mh_job {
 static int dest_count(const struct fabric *f, uint32_t *n)
 {
 	*n = 0;
-	for (uint32_t s = 0; s < f->n_switches; s++) {
-		struct ib_node *sw = f->switches[s];
-		if (sw->ports[0].lid)
-			(*n)++;
-		for (unsigned p = 1; p <= sw->nports; p++) {
-			struct ib_port *r = sw->ports[p].remote;
-			if (r && !node_is_switch(r->node) && r->lid)
-				*n += 1u << r->lmc;
-		}
-	}
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		*n += !!f->switches[s]->ports[0].lid +
+		      ucast_host_lids(f->switches[s], NULL, NULL);
 	return 0;
 }
 
@@ -88,6 +85,17 @@ static void dest_free(struct dest_table *dt)
 	free(dt->first);
 	free(dt->dlid);
 	free(dt->port);
+	free(dt->off);
+}
+
+static void add_dest(void *ctx, struct ib_port *host, uint8_t port,
+		     uint8_t off)
+{
+	struct dest_table *dt = ctx;
+
+	dt->dlid[dt->n] = (uint16_t)(host->lid + off);
+	dt->off[dt->n] = off;
+	dt->port[dt->n++] = port;
 }
 
 static int dest_build(const struct fabric *f, struct dest_table *dt)
@@ -99,7 +107,8 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 	dt->order = malloc((f->n_switches + 1) * sizeof(*dt->order));
 	dt->dlid = malloc((n + 1) * sizeof(*dt->dlid));
 	dt->port = malloc(n + 1);
-	if (!dt->first || !dt->dlid || !dt->port || !dt->order)
+	dt->off = malloc(n + 1);
+	if (!dt->first || !dt->dlid || !dt->port || !dt->order || !dt->off)
 		return -ENOMEM;
 	dest_order(f, dt);
 	for (uint32_t s = 0; s < f->n_switches; s++) {
@@ -107,25 +116,11 @@ static int dest_build(const struct fabric *f, struct dest_table *dt)
 		dt->first[s] = k;
 		if (sw->ports[0].lid) {
 			dt->dlid[k] = sw->ports[0].lid;
+			dt->off[k] = 0;
 			dt->port[k++] = 0;
 		}
-		/* With LMC, first every port's base LID, then every port's
-		 * base + 1, ...: base LIDs (what most traffic uses) then fan
-		 * out over the links like the LIDs of an LMC 0 fabric. */
-		for (uint32_t l = 0; l < 128; l++) {
-			bool more = false;
-			for (unsigned p = 1; p <= sw->nports; p++) {
-				struct ib_port *r = sw->ports[p].remote;
-				if (!r || node_is_switch(r->node) || !r->lid ||
-				    l >= 1u << r->lmc)
-					continue;
-				dt->dlid[k] = (uint16_t)(r->lid + l);
-				dt->port[k++] = (uint8_t)p;
-				more |= l + 1 < 1u << r->lmc;
-			}
-			if (!more)
-				break;
-		}
+		dt->n = k;
+		k += ucast_host_lids(sw, add_dest, dt);
 	}
 	dt->first[f->n_switches] = k;
 	dt->n = k;
@@ -256,6 +251,75 @@ static void assign(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
 	}
 }
 
+struct lmc_ctx {
+	const struct ib_node *sw;
+	const uint8_t *c;
+	uint16_t dlid;
+	uint8_t off;
+};
+
+/* Candidate i already taken by a lower LID of dlid's port. */
+static bool lmc_taken(void *arg, unsigned i)
+{
+	const struct lmc_ctx *x = arg;
+
+	for (unsigned o = 1; o <= x->off; o++)
+		if (x->sw->lft[x->dlid - o] == x->c[i])
+			return true;
+	return false;
+}
+
+/* The least loaded candidate none of the port's lower LIDs leaves by
+ * (the least loaded if every one is taken). */
+static unsigned least_free(const struct sw_load *ld, const uint8_t *c,
+			   unsigned n, struct lmc_ctx *x)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned bi = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t k = key(ld, c[i]) | (uint64_t)lmc_taken(x, i) << 63;
+		if (k < best) {
+			best = k;
+			bi = i;
+		}
+	}
+	return bi;
+}
+
+/* The LID dlid, offset off > 0 in its port's LMC range: the candidate
+ * ucast_lmc_pick() turns the base LID's by, so every offset is spread
+ * as the base LIDs are; if the base LID left by none of them,
+ * least_free(). */
+static void assign_lmc(struct ib_node *sw, struct sw_load *ld, const uint8_t *c,
+		       unsigned n, uint16_t dlid, uint8_t off)
+{
+	struct lmc_ctx x = {sw, c, dlid, off};
+	unsigned i = 0;
+
+	while (i < n && c[i] != sw->lft[dlid - off])
+		i++;
+	i = i < n ? ucast_lmc_pick(n, i, off, lmc_taken, &x)
+		  : least_free(ld, c, n, &x);
+	sw->lft[dlid] = c[i];
+	take(ld, c[i]);
+}
+
+/* dlid[a..b), offsets off[a..b) (nondecreasing): the base LIDs (offset
+ * 0) fan out as assign() spreads them, the others one by one. */
+static void assign_range(struct ib_node *sw, struct sw_load *ld,
+			 const uint8_t *c, unsigned n, const uint16_t *dlid,
+			 const uint8_t *off, uint32_t a, uint32_t b)
+{
+	uint32_t m = a;
+
+	while (m < b && !off[m])
+		m++;
+	assign(sw, ld, c, n, dlid, a, m);
+	for (; m < b; m++)
+		assign_lmc(sw, ld, c, n, dlid[m], off[m]);
+}
+
 /* Ports of sw whose neighbour switch is one hop closer to switch t. */
 static unsigned candidates(const struct sw_load *ld, uint32_t t, uint8_t d,
 			   uint8_t *c)
@@ -285,11 +349,13 @@ static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
 	const struct dest_table *dt = j->dt;
 	uint8_t *old = malloc(sw->lft_size);
 	uint16_t *rest = malloc((dt->n ? dt->n : 1) * sizeof(*rest));
+	uint8_t *roff = malloc(dt->n ? dt->n : 1);
 	struct sw_load ld;
 
-	if (!old || !rest) { /* out of memory: route afresh */
+	if (!old || !rest || !roff) { /* out of memory: route afresh */
 		free(old);
 		free(rest);
+		free(roff);
 		return false;
 	}
 	memcpy(old, sw->lft, sw->lft_size);
@@ -320,14 +386,16 @@ static bool route_switch_keep(struct mh_job *j, size_t s, uint8_t *c)
 					take(&ld, p);
 				} else if (pass == 1 &&
 					   sw->lft[dt->dlid[e]] == LFT_NO_PORT) {
+					roff[m] = dt->off[e];
 					rest[m++] = dt->dlid[e];
 				}
 			}
 			if (n && m)
-				assign(sw, &ld, c, n, rest, 0, m);
+				assign_range(sw, &ld, c, n, rest, roff, 0, m);
 		}
 	free(old);
 	free(rest);
+	free(roff);
 	return true;
 }
 
@@ -361,15 +429,8 @@ static void route_switch(void *arg, size_t s, unsigned worker)
 		}
 		n = candidates(&ld, t, d, c);
 		if (n) /* 0 cannot happen with a consistent table */
-			assign(sw, &ld, c, n, dt->dlid, a, b);
+			assign_range(sw, &ld, c, n, dt->dlid, dt->off, a, b);
 	}
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int fill(struct fabric *f, const struct hops *h, struct pool *pool,
@@ -415,36 +476,10 @@ static int minhop_route(struct fabric *f, const struct hops *h,
 			struct pool *pool, const struct ucast_params *prm,
 			struct ucast_result *res)
 {
-	struct lft_check chk;
-	double t0;
-	int rc;
+	int rc = fill(f, h, pool, res->error, sizeof(res->error),
+		      prm && prm->keep_lft);
 
-	rc = fill(f, h, pool, res->error, sizeof(res->error),
-		  prm && prm->keep_lft);
-	if (rc < 0)
-		return rc;
-	t0 = now_s();
-	rc = verify_lft(f, h, pool, &chk);
-	if (rc < 0) {
-		snprintf(res->error, sizeof(res->error),
-			 "LFT verification failed: %s", strerror(-rc));
-		return rc;
-	}
-	ucast_result_from_check(&chk, res);
-	res->verify_seconds = now_s() - t0;
-	if (chk.unreachable_pairs || chk.sw_unreachable || chk.lmc_unreachable)
-		log_warn("minhop: %llu CA pairs unreachable (%llu in loops), "
-			 "%llu CA-to-switch pairs; first: %s; the fabric is "
-			 "partitioned or the hop table is stale",
-			 (unsigned long long)chk.unreachable_pairs,
-			 (unsigned long long)chk.loop_pairs,
-			 (unsigned long long)chk.sw_unreachable,
-			 chk.first_error);
-	if (!chk.cdg_acyclic)
-		log_info("minhop: routes have a %s (minhop does not avoid "
-			 "credit loops; use updown where that matters)",
-			 chk.cdg_why);
-	return 0;
+	return rc < 0 ? rc : ucast_verify(f, h, pool, "minhop", res);
 }
 
 const struct ucast_engine ucast_minhop = {.name = "minhop",

@@ -15,6 +15,17 @@
 #include "routing/hops/hops.h"
 #include "routing/verify/verify.h"
 
+/* What an engine remembers of the routes it computed, for the next
+ * keep_lft run on an edited copy of the same fabric (ftree: every
+ * destination's chain, by GUID).  The engine that made it reads priv. */
+struct ucast_state {
+	const char *engine;
+	void *priv;
+	void (*free_priv)(void *priv);
+};
+
+void ucast_state_free(struct ucast_state *st);
+
 struct ucast_params {
 	/* routing.updown.* */
 	const char *const *updown_roots; /* GUID strings or node names; NULL = auto */
@@ -25,6 +36,10 @@ struct ucast_params {
 	 * port and route only the others, least loaded first, so a failure
 	 * changes only the entries it must.  Other engines route afresh. */
 	bool keep_lft;
+	/* keep_lft: the state the run that made those LFTs returned (NULL:
+	 * none).  ftree keeps the chains of the destinations it can and moves
+	 * only the others. */
+	const struct ucast_state *prev;
 };
 
 struct ucast_result {
@@ -44,6 +59,11 @@ struct ucast_result {
 	/* time route() spent filling the metrics above (LFT walk), which
 	 * ibsmroute leaves out of its routing "seconds" */
 	double verify_seconds;
+	/* the routes follow the hosts' cabling order (ftree on a tree):
+	 * ftree-ca-order.dump is worth writing (lib/dump.h) */
+	bool ca_order;
+	/* for the next keep_lft run (ucast_params.prev); may be NULL */
+	struct ucast_state *state;
 };
 
 struct ucast_engine {
@@ -56,8 +76,37 @@ struct ucast_engine {
 /* The engines; routing/engines.h finds them by name. */
 extern const struct ucast_engine ucast_minhop;
 extern const struct ucast_engine ucast_updown;
+extern const struct ucast_engine ucast_ftree;
 
+/* Frees what res holds, its state included (take res->state first to
+ * keep it). */
 void ucast_result_free(struct ucast_result *res);
+
+/* The host LIDs switch sw delivers (CA and router ports cabled to it),
+ * offset by offset in their LMC ranges, ports in order within an offset:
+ * every port's base LID first, so base LIDs (what most traffic uses) fan
+ * out over the links as without LMC.  Calls fn (may be NULL) for each;
+ * returns how many. */
+typedef void (*ucast_lid_fn)(void *ctx, struct ib_port *host, uint8_t port,
+			     uint8_t off);
+uint32_t ucast_host_lids(const struct ib_node *sw, ucast_lid_fn fn,
+			 void *ctx);
+
+/* Where the LID at offset off > 0 of an LMC range goes, among n
+ * candidates (in a fixed order) of which its base LID took the one at
+ * index base: the off-th after it, cyclically, skipping those taken(ctx,
+ * i) says another LID of the range takes.  Every offset is then spread
+ * over the candidates exactly as the base LIDs are, only turned, and the
+ * LIDs of a port take different candidates wherever there are enough. */
+unsigned ucast_lmc_pick(unsigned n, unsigned base, unsigned off,
+			bool (*taken)(void *ctx, unsigned i), void *ctx);
+
+/* The LFT walk after an engine filled the tables: metrics into res
+ * (verify_seconds too) and a log line for unreachable pairs and credit
+ * loops, naming the engine.  0 or -errno with res->error set. */
+int ucast_verify(const struct fabric *f, const struct hops *h,
+		 struct pool *pool, const char *engine,
+		 struct ucast_result *res);
 
 /* Copies the metrics of an LFT walk (routing/verify) into res
  * (cdg_acyclic too). */

@@ -9,8 +9,9 @@
 #include <time.h>
 
 #include "lib/log.h"
-#include "routing/verify/verify.h"
+#include "routing/unicast/ftree.h"
 #include "routing/unicast/updown.h"
+#include "routing/verify/verify.h"
 
 int sw_graph_build(const struct fabric *f, struct sw_graph *g)
 {
@@ -157,11 +158,141 @@ static int make_order(const struct fabric *f, const struct sw_graph *g,
 	return rc;
 }
 
+static int cmp_node_guid(const void *a, const void *b)
+{
+	const struct ib_node *x = *(struct ib_node *const *)a;
+	const struct ib_node *y = *(struct ib_node *const *)b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* The roots are the tree's top level and the BFS ranks its levels from
+ * the top: then the fat-tree tables (ftree.h) are up*-then-down* paths
+ * of these ranks, shortest ones, and as good for shifts as ftree's. */
+static bool roots_are_tops(const struct ft_tree *t,
+			   const struct ucast_result *res, const uint32_t *rank)
+{
+	uint32_t tops = 0;
+
+	if (!rank)
+		return false;
+	for (uint32_t s = 0; s < t->n; s++) {
+		if (rank[s] != (uint32_t)(t->height - t->level[s]))
+			return false;
+		tops += t->level[s] == t->height;
+	}
+	return tops == res->n_roots;
+}
+
+/* The LFTs: the up/down fill, then, where the roots are a tree's top
+ * level (t non-NULL), the fat-tree fill for host LIDs.  Switch LIDs keep
+ * the up/down routes: a shortest path to a switch may turn down then
+ * up. */
+static int fill_lfts(struct fabric *f, const struct sw_graph *g,
+		     const struct hops *h, struct pool *pool,
+		     const struct ucast_params *prm, const uint32_t *order,
+		     const uint32_t *rank, const struct ft_tree *t,
+		     struct ucast_result *res)
+{
+	int rc = updown_fill_lfts(f, g, pool, order, rank);
+
+	if (rc == 0 && t && roots_are_tops(t, res, rank)) {
+		log_info("updown: the roots are the top of a fat tree; host "
+			 "LIDs follow the hosts' cabling order (as ftree)");
+		rc = ft_route_tree(f, h, pool, t, prm, true, res);
+	}
+	return rc;
+}
+
+/* Bitsets of the tops each switch reaches going up only (itself if a
+ * top): [n * W] words.  NULL on failure. */
+static uint64_t *top_sets(const struct ft_tree *t, uint32_t *W)
+{
+	uint32_t ntop = t->above[t->height - 1];
+	uint64_t *b;
+
+	*W = ntop / 64 + 1;
+	b = calloc((size_t)t->n * *W + 1, sizeof(*b));
+	for (uint32_t s = 0; b && s < t->n; s++)
+		for (uint32_t k = 0; k < ntop; k++) {
+			uint32_t v = t->order[k]; /* tops come first */
+			if (v == s || ft_via(t, s, v) != FT_NONE)
+				b[(size_t)s * *W + k / 64] |= 1ull << (k & 63);
+		}
+	return b;
+}
+
+/* Whether, with the tops as roots, every host switch reaches every switch
+ * up then down: some top is above both.  A missing link can leave a
+ * switch whose tops the hosts of a leaf do not reach (its LID would be
+ * unroutable); then the usual root choice applies. */
+static int tops_serve_all(const struct fabric *f, const struct ft_tree *t,
+			  const struct sw_graph *g)
+{
+	uint32_t W;
+	uint64_t *b = top_sets(t, &W);
+	bool ok = true;
+
+	(void)f;
+	if (!b)
+		return -ENOMEM;
+	for (uint32_t x = 0; ok && x < t->n; x++)
+		for (uint32_t u = 0; g->hosts[x] && ok && u < t->n; u++) {
+			uint64_t any = 0;
+			for (uint32_t k = 0; k < W; k++)
+				any |=
+				    b[(size_t)x * W + k] & b[(size_t)u * W + k];
+			ok = any != 0;
+		}
+	free(b);
+	return ok;
+}
+
+/* On a fat tree without configured roots, the roots are its top level
+ * (sorted by GUID, as updown_pick_roots() gives them) when they serve
+ * every host. */
+static int pick_roots(const struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, struct pool *pool,
+		      const struct ucast_params *prm, const struct ft_tree *t,
+		      struct ucast_result *res)
+{
+	uint32_t n = 0;
+	int rc;
+
+	if (!t || (prm && prm->n_updown_roots) ||
+	    (rc = tops_serve_all(f, t, g)) == 0)
+		return updown_pick_roots(f, g, h, pool, prm, res);
+	if (rc < 0)
+		return rc;
+	free(res->roots);
+	res->roots = malloc((t->n + 1) * sizeof(*res->roots));
+	if (!res->roots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->level[t->order[i]] == t->height)
+			res->roots[n++] = f->switches[t->order[i]];
+	qsort(res->roots, n, sizeof(*res->roots), cmp_node_guid);
+	res->n_roots = n;
+	return 0;
+}
+
+/* The tree, when the fabric is one (NULL otherwise); -ENOMEM. */
+static int find_tree(const struct fabric *f, const struct hops *h,
+		     struct pool *pool, struct ft_tree *t, struct ft_tree **out)
+{
+	char why[160];
+	int rc = ft_tree_build(f, h, pool, t, why, sizeof(why));
+
+	*out = rc == 0 ? t : NULL;
+	return rc == -ENOMEM ? rc : 0;
+}
+
 static int updown_route(struct fabric *f, const struct hops *h,
 			struct pool *pool, const struct ucast_params *prm,
 			struct ucast_result *res)
 {
 	struct sw_graph g;
+	struct ft_tree tree, *t = NULL;
 	uint32_t *order = NULL, *rank = NULL;
 	int rc;
 
@@ -174,9 +305,9 @@ static int updown_route(struct fabric *f, const struct hops *h,
 		return -EINVAL;
 	}
 	rc = sw_graph_build(f, &g);
-	if (rc < 0)
+	if (rc < 0 || (rc = find_tree(f, h, pool, &tree, &t)) < 0)
 		goto nomem;
-	rc = updown_pick_roots(f, &g, h, pool, prm, res);
+	rc = pick_roots(f, &g, h, pool, prm, t, res);
 	if (rc < 0)
 		goto out;
 	order = malloc((g.n + 1) * sizeof(*order));
@@ -190,7 +321,7 @@ static int updown_route(struct fabric *f, const struct hops *h,
 		goto nomem;
 	if (rc < 0)
 		goto out;
-	rc = updown_fill_lfts(f, &g, pool, order, rank);
+	rc = fill_lfts(f, &g, h, pool, prm, order, rank, t, res);
 	if (rc < 0)
 		goto nomem;
 	rc = check_tables(f, &g, h, pool, order, res);
@@ -206,6 +337,8 @@ nomem:
 	snprintf(res->error, sizeof(res->error),
 		 "updown: out of memory routing %u switches", f->n_switches);
 out:
+	if (t)
+		ft_tree_free(t);
 	free(order);
 	free(rank);
 	sw_graph_free(&g);

@@ -64,6 +64,8 @@ struct path_job {
 	uint16_t *lids;
 	uint8_t *lid_port; /* [max_lid + 1] port at the dest switch */
 	uint8_t *lid_ca;   /* [max_lid + 1] a CA/router LID */
+	uint8_t *lid_off;  /* [max_lid + 1] offset in its port's LMC range */
+	uint32_t *lid_pos; /* [max_lid + 1] its index in lids[] */
 	uint32_t *n_ca;	   /* [n] CA/router LIDs per destination */
 	/* route counters, per switch port: CA-LID routes to the neighbour
 	 * switch over all parallel cables, CA-LID routes out of the port,
@@ -296,30 +298,6 @@ static inline uint64_t port_key(const struct path_job *j, uint32_t base,
 	       (uint64_t)j->port_cnt[base + p] << 21 | j->all_cnt[base + p];
 }
 
-/* Least loaded candidate of switch s: fewest CA routes to the neighbour
- * switch, then on the port, then fewest routes of any kind on the port,
- * then the lowest port number.  CA routes come first because they carry
- * the traffic: switch-LID routes only break ties, so on a fat tree each
- * leaf spreads every remote leaf's hosts over all its up-links. */
-static unsigned pick_port(const struct path_job *j, uint32_t s,
-			  const uint64_t *m)
-{
-	uint32_t base = j->port_base[s];
-	unsigned best = LFT_NO_PORT;
-	uint64_t best_key = UINT64_MAX;
-
-	for (uint32_t wd = 0; wd < j->W; wd++)
-		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
-			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
-			uint64_t key = port_key(j, base, p);
-			if (key < best_key) {
-				best_key = key;
-				best = p;
-			}
-		}
-	return best;
-}
-
 static inline void count_route(const struct path_job *j, uint32_t base,
 			       unsigned p, uint16_t lid)
 {
@@ -328,6 +306,81 @@ static inline void count_route(const struct path_job *j, uint32_t base,
 		j->port_cnt[base + p]++;
 		j->nbr_cnt[base + j->grp[base + p]]++;
 	}
+}
+
+struct lmc_ctx {
+	const struct path_job *j;
+	const uint8_t *lft; /* in lids[] position order */
+	const unsigned *c;  /* candidate ports */
+	uint16_t lid;
+};
+
+/* Candidate i already taken by a lower LID of lid's port. */
+static bool lmc_taken(void *arg, unsigned i)
+{
+	const struct lmc_ctx *x = arg;
+
+	for (unsigned o = 1; o <= x->j->lid_off[x->lid]; o++)
+		if (x->lft[x->j->lid_pos[x->lid - o]] == x->c[i])
+			return true;
+	return false;
+}
+
+/* A LID at offset > 0 of an LMC range: the candidate ucast_lmc_pick()
+ * turns its base LID's by, so every offset is spread as the base LIDs
+ * are; LFT_NO_PORT when the base LID left by none of m's ports. */
+static unsigned lmc_port(const struct path_job *j, const uint64_t *m,
+			 const uint8_t *lft, uint16_t lid)
+{
+	unsigned c[256], n = 0, bi = LFT_NO_PORT;
+	uint8_t bp = lft[j->lid_pos[lid - j->lid_off[lid]]];
+	struct lmc_ctx x = {j, lft, c, lid};
+
+	for (uint32_t wd = 0; wd < j->W; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			c[n] = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			if (c[n] == bp)
+				bi = n;
+			n++;
+		}
+	if (bi == LFT_NO_PORT)
+		return LFT_NO_PORT;
+	return c[ucast_lmc_pick(n, bi, j->lid_off[lid], lmc_taken, &x)];
+}
+
+/* Least loaded candidate of switch s for LID lid: fewest CA routes to
+ * the neighbour switch, then on the port, then fewest routes of any kind
+ * on the port, then the lowest port number.  CA routes come first because
+ * they carry the traffic: switch-LID routes only break ties, so on a fat
+ * tree each leaf spreads every remote leaf's hosts over all its up-links.
+ * A LID at offset > 0 of an LMC range goes where lmc_port() says, or else
+ * takes a port none of the lower LIDs of its port leaves by where it can
+ * (lft: s's choices so far, in lids[] position order, assign_switch()).
+ * Counts the route. */
+static unsigned pick_port(const struct path_job *j, uint32_t s,
+			  const uint64_t *m, const uint8_t *lft, uint16_t lid)
+{
+	uint32_t base = j->port_base[s];
+	unsigned best =
+	    j->lid_off[lid] ? lmc_port(j, m, lft, lid) : LFT_NO_PORT;
+	uint32_t words = best == LFT_NO_PORT ? j->W : 0;
+	uint64_t best_key = UINT64_MAX;
+
+	for (uint32_t wd = 0; wd < words; wd++)
+		for (uint64_t bits = m[wd]; bits; bits &= bits - 1) {
+			unsigned p = wd * 64 + (unsigned)__builtin_ctzll(bits);
+			uint64_t key = port_key(j, base, p);
+			for (unsigned o = 1; o <= j->lid_off[lid]; o++)
+				if (lft[j->lid_pos[lid - o]] == p)
+					key |= 1ull << 63;
+			if (key < best_key) {
+				best_key = key;
+				best = p;
+			}
+		}
+	if (best != LFT_NO_PORT)
+		count_route(j, base, best, lid);
+	return best;
 }
 
 /* A candidate of one (switch, destination), ordered like pick_port():
@@ -381,24 +434,26 @@ static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 			const uint64_t *m, uint8_t *lft)
 {
 	uint32_t base = j->port_base[s], i = j->lid_start[d];
-	uint32_t end = j->lid_start[d + 1];
+	uint32_t all = j->lid_start[d + 1], end = i;
 	unsigned n, p = single_port(m, j->W);
 	struct cand c[256];
 
 	if (p != LFT_NO_PORT) {
-		memset(lft + i, (int)p, end - i);
-		j->all_cnt[base + p] += end - i;
+		memset(lft + i, (int)p, all - i);
+		j->all_cnt[base + p] += all - i;
 		j->port_cnt[base + p] += j->n_ca[d];
 		j->nbr_cnt[base + j->grp[base + p]] += j->n_ca[d];
 		return;
 	}
+	/* base LIDs (offset 0) come first: spread them in rounds */
+	while (end < all && !j->lid_off[j->lids[end]])
+		end++;
 	if (!collect(j, base, m, c, &n)) {
 		for (; i < end; i++) {
-			p = pick_port(j, s, m);
+			p = pick_port(j, s, m, lft, j->lids[i]);
 			if (p == LFT_NO_PORT)
 				break;
 			lft[i] = (uint8_t)p;
-			count_route(j, base, p, j->lids[i]);
 		}
 		n = 0;
 	}
@@ -430,6 +485,8 @@ static void assign_dest(const struct path_job *j, uint32_t s, uint32_t d,
 	}
 	if (i < end)
 		memset(lft + i, LFT_NO_PORT, end - i);
+	for (i = end; i < all; i++)
+		lft[i] = (uint8_t)pick_port(j, s, m, lft, j->lids[i]);
 }
 
 /* Writes switch s's choices for the batch's destinations into its LFT
@@ -476,16 +533,18 @@ static void place_lids(void *arg, size_t si, unsigned worker)
 static int index_lids(struct path_job *j)
 {
 	const struct fabric *f = j->f;
-	uint32_t n = j->g->n;
+	uint32_t n = j->g->n, maxoff = 0;
 	int32_t *dsw = malloc(((size_t)f->max_lid + 1) * sizeof(*dsw));
 
 	j->lid_start = calloc(n + 2, sizeof(*j->lid_start));
 	j->lids = malloc(((size_t)f->max_lid + 1) * sizeof(*j->lids));
 	j->lid_port = calloc((size_t)f->max_lid + 1, 1);
 	j->lid_ca = calloc((size_t)f->max_lid + 1, 1);
+	j->lid_off = calloc((size_t)f->max_lid + 1, 1);
+	j->lid_pos = calloc((size_t)f->max_lid + 1, sizeof(*j->lid_pos));
 	j->n_ca = calloc(n + 1, sizeof(*j->n_ca));
 	if (!dsw || !j->lid_start || !j->lids || !j->lid_port || !j->lid_ca ||
-	    !j->n_ca) {
+	    !j->n_ca || !j->lid_off || !j->lid_pos) {
 		free(dsw);
 		return -ENOMEM;
 	}
@@ -499,6 +558,9 @@ static int index_lids(struct path_job *j)
 			dsw[l] = p->remote->node->sw_idx;
 			j->lid_port[l] = p->remote->num;
 			j->lid_ca[l] = 1;
+			j->lid_off[l] = (uint8_t)(l - p->lid);
+			maxoff =
+			    j->lid_off[l] > maxoff ? j->lid_off[l] : maxoff;
 			j->n_ca[dsw[l]]++;
 		}
 		if (dsw[l] >= 0)
@@ -511,10 +573,16 @@ static int index_lids(struct path_job *j)
 		free(dsw);
 		return -ENOMEM;
 	}
-	for (uint32_t l = 0; l <= f->max_lid; l++)
-		if (dsw[l] >= 0)
-			j->lids[j->lid_start[dsw[l]] + fill[dsw[l]]++] =
-			    (uint16_t)l;
+	/* a switch's LIDs by offset, then LID: every port's base LID first,
+	 * so base LIDs spread as they would without LMC */
+	for (uint32_t o = 0; o <= maxoff; o++)
+		for (uint32_t l = 0; l <= f->max_lid; l++)
+			if (dsw[l] >= 0 && j->lid_off[l] == o) {
+				uint32_t at =
+				    j->lid_start[dsw[l]] + fill[dsw[l]]++;
+				j->lids[at] = (uint16_t)l;
+				j->lid_pos[l] = at;
+			}
 	free(fill);
 	free(dsw);
 	return 0;
@@ -598,6 +666,8 @@ static void free_job(struct path_job *j, unsigned nw)
 	free(j->lids);
 	free(j->lid_port);
 	free(j->lid_ca);
+	free(j->lid_off);
+	free(j->lid_pos);
 	free(j->n_ca);
 	free(j->port_base);
 	free(j->port_cnt);

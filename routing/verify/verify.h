@@ -59,6 +59,25 @@ struct lft_check {
 int verify_lft(const struct fabric *f, const struct hops *h, struct pool *pool,
 	       struct lft_check *out);
 
+/* --- shift permutations (verify_shift.c) --- */
+
+struct shift_report {
+	uint32_t hosts;		  /* host ports in cabling order */
+	uint32_t shifts;	  /* shifts walked */
+	uint32_t shifts_total;	  /* hosts - 1 */
+	double mean_busiest;	  /* mean over the shifts walked of the flows
+				     over the busiest switch-to-switch link */
+	uint32_t worst;		  /* the largest of those */
+	uint32_t congestion_free; /* shifts whose busiest link has <= 1 */
+	uint64_t undelivered;	  /* flows not delivered, over all shifts */
+};
+
+/* For every shift s (all of 1..hosts-1, or max_shifts of them evenly
+ * spread when there are more; 0 = all), host i sends to host i + s mod
+ * hosts over the base LIDs, hosts in cabling order (lib/ca_order.h).
+ * pool may be NULL.  0 or -ENOMEM. */
+int verify_shifts(const struct fabric *f, struct pool *pool,
+		  uint32_t max_shifts, struct shift_report *r);
 
 /* --- channel dependencies (cdg.c) --- */
 

@@ -1,7 +1,8 @@
-/* Bench helper for tests/bench/minhop_vs_opensm.sh: the metrics of tables
- * another SM computed (OpenSM's guid2lid and opensm-lfts.dump) on a
- * topology file, measured with our LFT walk so that both SMs are counted
- * the same way.  Prints one line of key=value pairs. */
+/* Bench helper for tests/bench/minhop_vs_opensm.sh and ftree.sh: the
+ * metrics of tables another SM computed (OpenSM's guid2lid and
+ * opensm-lfts.dump) on a topology file, measured with our LFT walk and
+ * shift-permutation walk so that both SMs are counted the same way.
+ * Prints one line of key=value pairs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv)
 	struct lids_stats st;
 	struct hops h = {0};
 	struct lft_check c;
+	struct shift_report sh;
 	char err[512];
 
 	if (argc != 4) {
@@ -49,14 +51,18 @@ int main(int argc, char **argv)
 	for (uint32_t s = 0; s < f.n_switches; s++)
 		if (node_lft_reserve(f.switches[s], f.max_lid) < 0)
 			return 1;
-	if (verify_lft(&f, &h, NULL, &c) < 0)
+	if (verify_lft(&f, &h, NULL, &c) < 0 ||
+	    verify_shifts(&f, NULL, 1024, &sh) < 0)
 		return 1;
 	printf("unreachable_pairs=%llu max_hops=%u avg_hops=%.4f "
-	       "max_link_routes=%llu cdg_acyclic=%s non_shortest=%llu\n",
+	       "max_link_routes=%llu cdg_acyclic=%s non_shortest=%llu "
+	       "shifts_mean=%.4f shifts_worst=%u shifts_free=%u "
+	       "shifts=%u\n",
 	       (unsigned long long)c.unreachable_pairs, c.max_hops, c.avg_hops,
 	       (unsigned long long)c.max_link_routes,
 	       c.cdg_acyclic ? "true" : "false",
-	       (unsigned long long)c.non_shortest_pairs);
+	       (unsigned long long)c.non_shortest_pairs, sh.mean_busiest,
+	       sh.worst, sh.congestion_free, sh.shifts);
 	guid2lid_free(&m);
 	hops_free(&h);
 	fabric_free(&f);

@@ -13,6 +13,10 @@
 # in its log (-d2 flushes per line), polled every 20 ms.  Each run starts a
 # fresh ibsim; the SMs alternate; medians of N runs and their ratio.
 #
+# IBSMD_ARGS adds options to ibsmd's command line (e.g. "-o
+# routing.unicast=minhop"); PEER=none leaves OpenSM out (engines compared
+# with each other).
+#
 # usage: O=build tests/bench/linkfail.sh [-n RUNS] [NETFILE]
 set -u
 O=${O:-build}
@@ -47,7 +51,7 @@ run_ibsmd() {
 	eval "cmd=\$CMD_$1"
 	start_sim "$NET"
 	rm -rf "$W/st"; mkdir -p "$W/st"
-	bg H1 "$O/ibsmd" --state-dir "$W/st" -o control_socket="$W/sock" 2>"$W/ibsmd.log"
+	bg H1 "$O/ibsmd" --state-dir "$W/st" -o control_socket="$W/sock" ${IBSMD_ARGS:-} 2>"$W/ibsmd.log"
 	until_true 600 0.2 adopted 1 || { echo fail; stop_sms; stop_sim; return; }
 	sleep 1
 	h=$(st heavy_sweeps) s0=$(st smps_sent) l0=$(st smps_lft_blocks)
@@ -87,13 +91,14 @@ for c in link switch; do
 	for i in $(seq "$RUNS"); do
 		r=$(run_ibsmd "$c"); set -- $r
 		ti="$ti $1"; detail="${2:-?} ${3:-?} ${4:-?} ${5:-?}"
-		command -v opensm >/dev/null && to="$to $(run_opensm "$c")"
+		[ "${PEER:-opensm}" = opensm ] && command -v opensm >/dev/null &&
+			to="$to $(run_opensm "$c")"
 		echo "$c run $i: ibsmd [$ti ] opensm [$to ] last: smps lft timeouts incr = $detail" >&2
 	done
 	mi=$(echo "$ti" | median); mo=$(echo "$to" | median)
 	ratio=n/a
 	[ "$mi" != n/a ] && [ "$mo" != n/a ] && ratio=$(echo "scale=1; $mo / $mi" | bc)
 	set -- $detail
-	printf "%-8s %6s %4s | %9.3f %9.3f %6sx | %7s %6s %8s %5s\n" "$c" "$hosts" "$sw" \
+	printf "%-8s %6s %4s | %9s %9s %6sx | %7s %6s %8s %5s\n" "$c" "$hosts" "$sw" \
 		"$mi" "$mo" "$ratio" "$1" "$2" "$3" "$4"
 done

@@ -1,7 +1,8 @@
 # Shared by the benchmarks that run SMs under a fresh ibsim per run
 # (bringup.sh, failover.sh, linkfail.sh, partitions.sh).  The caller sets
 # O (build dir), W (scratch dir) and IBSIM_SOCKNAME.
-#   start_sim NETFILE   ibsim on NETFILE, its console on fd $SIMIN, pid SIMPID
+#   start_sim NETFILE   ibsim on NETFILE (and $SIM_EXTRA, e.g. -L 49152),
+#                       its console on fd $SIMIN, pid SIMPID
 #   stop_sim            stops it (no-op when none runs)
 #   stop_sms            SIGTERM to the pids in PIDS, waits for them
 #   bench_net [NETFILE] NET=$W/fabric.net: a copy of NETFILE, else the
@@ -12,7 +13,7 @@ SIMPID=
 start_sim() {
 	local net=$1
 	exec {SIMIN}<> <(:)
-	ibsim -s $("$O/ibsmgen" ibsim-args "$net" 2>/dev/null) "$net" \
+	ibsim -s $("$O/ibsmgen" ibsim-args "$net" 2>/dev/null) ${SIM_EXTRA:-} "$net" \
 		<&$SIMIN >"$W/ibsim.log" 2>&1 &
 	SIMPID=$!
 	for _ in $(seq 600); do

@@ -13,7 +13,7 @@ D="$O/ibsmd"
 "$D" -c conf/ibsmd.yaml --check-config >"$T/shipped" || fail "--check-config on conf/ibsmd.yaml"
 "$D" -c /dev/null --check-config >"$T/empty" || fail "--check-config on an empty file"
 diff -u "$T/empty" "$T/shipped" || fail "conf/ibsmd.yaml is not the defaults"
-grep -q '^  unicast: minhop$' "$T/shipped" || fail "no routing.unicast in: $(head "$T/shipped")"
+grep -q '^  unicast: ftree$' "$T/shipped" || fail "no routing.unicast in: $(head "$T/shipped")"
 
 # "--check-config FILE" reads FILE, as -c FILE does (the Debian package's
 # README.Debian and tests/package/debian.sh use that form).

@@ -3,8 +3,9 @@
 # ibsmd --once under ibsim and ibsmroute on the same net file give the same
 # LIDs (guid2lid) and the same forwarding tables (lfts.dump, compared per
 # switch GUID and LID, since the two list switches in different orders).
-# ENGINES="minhop updown" checks updown too (its tables still depend on
-# the order of nodes in the model: discovery order vs file order).
+# ftree (the default) and minhop by default; ENGINES="ftree minhop
+# updown" checks updown too (its tables still depend on the order of
+# nodes in the model: discovery order vs file order).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup_common.bash"
 need ibsim python3
@@ -25,7 +26,7 @@ nets=$(ls "$TOP"/tests/data/*.net 2>/dev/null)
 for net in $nets; do
 	name=$(basename "$net" .net)
 	start_sim "$net"
-	for engine in ${ENGINES:-minhop}; do
+	for engine in ${ENGINES:-ftree minhop}; do
 		st=$T/state-$engine off=$T/off-$engine
 		sim "$IBSMD" --once --state-dir "$st" -o routing.unicast=$engine -o dumps=lfts \
 			-o log.level=warn >"$T/ibsmd-$engine.log" 2>&1 ||

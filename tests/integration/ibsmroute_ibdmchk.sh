@@ -1,5 +1,6 @@
 #!/bin/bash
-# ibsmroute (minhop and updown) on every bundled fabric (tests/data/*.net),
+# ibsmroute (ftree, minhop and updown) on every bundled fabric
+# (tests/data/*.net),
 # then the dumps are
 # checked by a program that does not share our code: ibdmchk (ibutils)
 # must parse every link and LFT entry, find no error and scan every
@@ -40,7 +41,7 @@ EOF
 	nets=$T/twosw.net
 fi
 
-for engine in ${ENGINES:-minhop updown}; do
+for engine in ${ENGINES:-ftree minhop updown}; do
 for net in $nets; do
 	name=$(basename "$net" .net)-$engine
 	d=$T/$name
@@ -50,6 +51,12 @@ for net in $nets; do
 		[ -s "$d/$f" ] || [ "$f" = mfts.dump -a -f "$d/$f" ] ||
 			fail "$name: $f missing or empty"
 	done
+	# ftree writes the cabling order on trees (and routes as minhop
+	# elsewhere): one line per host, the hosts' LIDs
+	if [ "$engine" = ftree ] && [ -f "$d/ftree-ca-order.dump" ]; then
+		[ "$(grep -c . "$d/ftree-ca-order.dump")" = "$(grep -Ec '^(Hca|Ca)' "$net")" ] ||
+			fail "$name: ftree-ca-order.dump does not list every host"
+	fi
 	if [ "$engine" = updown ]; then
 		[ -s "$d/updn-roots.dump" ] || fail "$name: no updn-roots.dump"
 		grep -vqE '^0x[0-9a-f]{16}$' "$d/updn-roots.dump" &&

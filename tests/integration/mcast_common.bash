@@ -55,6 +55,13 @@ mc_ibsmd() {
 }
 
 ctl() { "$O/ibsmctl" -s "$T/sock" "$@"; }
+# host_lids: the LIDs of the hosts' first ports, comma separated
+host_lids() {
+	sim ibnetdiscover 2>/dev/null |
+		awk '/^Ca/ { ca = 1; next } ca && /^\[1\]/ {
+			for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); break }
+			ca = 0 }' | sort -un | paste -sd,
+}
 # sa_at HOST ARGS...: ibsmctl sa from HOST's simulated node
 sa_at() { local h=$1; shift; sim_at "$h" "$O/ibsmctl" sa "$@" 2>&1 | grep -v '^ibwarn'; }
 field() { awk -v k="$1" '$1 == k { print $2; exit }'; }

@@ -17,10 +17,7 @@ CLIENTS=8
 
 export IBSMD_TEST_HOLD_AT=sweep:CONFIGURE IBSMD_TEST_HOLD_FILE="$T/hold"
 mc_start "$TOP/tests/data/ft3-small.net"
-LIDS=$(sim ibnetdiscover 2>/dev/null |
-	awk '/^Ca/ { ca = 1; next } ca && /^\[1\]/ {
-		for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); break }
-		ca = 0 }' | sort -un | paste -sd,)
+LIDS=$(host_lids)
 [ -n "$LIDS" ] || fail "no host LIDs found"
 h=$(ctl status | field heavy_sweeps)
 

@@ -8,7 +8,8 @@
 # them (ibsmctl mcg list), its SA answers MCGStateRecord Ready with the same
 # MLID, every switch's MFT read back with ibroute -M is unchanged, and B,
 # having read the tables back, sent no LFT or MFT block.  30 ServiceRecords
-# registered at A (lease 3600 s) are copied too: B's SA answers every one
+# registered at A (lease 3600 s) are copied too (and one more group joined
+# after the first copy makes B fetch only what A's journal gained): B's SA answers every one
 # after the takeover, with its lease still counting down; so is H4's
 # event subscription (saquery IIR at B lists it).
 . "${TOP:-.}/tests/integration/lib.sh"
@@ -42,6 +43,22 @@ bad=$(grep -L "^status 0x0000 success" "$T"/jobs.d/* | wc -l)
 [ "$bad" -eq 0 ] || fail "$bad joins failed"
 ready() { [ "$("$IBSMCTL" -s "$T/$1.sock" mcg list | grep -c 'state=Ready')" -ge "$NG" ]; }
 wait_for 60 ready a || fail "A: groups not Ready: $("$IBSMCTL" -s "$T/a.sock" mcg list | grep -vc state=Ready)"
+wait_for 30 st_is b mcast_copy current || fail "B holds no first copy: $(st b mcast_copy)"
+# One more group joined at A: B fetches only what A's journal gained,
+# not the whole file again (its copy still checks, byte for byte).
+g0=$(st b mcast_copy_generation) c0=$(st b mcast_copy_chunks)
+for h in H3 H10 H17; do
+	sim_at "$h" "$IBSMCTL" sa join ff12:601b::2:1 --member-count 3 2>&1 |
+		grep -q "^status 0x0000" || fail "the extra group's join from $h"
+done
+copied() { [ "$(st b mcast_copy_generation)" != "$g0" ] && st_is b mcast_copy current &&
+	cmp -s "$T/state-a/mcgroups.state" "$T/state-b/mcgroups.replica"; }
+wait_for 30 copied || fail "B's copy did not follow A's journal"
+c1=$(st b mcast_copy_chunks) whole=$(( ($(stat -c %s "$T/state-a/mcgroups.state") + 159) / 160 ))
+echo "B fetched $((c1 - c0)) chunks of a $whole-chunk file after the extra joins"
+[ $((c1 - c0)) -lt "$whole" ] || fail "B fetched $((c1 - c0)) chunks: the whole file again, not what was appended"
+extra_ready() { "$IBSMCTL" -s "$T/a.sock" mcg list | grep "^ff12:601b::2:1 " | grep -q state=Ready; }
+wait_for 60 extra_ready || fail "A: the extra group is not Ready"
 # mcg list without the tree columns, members sorted
 groups() {
 	"$IBSMCTL" -s "$T/$1.sock" mcg list |

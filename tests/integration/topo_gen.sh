@@ -30,6 +30,8 @@ check() {
 check 16000 2000 48000 fattree3 --k 40
 check 128 80 384 fattree3 --k 8
 check 32 12 64 fattree2 --hosts 32 --radix 8
+# 2-level pruned: 12 hosts and 4 uplinks per 16-port leaf, 8 leaves, 4 spines
+check 96 12 $((96 + 8 * 4)) fattree2 --hosts 96 --radix 16 --uplinks 4
 # 30x20x20 torus, 2 hosts each: 24,000 hosts, 3 links per switch
 check 24000 12000 60000 torus 30 20 20 --hosts-per-switch 2
 # dragonfly a=18 p=h=9: 163 groups, 26,406 hosts,
@@ -64,4 +66,6 @@ found=$(sim ibnetdiscover 2>/dev/null | grep -cE '^(Switch|Ca)')
 # Bad arguments exit 2 with a message.
 "$G" fattree2 --hosts 5000 --radix 8 2>"$T/err" && fail "oversized fattree2 accepted"
 grep -q "raise --radix" "$T/err" || fail "no hint in: $(cat "$T/err")"
+"$G" fattree2 --hosts 32 --radix 8 --uplinks 8 2>"$T/err" && fail "fattree2 with no host port accepted"
+grep -q "uplinks < radix" "$T/err" || fail "no reason in: $(cat "$T/err")"
 echo PASS

@@ -74,7 +74,7 @@ static void test_defaults(void **state)
 	assert_int_equal(config_defaults(&c), 0);
 	assert_int_equal(c.port_guid, 0);
 	assert_string_equal(c.port_ca, "");
-	assert_int_equal(c.routing_unicast, CFG_UCAST_MINHOP);
+	assert_int_equal(c.routing_unicast, CFG_UCAST_FTREE);
 	assert_int_equal(c.routing_updown_roots.n, 0);
 	assert_int_equal(c.multicast_engine, CFG_MC_MR4LMS);
 	assert_int_equal(c.multicast_merge, CFG_MERGE_EXTEND);

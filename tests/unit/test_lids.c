@@ -1,5 +1,6 @@
 /* LID assignment (lib/lids.c) on hand-built fabrics: order, stability,
- * keeping valid LIDs, fixing clashes, LMC alignment, guid2lid reuse. */
+ * keeping valid LIDs, fixing clashes, LMC alignment, guid2lid reuse, and
+ * what a LinearFDBCap too small for the fabric leaves out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,13 +216,14 @@ static void test_sm_on_switch(void **state)
 /* The map's index: many puts, updates in place, gets after a read. */
 static void test_map_index(void **state)
 {
-	struct guid2lid m = { 0 };
+	struct guid2lid m = {0};
 
 	(void)state;
 	for (uint32_t i = 0; i < 50000; i++)
 		assert_int_equal(guid2lid_put(&m, 0x1000 + 7 * (uint64_t)i,
 					      (uint16_t)(i % 40000 + 1),
-					      (uint16_t)(i % 40000 + 1)), 0);
+					      (uint16_t)(i % 40000 + 1)),
+				 0);
 	assert_int_equal(m.n, 50000);
 	assert_int_equal(guid2lid_put(&m, 0x1000 + 7 * 123, 9, 9), 0);
 	assert_int_equal(m.n, 50000);
@@ -229,6 +231,140 @@ static void test_map_index(void **state)
 	assert_int_equal(guid2lid_get(&m, 0x1000 + 7 * 49999)->lo, 9999 + 1);
 	assert_null(guid2lid_get(&m, 0x1001));
 	guid2lid_free(&m);
+}
+
+/* One switch S of nports ports with LinearFDBCap cap, a host on every
+ * port; the SM on H1. */
+struct star {
+	struct fabric f;
+	struct ib_node *sw, *h[255];
+	unsigned n;
+};
+
+static void build_star(struct star *t, unsigned n, uint16_t cap)
+{
+	fabric_init(&t->f);
+	t->n = n;
+	t->sw = fabric_add_node(&t->f, IB_NODE_SWITCH, 0x100, (uint8_t)n, "S");
+	t->sw->lft_cap = cap;
+	for (unsigned i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "H%u", i + 1);
+		t->h[i] =
+		    fabric_add_node(&t->f, IB_NODE_CA, 0x1000 + 2 * i, 1, name);
+		assert_int_equal(fabric_set_port_guid(&t->f, &t->h[i]->ports[1],
+						      0x1001 + 2 * i),
+				 0);
+		assert_int_equal(
+		    fabric_link(&t->f, t->sw, (uint8_t)(i + 1), t->h[i], 1), 0);
+	}
+	t->f.sm_node = t->h[0];
+	t->f.sm_port = 1;
+}
+
+/* 80 hosts and a switch need 81 LIDs; a cap of 100 holds one whole
+ * block, LIDs 0..63: the switch and 62 hosts get LIDs, in BFS order, the
+ * last 18 hosts none, and the message names the cap. */
+static void test_cap_leaves_hosts_out(void **state)
+{
+	struct star t;
+	struct lids_stats st;
+	char msg[512];
+
+	(void)state;
+	build_star(&t, 80, 100);
+	assert_int_equal(lids_assign(&t.f, NULL, 0, &st), 0);
+	assert_int_equal(st.limit, 64);
+	assert_int_not_equal(t.sw->ports[0].lid, 0);
+	assert_int_equal(st.no_lid, 18);
+	assert_int_equal(st.needed, 81);
+	assert_true(t.f.max_lid < 64);
+	for (unsigned i = 0; i < 80; i++) {
+		assert_true(t.h[i]->ports[1].lid < 64);
+		assert_true((t.h[i]->ports[1].lid != 0) == (i < 62));
+		assert_true(lids_link_unrouted(&t.sw->ports[i + 1]) ==
+			    (i >= 62));
+	}
+	assert_int_equal(lids_limit_message(&st, 0, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg,
+			       "LinearFDBCap 100 of S is below the 81 "
+			       "LIDs this fabric needs: 18 ports get no LID"));
+	assert_non_null(strstr(msg, "(H63, H64, H65, H66 and 14 more)"));
+	fabric_free(&t.f);
+}
+
+/* The same ports win again: with the LIDs kept (a restart under the same
+ * switches), and from guid2lid alone (LIDs lost, another BFS order). */
+static void test_cap_deterministic(void **state)
+{
+	struct star a, b;
+	struct lids_stats st;
+	struct guid2lid m = {0};
+	uint16_t first[80];
+
+	(void)state;
+	build_star(&a, 80, 64);
+	assert_int_equal(lids_assign(&a.f, NULL, 0, &st), 0);
+	for (unsigned i = 0; i < 80; i++) {
+		first[i] = a.h[i]->ports[1].lid;
+		if (first[i])
+			assert_int_equal(guid2lid_put(&m, 0x1001 + 2 * i,
+						      first[i], first[i]),
+					 0);
+	}
+	assert_int_equal(
+	    guid2lid_put(&m, 0x100, a.sw->ports[0].lid, a.sw->ports[0].lid), 0);
+	assert_int_equal(lids_assign(&a.f, NULL, 0, &st), 0);
+	assert_int_equal(st.kept, 63);
+	for (unsigned i = 0; i < 80; i++)
+		assert_int_equal(a.h[i]->ports[1].lid, first[i]);
+	build_star(&b, 80, 64);
+	assert_int_equal(lids_assign(&b.f, &m, 0, &st), 0);
+	assert_int_equal(st.from_map, 63);
+	for (unsigned i = 0; i < 80; i++)
+		assert_int_equal(b.h[i]->ports[1].lid, first[i]);
+	/* The SM's own port always gets one: moved to H80, it takes the
+	 * lowest free LID before the other hosts claim theirs, and the host
+	 * that held it (H1) is the one left out. */
+	fabric_free(&b.f);
+	build_star(&b, 80, 64);
+	b.f.sm_node = b.h[79];
+	assert_int_equal(lids_assign(&b.f, &m, 0, &st), 0);
+	assert_int_equal(b.h[79]->ports[1].lid, first[0]);
+	assert_int_equal(b.h[0]->ports[1].lid, 0);
+	for (unsigned i = 1; i < 79; i++)
+		assert_int_equal(b.h[i]->ports[1].lid, first[i]);
+	guid2lid_free(&m);
+	fabric_free(&a.f);
+	fabric_free(&b.f);
+}
+
+/* LMC 2 for 21 ports needs 88 LFT entries, more than a cap of 64 holds:
+ * every port gets LMC 1 instead, and all stay routable. */
+static void test_cap_lowers_lmc(void **state)
+{
+	struct star t;
+	struct lids_stats st;
+	char msg[512];
+
+	(void)state;
+	build_star(&t, 20, 64);
+	assert_int_equal(lids_assign(&t.f, NULL, 2, &st), 0);
+	assert_int_equal(st.lmc, 1);
+	assert_int_equal(st.no_lid, 0);
+	for (unsigned i = 0; i < 20; i++) {
+		assert_int_equal(t.h[i]->ports[1].lmc, 1);
+		assert_int_equal(t.h[i]->ports[1].lid % 2, 0);
+		assert_true(t.h[i]->ports[1].lid + 1 < 64);
+	}
+	assert_int_equal(lids_limit_message(&st, 2, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "LinearFDBCap 64 of S is below the 84 "
+				    "LIDs this fabric needs at LMC 2; every "
+				    "port gets LMC 1 (2 LIDs) instead"));
+	/* what fits says nothing */
+	assert_int_equal(lids_assign(&t.f, NULL, 1, &st), 0);
+	assert_int_equal(lids_limit_message(&st, 1, msg, sizeof(msg)), 0);
+	fabric_free(&t.f);
 }
 
 int main(void)
@@ -240,6 +376,9 @@ int main(void)
 	    cmocka_unit_test(test_guid2lid_reuse),
 	    cmocka_unit_test(test_sm_on_switch),
 	    cmocka_unit_test(test_map_index),
+	    cmocka_unit_test(test_cap_leaves_hosts_out),
+	    cmocka_unit_test(test_cap_deterministic),
+	    cmocka_unit_test(test_cap_lowers_lmc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "routing/hops/hops.h"
 #include "routing/unicast/unicast.h"
 #include "routing/verify/verify.h"
+#include "updown_fab.h"
 
 static struct ib_node *sw_add(struct fabric *f, uint64_t g, int np,
 			      const char *name)
@@ -328,6 +329,28 @@ static void test_lmc(void **state)
 	fabric_free(&f);
 }
 
+/* LMC 2 on a 2-level tree whose leaves have as many hosts as up links:
+ * taken in rounds, every LID of a host left by the same link; now the
+ * four take four links, and each offset is spread evenly. */
+static void test_lmc_spread(void **state)
+{
+	struct fabric f;
+	struct hops h = {0};
+	const char *fault;
+	char err[128];
+
+	(void)state;
+	fab_fattree2(&f, 6, 12, 6);
+	assert_int_equal(fab_relid(&f, 2), 0);
+	assert_int_equal(hops_compute(&f, &h, NULL), 0);
+	assert_int_equal(minhop_fill_lfts(&f, &h, NULL, err, sizeof(err)), 0);
+	fault = fab_lmc_fault(&f, 2);
+	if (fault)
+		fail_msg("%s", fault);
+	hops_free(&h);
+	fabric_free(&f);
+}
+
 static void test_unreachable_half(void **state)
 {
 	struct fabric f;
@@ -365,6 +388,7 @@ int main(void)
 	    cmocka_unit_test(test_neighbour_balance),
 	    cmocka_unit_test(test_fat_tree_balance),
 	    cmocka_unit_test(test_lmc),
+	    cmocka_unit_test(test_lmc_spread),
 	    cmocka_unit_test(test_node_order),
 	    cmocka_unit_test(test_unreachable_half),
 	};

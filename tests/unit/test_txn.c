@@ -435,6 +435,98 @@ static void test_requests(void **state)
 	txn_destroy(e);
 }
 
+/* The send window: answers to requests and SMPs together stay within
+ * send_window MADs the transport has not given back; answers past it wait
+ * in order, a fence (NodeInfo Get over 0 hops) follows a quarter of the
+ * window of answers, and its answer makes room. */
+static void inject_smp_get(struct txn_engine *e, uint64_t tid)
+{
+	struct mad_rx rx = {.len = MAD_SIZE, .agent = 4, .from.lid = 0xFFFF};
+	struct smp s;
+
+	smp_init_dr(&s, MAD_METHOD_GET, SMP_ATTR_SM_INFO, 0, NULL, 0);
+	s.hdr.tid = tid;
+	assert_int_equal(smp_encode(&s, rx.mad, MAD_SIZE), 0);
+	assert_int_equal(txn_inject(e, &rx), 0);
+}
+
+static bool is_fence(const struct fake *f, unsigned i)
+{
+	struct smp s;
+
+	return smp_decode(&s, f->mad[i], MAD_SIZE) == 0 &&
+	       s.hdr.method == MAD_METHOD_GET &&
+	       s.hdr.attr_id == SMP_ATTR_NODE_INFO && s.hop_cnt == 0;
+}
+
+static void test_send_window(void **state)
+{
+	struct fake f;
+	struct txn_engine *e = mk(&f, 4, 4, 0);
+	struct reqctx rc = {e, 0, 0};
+	struct txn_params p = *txn_get_params(e);
+	struct done d = {0};
+	struct cbctx c[6];
+	uint64_t next_tid = 1;
+	unsigned fences = 0;
+
+	(void)state;
+	p.send_window = 8;
+	txn_set_params(e, &p);
+	txn_set_request_handler(e, on_req, &rc);
+	for (int i = 0; i < 20; i++)
+		inject_smp_get(e, 1000 + (uint64_t)i);
+	txn_on_readable(e);
+	assert_int_equal(rc.seen, 20);
+	/* 8 answers, then the fence past the window; 12 wait */
+	assert_int_equal(f.n, 9);
+	assert_true(is_fence(&f, 8));
+	assert_int_equal(txn_stats(e)->answers_waiting, 12);
+	assert_false(txn_rx_room(e));
+	/* SMPs wait for room too */
+	for (int i = 0; i < 6; i++) {
+		uint8_t path[2] = {0, 1};
+
+		c[i] = (struct cbctx){&d, i};
+		assert_int_equal(txn_submit_dr(e, path, 1, MAD_METHOD_GET,
+					       SMP_ATTR_NODE_INFO, 0, NULL, cb,
+					       &c[i]),
+				 0);
+	}
+	assert_int_equal(f.n, 9);
+	/* each fence answered makes room: requests first, answers after */
+	while (d.calls < 6 || txn_stats(e)->answers_waiting) {
+		unsigned n = f.n;
+
+		for (unsigned i = 0; i < n; i++) {
+			struct smp s;
+
+			if (smp_decode(&s, f.mad[i], MAD_SIZE) < 0 ||
+			    s.hdr.method != MAD_METHOD_GET)
+				continue;
+			fences += is_fence(&f, i);
+			answer(e, &f, i, 0, 0, 0);
+			f.mad[i][3] = 0; /* answered: not again */
+		}
+		assert_true(f.n > n); /* progress */
+		assert_true(txn_stats(e)->max_unconsumed <= 8 + 1);
+	}
+	/* the 20 answers went in the order of their requests */
+	for (unsigned i = 0; i < f.n; i++) {
+		struct smp s;
+
+		if (smp_decode(&s, f.mad[i], MAD_SIZE) == 0 &&
+		    s.hdr.method == MAD_METHOD_GET_RESP)
+			assert_true(s.hdr.tid == 1000 + next_tid++ - 1);
+	}
+	assert_int_equal(next_tid, 21);
+	assert_int_equal(d.calls, 6);
+	assert_true(fences >= 2);
+	assert_true(txn_stats(e)->answers_waited == 12);
+	assert_true(txn_rx_room(e));
+	txn_destroy(e);
+}
+
 static int deferred_ran;
 static void deferred(void *ctx)
 {
@@ -525,6 +617,7 @@ int main(void)
 	    cmocka_unit_test(test_stale_slots),
 	    cmocka_unit_test(test_send_error_retried),
 	    cmocka_unit_test(test_requests),
+	    cmocka_unit_test(test_send_window),
 	    cmocka_unit_test(test_defer_and_run),
 	    cmocka_unit_test(test_destroy_sends_nothing),
 	};

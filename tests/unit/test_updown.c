@@ -452,6 +452,26 @@ static void test_wide_and_lmc(void **state)
 	fabric_free(&f);
 }
 
+/* LMC 2 on a 2-level tree whose leaves have as many hosts as up links:
+ * the four LIDs of a host take four links, each offset spread evenly. */
+static void test_lmc_spread(void **state)
+{
+	struct fabric f;
+	struct routed r;
+	const char *fault;
+
+	(void)state;
+	fab_fattree2(&f, 6, 12, 6);
+	assert_int_equal(fab_relid(&f, 2), 0);
+	route(&f, NULL, NULL, NULL, 0, &r);
+	assert_clean(&r);
+	fault = fab_lmc_fault(&f, 2);
+	if (fault)
+		fail_msg("%s", fault);
+	routed_free(&r);
+	fabric_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_roots_dump),
 		cmocka_unit_test(test_check_dag),
 		cmocka_unit_test(test_wide_and_lmc),
+		cmocka_unit_test(test_lmc_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
-/* The LFT walk (routing/verify/verify_lft.c) on tables written by hand, so its
- * answers do not depend on any routing engine: delivery, drops, loops,
- * detours longer than the hop table, hop counts and per-link DLIDs. */
+/* The LFT walk (routing/verify/verify_lft.c) and the shift permutations'
+ * link loads (verify_shift.c) on tables written by hand, so their answers
+ * do not depend on any routing engine: delivery, drops, loops, detours
+ * longer than the hop table, hop counts and per-link DLIDs; the hosts'
+ * cabling order (lib/ca_order.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "lib/ca_order.h"
 #include "lib/fabric.h"
 #include "routing/hops/hops.h"
 #include "routing/verify/verify.h"
@@ -170,12 +175,86 @@ static void test_drops(void **state)
 	fabric_free(&r.f);
 }
 
+/* Shortest paths on the ring: in shift 1 (H0->H1, H1->H2, H2->H0) and
+ * shift 2 every flow has a link of its own. */
+static void test_shifts_shortest(void **state)
+{
+	struct ring r;
+	struct shift_report sr;
+
+	(void)state;
+	build(&r);
+	program_shortest(&r);
+	assert_int_equal(verify_shifts(&r.f, NULL, 0, &sr), 0);
+	assert_int_equal(sr.hosts, 3);
+	assert_int_equal(sr.shifts, 2);
+	assert_int_equal(sr.shifts_total, 2);
+	assert_int_equal(sr.worst, 1);
+	assert_int_equal(sr.congestion_free, 2);
+	assert_int_equal(sr.undelivered, 0);
+	hops_free(&r.hp);
+	fabric_free(&r.f);
+}
+
+/* Detours: S0 sends H2's LID by S1, S2 sends H1's by S0.  Shift 1 still
+ * has a link per flow; in shift 2, H0->H2 and H2->H1 both cross S0->S1. */
+static void test_shifts_detour(void **state)
+{
+	struct ring r;
+	struct shift_report sr;
+
+	(void)state;
+	build(&r);
+	program_shortest(&r);
+	r.s[0]->lft[12] = nb_port[0][1];
+	r.s[2]->lft[11] = nb_port[2][0];
+	assert_int_equal(verify_shifts(&r.f, NULL, 0, &sr), 0);
+	assert_int_equal(sr.worst, 2);
+	assert_int_equal(sr.congestion_free, 1);
+	assert_true(sr.mean_busiest > 1.49 && sr.mean_busiest < 1.51);
+	/* one shift of the two, the first */
+	assert_int_equal(verify_shifts(&r.f, NULL, 1, &sr), 0);
+	assert_int_equal(sr.shifts, 1);
+	assert_int_equal(sr.worst, 1);
+	/* a dropped flow is counted, not walked */
+	r.s[1]->lft[10] = LFT_NO_PORT;
+	assert_int_equal(verify_shifts(&r.f, NULL, 0, &sr), 0);
+	assert_int_equal(sr.undelivered, 1);
+	hops_free(&r.hp);
+	fabric_free(&r.f);
+}
+
+/* Cabling order: by the GUID of the host's switch, then its port, not by
+ * the model's order. */
+static void test_ca_order(void **state)
+{
+	struct ring r;
+	struct ca_slot *v;
+	uint32_t n;
+
+	(void)state;
+	build(&r);
+	r.s[0]->guid = 0x99; /* S0 now sorts last */
+	assert_int_equal(ca_order(&r.f, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_ptr_equal(v[0].port, &r.h[1]->ports[1]);
+	assert_ptr_equal(v[1].port, &r.h[2]->ports[1]);
+	assert_ptr_equal(v[2].port, &r.h[0]->ports[1]);
+	assert_int_equal(v[2].sw_port, 5);
+	free(v);
+	hops_free(&r.hp);
+	fabric_free(&r.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_good),	cmocka_unit_test(test_detour),
 	    cmocka_unit_test(test_loop),	cmocka_unit_test(test_drops),
 	    cmocka_unit_test(test_credit_loop),
+	    cmocka_unit_test(test_shifts_shortest),
+	    cmocka_unit_test(test_shifts_detour),
+	    cmocka_unit_test(test_ca_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

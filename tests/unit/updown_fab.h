@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/fabric.h"
+#include "lib/lids.h"
 #include "routing/hops/hops.h"
 
 static inline struct ib_node *fab_sw(struct fabric *f, uint64_t guid,
@@ -230,6 +231,77 @@ static inline void fab_minhop(struct fabric *f, const struct hops *h)
 		}
 		free(cnt);
 	}
+}
+
+/* LIDs assigned again by lib/lids from the first host, 2^lmc per host
+ * port.  0 or the error of lids_assign(). */
+static inline int fab_relid(struct fabric *f, uint8_t lmc)
+{
+	struct lids_stats st;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i]->nports; p++)
+			if (f->nodes[i]->ports[p].lid)
+				fabric_set_lid(f, &f->nodes[i]->ports[p], 0, 0);
+	for (uint32_t i = 0; i < f->n_nodes && !f->sm_node; i++)
+		if (!node_is_switch(f->nodes[i])) {
+			f->sm_node = f->nodes[i];
+			f->sm_port = 1;
+		}
+	return lids_assign(f, NULL, lmc, &st);
+}
+
+/* For a 2-level tree routed with LMC: at every leaf the 2^lmc LIDs of each
+ * remote host leave by as many different up links, and every LID offset
+ * alone is spread evenly over the up links.  Returns a description of the
+ * first fault, NULL if none. */
+static inline const char *fab_lmc_fault(const struct fabric *f, uint8_t lmc)
+{
+	static char why[128];
+
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		const struct ib_node *sw = f->switches[s];
+		unsigned use[8][256] = {{0}};
+		if (strncmp(sw->desc, "leaf", 4))
+			continue;
+		for (uint32_t i = 0; i < f->n_nodes; i++) {
+			const struct ib_node *h = f->nodes[i];
+			uint16_t lid = h->ports[1].lid;
+			if (node_is_switch(h) || h->ports[1].remote->node == sw)
+				continue;
+			for (unsigned o = 0; o < 1u << lmc; o++) {
+				use[o][sw->lft[lid + o]]++;
+				for (unsigned q = 0; q < o; q++)
+					if (sw->lft[lid + o] == sw->lft[lid + q]) {
+						snprintf(why, sizeof(why),
+							 "%s sends LIDs %u and "
+							 "%u out of port %u",
+							 sw->desc, lid + q,
+							 lid + o,
+							 sw->lft[lid + o]);
+						return why;
+					}
+			}
+		}
+		for (unsigned o = 0; o < 1u << lmc; o++) {
+			unsigned lo = ~0u, hi = 0;
+			for (unsigned p = 1; p <= sw->nports; p++) {
+				const struct ib_port *r = sw->ports[p].remote;
+				if (!r || !node_is_switch(r->node))
+					continue;
+				lo = use[o][p] < lo ? use[o][p] : lo;
+				hi = use[o][p] > hi ? use[o][p] : hi;
+			}
+			if (hi - lo > 1 || use[o][LFT_NO_PORT]) {
+				snprintf(why, sizeof(why),
+					 "%s spreads LID offset %u from %u "
+					 "to %u per up link",
+					 sw->desc, o, lo, hi);
+				return why;
+			}
+		}
+	}
+	return NULL;
 }
 
 #endif

@@ -95,7 +95,7 @@ static int parse_opt(struct opts *o, int argc, char **argv, int *i)
 static int build(const char *fam, const struct opts *o, struct gtopo *g)
 {
 	if (!strcmp(fam, "fattree2"))
-		return gen_fattree2(g, o->hosts, o->radix);
+		return gen_fattree2(g, o->hosts, o->radix, o->uplinks);
 	if (!strcmp(fam, "fattree3"))
 		return gen_fattree3(g, o->k);
 	if (!strcmp(fam, "pruned"))

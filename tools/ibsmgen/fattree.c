@@ -28,9 +28,10 @@ static int attach_hosts(struct gtopo *g, uint32_t n, unsigned hpl)
 	return 0;
 }
 
-/* Leaves S1..SL with radix/2 hosts each; radix/2 spines, each leaf linked
- * once to every spine. */
-int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix)
+/* Leaves S1..SL with radix - U hosts each and U spines (U = radix/2 when
+ * up is 0: the full tree), each leaf linked once to every spine.  U <
+ * radix/2 is a pruned (oversubscribed) 2-level tree. */
+int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix, unsigned up)
 {
 	unsigned hpl, spines;
 	uint32_t leaves;
@@ -41,12 +42,13 @@ int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix)
 			"fat tree\n", hosts);
 		return -EINVAL;
 	}
-	if (radix < 2 || radix % 2 || !hosts) {
-		fprintf(stderr, "ibsmgen: fattree2 needs hosts > 0 and an "
-			"even radix\n");
+	if (radix < 2 || radix % 2 || !hosts || up >= radix) {
+		fprintf(stderr, "ibsmgen: fattree2 needs hosts > 0, an "
+				"even radix and uplinks < radix\n");
 		return -EINVAL;
 	}
-	hpl = spines = radix / 2;
+	spines = up ? up : radix / 2;
+	hpl = radix - spines;
 	leaves = (hosts + hpl - 1) / hpl;
 	if (leaves > radix) {
 		fprintf(stderr, "ibsmgen: %u hosts need %u leaves but a "

@@ -49,7 +49,8 @@ uint64_t gen_rand(uint64_t *state);
 uint32_t gen_rand_below(uint64_t *state, uint32_t n);
 
 /* Builders: 0 or -errno, with a message printed to stderr. */
-int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix);
+int gen_fattree2(struct gtopo *g, uint32_t hosts, unsigned radix,
+		 unsigned uplinks);
 int gen_fattree3(struct gtopo *g, unsigned k);
 int gen_pruned(struct gtopo *g, uint32_t hosts, unsigned radix,
 	       unsigned uplinks);

@@ -5,13 +5,14 @@
 
 #include "tools/ibsmgen/gen.h"
 
-int gt_init(struct gtopo *g, uint32_t n_sw, unsigned nports,
-	    uint32_t n_hosts)
+int gt_init(struct gtopo *g, uint32_t n_sw, unsigned nports, uint32_t n_hosts)
 {
 	memset(g, 0, sizeof(*g));
 	if (nports < 1 || nports > 255) {
-		fprintf(stderr, "ibsmgen: switch radix %u out of range "
-			"1..255\n", nports);
+		fprintf(stderr,
+			"ibsmgen: switch radix %u out of range "
+			"1..255\n",
+			nports);
 		return -EINVAL;
 	}
 	g->n_sw = n_sw;
@@ -49,15 +50,14 @@ unsigned gt_free_port(const struct gtopo *g, uint32_t s)
 	return 0;
 }
 
-int gt_link(struct gtopo *g, uint32_t a, unsigned pa, uint32_t b,
-	    unsigned pb)
+int gt_link(struct gtopo *g, uint32_t a, unsigned pa, uint32_t b, unsigned pb)
 {
 	if (a >= g->n_sw || b >= g->n_sw || !pa || !pb || pa > g->nports ||
-	    pb > g->nports || (a == b && pa == pb) ||
-	    end_of(g, a, pa)->pport || end_of(g, b, pb)->pport)
+	    pb > g->nports || (a == b && pa == pb) || end_of(g, a, pa)->pport ||
+	    end_of(g, b, pb)->pport)
 		return -EINVAL;
-	*end_of(g, a, pa) = (struct gend){ b, (uint8_t)pb };
-	*end_of(g, b, pb) = (struct gend){ a, (uint8_t)pa };
+	*end_of(g, a, pa) = (struct gend){b, (uint8_t)pb};
+	*end_of(g, b, pb) = (struct gend){a, (uint8_t)pa};
 	return 0;
 }
 
@@ -81,7 +81,7 @@ int gt_host_next(struct gtopo *g, uint32_t h, uint32_t s)
 
 	if (!p || h >= g->n_hosts || g->host_sw[h] != UINT32_MAX)
 		return -ENOSPC;
-	*end_of(g, s, p) = (struct gend){ GT_HOST | h, 1 };
+	*end_of(g, s, p) = (struct gend){GT_HOST | h, 1};
 	g->host_sw[h] = s;
 	g->host_port[h] = (uint8_t)p;
 	return 0;
@@ -122,7 +122,8 @@ int gt_write(const struct gtopo *g, FILE *out, const char *header)
 		fprintf(out, "# %.*s\n", (int)n, s);
 		s += n + (s[n] == '\n');
 	}
-	fprintf(out, "# %u switches of %u ports, %u hosts; the first node is "
+	fprintf(out,
+		"# %u switches of %u ports, %u hosts; the first node is "
 		"a host so ibsim attaches the SM to a CA port.\n\n",
 		g->n_sw, g->nports, g->n_hosts);
 	if (g->n_hosts)
@@ -134,39 +135,52 @@ int gt_write(const struct gtopo *g, FILE *out, const char *header)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* ibsim 0.10's switches hold 30,720 LFT entries (LIDs 0..30719) unless
+ * told otherwise with -L; a fabric with more LIDs gets -L 49152, every
+ * unicast LID, so that it comes up whole (ibsmd leaves out what does not
+ * fit below the cap: docs/design.md §3.4). */
+#define IBSIM_DEFAULT_LFT_CAP 30720
+
 /* ibsim counts a switch's ports with port 0, a CA's without.  Its MFT
  * entries are two 16-bit port masks (NUMBEROFPORTMASK 2 in ibsim's
- * sim.h): multicast only reaches ports 0..31, so warn above that. */
+ * sim.h): multicast only reaches ports 0..31, so warn above that.
+ * lids: the LIDs the fabric needs at LMC 0 (switches and CA ports). */
 static void print_args(uint32_t nodes, uint32_t switches, uint64_t ports,
-		       unsigned max_sw_ports, FILE *out)
+		       uint64_t lids, unsigned max_sw_ports, FILE *out)
 {
 	if (max_sw_ports > 31)
-		fprintf(stderr, "ibsmgen: warning: switches have %u ports; "
+		fprintf(stderr,
+			"ibsmgen: warning: switches have %u ports; "
 			"ibsim's multicast tables hold ports 0..31 only\n",
 			max_sw_ports);
-	fprintf(out, "-N %u -S %u -P %llu\n", nodes, switches,
+	fprintf(out, "-N %u -S %u -P %llu", nodes, switches,
 		(unsigned long long)ports);
+	if (lids >= IBSIM_DEFAULT_LFT_CAP)
+		fprintf(out, " -L %u", IB_LID_UCAST_END + 1);
+	fputc('\n', out);
 }
 
 void gt_print_ibsim_args(const struct gtopo *g, FILE *out)
 {
 	print_args(g->n_sw + g->n_hosts, g->n_sw,
 		   (uint64_t)g->n_sw * (g->nports + 1) + g->n_hosts,
-		   g->n_sw ? g->nports : 0, out);
+		   (uint64_t)g->n_sw + g->n_hosts, g->n_sw ? g->nports : 0,
+		   out);
 }
 
 void gen_print_ibsim_args(const struct fabric *f, FILE *out)
 {
-	uint64_t ports = 0;
+	uint64_t ports = 0, lids = 0;
 	unsigned max_sw = 0;
 
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ib_node *n = f->nodes[i];
 		ports += n->nports + (n->type == IB_NODE_SWITCH);
+		lids += n->type == IB_NODE_SWITCH ? 1 : n->nports;
 		if (n->type == IB_NODE_SWITCH && n->nports > max_sw)
 			max_sw = n->nports;
 	}
-	print_args(f->n_nodes, f->n_switches, ports, max_sw, out);
+	print_args(f->n_nodes, f->n_switches, ports, lids, max_sw, out);
 }
 
 uint64_t gen_rand(uint64_t *state)

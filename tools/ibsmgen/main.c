@@ -13,7 +13,9 @@
 static void usage(FILE *o)
 {
 	fputs("usage: ibsmgen COMMAND [options] [-o FILE]\n"
-	      "  fattree2 --hosts N [--radix R]      2-level fat tree\n"
+	      "  fattree2 --hosts N [--radix R] [--uplinks U]\n"
+	      "                                       2-level fat tree (U < "
+	      "R/2: pruned)\n"
 	      "  fattree3 --k K                       3-level fat tree of "
 	      "K-port switches (K^3/4 hosts)\n"
 	      "  pruned --hosts N --radix R --uplinks U\n"
@@ -37,6 +39,8 @@ static void usage(FILE *o)
 	      "topology file\n"
 	      "  ibsim-args FILE                      ibsim -N/-S/-P options "
 	      "FILE needs\n"
+	      "                                       (and -L 49152 past "
+	      "30,719 LIDs)\n"
 	      "Generators write ibsim's net-file form to stdout (or -o FILE);"
 	      "\nthe first node is a host, where ibsim attaches the SM.\n"
 	      "Hosts are H1..Hn (one port each), switches S1..Sm, numbered in "
@@ -44,9 +48,11 @@ static void usage(FILE *o)
 	      "when none is given.\npruned: every leaf has U shortest paths to "
 	      "every top switch; the papers'\nmachines are --hosts 8704 "
 	      "--radix 64 --uplinks 8 and --hosts 40960 --radix 64\n"
-	      "--uplinks 2.  pruned3: every leaf links to each middle of its pod,\n"
+	      "--uplinks 2.  pruned3: every leaf links to each middle of its "
+	      "pod,\n"
 	      "middle j's uplinks go round robin from top j*U, so a leaf has "
-	      "M*U/T paths\nto every top (M*U >= T).  random is connected and the same for the same "
+	      "M*U/T paths\nto every top (M*U >= T).  random is connected and "
+	      "the same for the same "
 	      "--seed.\n"
 	      "Add --ibsim-args to a generator to print only the ibsim "
 	      "options.\n",

@@ -13,7 +13,7 @@
 
 struct ibsmroute_opts {
 	const char *topology;
-	const char *routing;	  /* minhop | updown */
+	const char *routing;	  /* ftree | minhop | updown */
 	const char *mcast_engine; /* mr4lms | fulb | minhop | sssp */
 	unsigned mft_size;	  /* 0 = unlimited offline */
 	int mft_size_set;
@@ -22,9 +22,13 @@ struct ibsmroute_opts {
 	const char *dump_dir;	  /* NULL: no dumps */
 	const char *json_path;	  /* NULL: no report; "-" = stdout */
 	unsigned threads;
+	unsigned max_shifts;	  /* --shifts: 0 = every shift */
 	bool port_groups;	  /* --port-groups */
 	unsigned pg_cap;	  /* --pg-cap, 1..255 */
 	bool pg_whole_sets;	  /* --pg-whole-sets: baseline, no subsets */
+	/* --cut NODE[:PORT], in command-line order */
+	const char **cuts;
+	unsigned n_cuts;
 	/* -o KEY=VALUE, raw, in command-line order */
 	const char **overrides;
 	unsigned n_overrides;
@@ -44,5 +48,14 @@ int ibsmroute_mcast(const struct ibsmroute_opts *o, struct fabric *f,
 int ibsmroute_pgroups(const struct ibsmroute_opts *o, struct fabric *f,
 		      const struct hops *h, struct pool *pool,
 		      const struct ucast_result *res, FILE *json);
+
+/* --cut: the failure repaired as the daemon's incremental sweep would
+ * (keep_lft with the routing's state), and routed afresh; prints both and
+ * writes the "repair" member (`"repair": {...}`, no trailing comma) to
+ * json when non-NULL.  prm: the parameters f was routed with, res its
+ * result.  0 or negative errno after printing why. */
+int ibsmroute_repair(const struct ibsmroute_opts *o, const struct fabric *f,
+		     struct pool *pool, const struct ucast_params *prm,
+		     const struct ucast_result *res, FILE *json);
 
 #endif

@@ -31,8 +31,10 @@ struct run {
 	struct fabric f;
 	struct hops h;
 	struct pool *pool;
+	struct ucast_params prm;
 	struct ucast_result res;
 	struct lft_check chk;
+	struct shift_report shifts;
 	double t_hops, t_route, seconds;
 	bool progress;
 	int routed;
@@ -82,6 +84,8 @@ static int load(struct run *r)
 			strerror(-rc));
 		return 2;
 	}
+	if (lids_limit_message(&st, (uint8_t)r->c.lmc, err, sizeof(err)))
+		fprintf(stderr, "ibsmroute: warning: %s\n", err);
 	if (st.unreachable)
 		fprintf(stderr,
 			"ibsmroute: warning: %u nodes are not reachable "
@@ -98,6 +102,8 @@ static int route(struct run *r)
 	    .n_updown_roots = r->c.n_roots,
 	    .updown_direction = r->c.direction,
 	};
+
+	r->prm = prm;
 	double t0 = now_s(), t1;
 	int rc;
 
@@ -130,6 +136,12 @@ static int check(struct run *r)
 	int engine_cdg = r->res.cdg_acyclic;
 	int rc;
 
+	rc = verify_shifts(&r->f, r->pool, r->o.max_shifts, &r->shifts);
+	if (rc < 0) {
+		fprintf(stderr, "ibsmroute: shift walk: %s\n", strerror(-rc));
+		return 1;
+	}
+	progress(r, "shift permutations", now_s() - t0);
 	/* An engine that reports verify_seconds filled the metrics with this
 	 * same walk (and logged what was wrong): do not walk twice. */
 	if (r->res.verify_seconds > 0) {
@@ -199,6 +211,8 @@ static int write_dumps(struct run *r)
 		rc = dump_write_mfts(d, &r->f, no_mft, NULL);
 	if (!rc && r->res.n_roots && (what = "updn-roots.dump"))
 		rc = dump_write_roots(d, r->res.roots, r->res.n_roots);
+	if (!rc && r->res.ca_order && (what = "ftree-ca-order.dump"))
+		rc = dump_write_ca_order(d, &r->f);
 	if (rc < 0) {
 		fprintf(stderr, "ibsmroute: writing %s/%s: %s\n", d, what,
 			strerror(-rc));
@@ -240,12 +254,38 @@ static int json_unicast(const struct run *r, FILE *out)
 	else
 		json_bool(&j, u->cdg_acyclic);
 	json_kv_uint(&j, "max_link_routes", u->max_link_routes);
+	json_key(&j, "shifts");
+	json_begin_object(&j);
+	json_kv_uint(&j, "walked", r->shifts.shifts);
+	json_kv_uint(&j, "of", r->shifts.shifts_total);
+	json_kv_double(&j, "busiest_mean", r->shifts.mean_busiest);
+	json_kv_uint(&j, "busiest_worst", r->shifts.worst);
+	json_kv_uint(&j, "congestion_free", r->shifts.congestion_free);
+	json_kv_uint(&j, "undelivered", r->shifts.undelivered);
+	json_end_object(&j);
 	json_end_object(&j);
 	return json_finish(&j);
 }
 
+/* The text report, on standard output unless the JSON goes there. */
+static void text_unicast(const struct run *r)
+{
+	const struct ucast_result *u = &r->res;
+	const struct shift_report *s = &r->shifts;
+
+	printf("unicast %s: %u hosts, %u switches, %.3f s; %u host pairs "
+	       "unreachable, hops max %u avg %.2f\n",
+	       r->o.routing, s->hosts, r->f.n_switches, r->seconds,
+	       u->unreachable_pairs, u->max_hops, u->avg_hops);
+	printf("  all pairs: busiest link %u routes\n", u->max_link_routes);
+	printf("  shifts: %u of %u walked, busiest link mean %.2f worst %u, "
+	       "%u congestion-free\n",
+	       s->shifts, s->shifts_total, s->mean_busiest, s->worst,
+	       s->congestion_free);
+}
+
 static int write_json(const struct run *r, const char *mcast, size_t mlen,
-		      const char *pg, size_t plen)
+		      const char *pg, size_t plen, const char *rep, size_t rlen)
 {
 	FILE *j = stdout;
 
@@ -264,6 +304,8 @@ static int write_json(const struct run *r, const char *mcast, size_t mlen,
 		fprintf(j, ", %s", mcast);
 	if (plen)
 		fprintf(j, ", %s", pg);
+	if (rlen)
+		fprintf(j, ", %s", rep);
 	fputs("}\n", j);
 	if ((j == stdout ? fflush(j) : fclose(j)) != 0) {
 		fprintf(stderr, "ibsmroute: writing the JSON report failed\n");
@@ -272,42 +314,51 @@ static int write_json(const struct run *r, const char *mcast, size_t mlen,
 	return 0;
 }
 
-/* Multicast into a memory buffer, so the report gets a "multicast"
- * member only when the driver wrote one. */
-static int run_mcast(struct run *r, char **buf, size_t *len)
+/* A member of the report written by fn into a memory buffer, so the
+ * report gets it only when fn wrote one (fn gets NULL without --json).
+ * fn's 0 or -errno, -EINVAL for bad input. */
+static int into_buffer(struct run *r, int (*fn)(struct run *, FILE *),
+		       char **buf, size_t *len)
 {
 	FILE *m = open_memstream(buf, len);
 	int rc;
 
 	if (!m)
-		return 1;
-	rc = ibsmroute_mcast(&r->o, &r->f, &r->h, r->pool,
-			     r->o.json_path ? m : NULL);
+		return -ENOMEM;
+	rc = fn(r, r->o.json_path ? m : NULL);
 	fclose(m);
-	return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0; /* -EINVAL: bad --groups */
+	return rc;
 }
 
-/* Port groups into a memory buffer, like multicast. */
-static int run_pgroups(struct run *r, char **buf, size_t *len)
+static int mcast_member(struct run *r, FILE *json)
 {
-	FILE *m;
-	int rc;
+	return ibsmroute_mcast(&r->o, &r->f, &r->h, r->pool, json);
+}
 
-	if (!r->o.port_groups)
-		return 0;
-	m = open_memstream(buf, len);
-	if (!m)
-		return 1;
-	rc = ibsmroute_pgroups(&r->o, &r->f, &r->h, r->pool, &r->res,
-			       r->o.json_path ? m : NULL);
-	fclose(m);
-	return rc < 0 ? 1 : 0;
+static int pgroups_member(struct run *r, FILE *json)
+{
+	return r->o.port_groups ? ibsmroute_pgroups(&r->o, &r->f, &r->h,
+						    r->pool, &r->res, json)
+				: 0;
+}
+
+static int repair_member(struct run *r, FILE *json)
+{
+	return r->o.n_cuts ? ibsmroute_repair(&r->o, &r->f, r->pool, &r->prm,
+					      &r->res, json)
+			   : 0;
+}
+
+/* Exit status of a member: 2 for bad input (--groups, --cut), else 1. */
+static int member_status(int rc)
+{
+	return rc == -EINVAL ? 2 : rc < 0 ? 1 : 0;
 }
 
 static int run(struct run *r)
 {
-	char *mbuf = NULL, *pbuf = NULL;
-	size_t mlen = 0, plen = 0;
+	char *mbuf = NULL, *pbuf = NULL, *rbuf = NULL;
+	size_t mlen = 0, plen = 0, rlen = 0;
 	int rc = load(r), mrc;
 
 	if (rc)
@@ -322,13 +373,18 @@ static int run(struct run *r)
 		return rc;
 	if (r->o.dump_dir && (rc = write_dumps(r)))
 		return rc;
-	mrc = run_pgroups(r, &pbuf, &plen);
+	mrc = into_buffer(r, pgroups_member, &pbuf, &plen) < 0;
 	if (!mrc)
-		mrc = run_mcast(r, &mbuf, &mlen);
+		mrc = member_status(into_buffer(r, mcast_member, &mbuf, &mlen));
+	if (!r->o.json_path || strcmp(r->o.json_path, "-"))
+		text_unicast(r);
+	if (!mrc)
+		mrc = member_status(into_buffer(r, repair_member, &rbuf, &rlen));
 	if (r->o.json_path)
-		rc = write_json(r, mbuf, mlen, pbuf, plen);
+		rc = write_json(r, mbuf, mlen, pbuf, plen, rbuf, rlen);
 	free(mbuf);
 	free(pbuf);
+	free(rbuf);
 	return rc ? rc : mrc;
 }
 

@@ -26,12 +26,13 @@ static const char *const mc_names[] = {
 
 void ibsmroute_usage(FILE *o)
 {
-	fputs("usage: ibsmroute TOPOLOGY [--routing minhop|updown]\n"
+	fputs("usage: ibsmroute TOPOLOGY [--routing ftree|minhop|updown]\n"
 	      "          [--mcast-engine mr4lms|fulb|minhop|sssp] [--mft-size "
 	      "N]\n"
 	      "          [--groups FILE] [--sm-node NAME] [--dump-dir DIR]\n"
 	      "          [--json FILE|-] [--threads N] [-o KEY=VALUE]...\n"
 	      "          [--port-groups [--pg-cap N] [--pg-whole-sets]]\n"
+	      "          [--shifts N] [--cut NODE[:PORT]]...\n"
 	      "See ibsmroute(1).\n",
 	      o);
 }
@@ -74,8 +75,8 @@ static int apply_config(struct ibsmroute_opts *o, struct route_cfg *c,
 	}
 	c->have_cfg = true;
 	if (!seen->routing)
-		o->routing = k->routing_unicast == CFG_UCAST_UPDOWN ? "updown"
-								    : "minhop";
+		o->routing =
+		    config_enum_name("routing.unicast", k->routing_unicast);
 	if (!seen->mcast && k->multicast_engine >= 0 &&
 	    k->multicast_engine <= CFG_MC_SSSP)
 		o->mcast_engine = mc_names[k->multicast_engine];
@@ -108,7 +109,9 @@ enum {
 	OPT_THREADS,
 	OPT_PG,
 	OPT_PG_CAP,
-	OPT_PG_WHOLE
+	OPT_PG_WHOLE,
+	OPT_SHIFTS,
+	OPT_CUT
 };
 
 static const struct option longopts[] = {
@@ -123,6 +126,8 @@ static const struct option longopts[] = {
     {"port-groups", no_argument, NULL, OPT_PG},
     {"pg-cap", required_argument, NULL, OPT_PG_CAP},
     {"pg-whole-sets", no_argument, NULL, OPT_PG_WHOLE},
+    {"shifts", required_argument, NULL, OPT_SHIFTS},
+    {"cut", required_argument, NULL, OPT_CUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -187,6 +192,18 @@ static int take_opt(struct ibsmroute_opts *o, struct opt_seen *seen, int c,
 	case OPT_PG_WHOLE:
 		o->pg_whole_sets = true;
 		break;
+	case OPT_SHIFTS:
+		if (parse_uint(arg, 1u << 20, &o->max_shifts) < 0) {
+			fprintf(stderr,
+				"ibsmroute: --shifts %s: expected a number "
+				"(0 = every shift)\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case OPT_CUT:
+		o->cuts[o->n_cuts++] = arg;
+		break;
 	case 'o':
 		o->overrides[o->n_overrides++] = arg;
 		break;
@@ -207,9 +224,11 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->routing = "minhop";
 	o->mcast_engine = "mr4lms";
 	o->pg_cap = 255;
+	o->max_shifts = 1024;
 	c->direction = "bfs";
 	o->overrides = calloc((size_t)argc + 1, sizeof(*o->overrides));
-	if (!o->overrides)
+	o->cuts = calloc((size_t)argc + 1, sizeof(*o->cuts));
+	if (!o->overrides || !o->cuts)
 		return -ENOMEM;
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -231,10 +250,10 @@ int ibsmroute_parse(int argc, char **argv, struct ibsmroute_opts *o,
 	o->topology = argv[optind];
 	if (apply_config(o, c, &seen) < 0)
 		return -EINVAL;
-	if (strcmp(o->routing, "minhop") && strcmp(o->routing, "updown")) {
+	if (!ucast_engine_find(o->routing)) {
 		fprintf(stderr,
 			"ibsmroute: unknown unicast routing '%s' "
-			"(minhop or updown)\n",
+			"(ftree, minhop or updown)\n",
 			o->routing);
 		return -EINVAL;
 	}
@@ -256,5 +275,7 @@ void ibsmroute_opts_free(struct ibsmroute_opts *o, struct route_cfg *c)
 	if (c->have_cfg)
 		config_free(&c->cfg);
 	free(o->overrides);
+	free(o->cuts);
 	o->overrides = NULL;
+	o->cuts = NULL;
 }
