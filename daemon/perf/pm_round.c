@@ -309,20 +309,24 @@ static void add_job(struct perf *pf, const struct ib_node *n, uint8_t p)
 
 /* A switch offering AllPortSelect and the 64-bit data counters has its
  * ports' jobs [first, n_jobs) wait for its sum; every PM_FULL_EVERY-th
- * round (staggered by its place in the model) they read PortCounters
- * whatever the sum. */
-static void add_sum(struct perf *pf, const struct ib_node *n, uint32_t first,
-		    uint32_t i)
+ * round they read PortCounters whatever the sum.  Staggered by the
+ * switch's place among the summed switches, not in the model: a quarter
+ * of them each round, so that no round is heavier than the others (the
+ * model's order mixes hosts and switches unevenly: at 16,000 hosts,
+ * staggered by the node index, rounds read 78 to 468 of the 2,000
+ * switches port by port where a quarter is 500). */
+static void add_sum(struct perf *pf, const struct ib_node *n, uint32_t first)
 {
 	uint16_t cap;
+	bool full;
 
 	if (!node_is_switch(n) || pf->n_jobs == first ||
 	    !node_cap(pf, n->guid, &cap) || !(cap & PERF_CAP_ALL_PORT_SELECT) ||
 	    !(cap & (PERF_CAP_EXT_WIDTH | PERF_CAP_EXT_WIDTH_NOIETF)))
 		return;
+	full = (pf->n_sum + pf->st.rounds) % PM_FULL_EVERY == 0;
 	pf->sum[pf->n_sum++] = (struct pm_sumjob){
-	    n->guid, n->ports[0].lid, first, pf->n_jobs - first,
-	    (i + pf->st.rounds) % PM_FULL_EVERY == 0};
+	    n->guid, n->ports[0].lid, first, pf->n_jobs - first, full};
 }
 
 /* The ports of the model, and the nodes whose capabilities are unknown. */
@@ -352,7 +356,7 @@ static int list_jobs(struct perf *pf)
 		/* a port of the node gives the LID to ask */
 		if (pf->n_jobs > before && !node_cap(pf, nd->guid, &cap))
 			pf->cpi[pf->n_cpi++] = pf->jobs[before];
-		add_sum(pf, nd, before, i);
+		add_sum(pf, nd, before);
 	}
 	return 0;
 }
