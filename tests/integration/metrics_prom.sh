@@ -198,39 +198,20 @@ curl -sI "http://127.0.0.1:$MPORT/metrics" | grep -qi '^content-type: text/plain
 	fail "no exposition content type"
 
 # --- a real Prometheus server scrapes it ---
-PPORT=$(free_port)
-cat >"$T/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: ibsmd
-    static_configs:
-      - targets: ['127.0.0.1:$MPORT']
-YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
-	--web.listen-address="127.0.0.1:$PPORT" >"$T/prometheus.log" 2>&1 &
-PROM=$!
+prom_start "$MPORT"
 want=$(field sweeps)
 got=
 for _ in $(seq 150); do
-	got=$(curl -s "http://127.0.0.1:$PPORT/api/v1/query?query=ibsmd_sweeps_total" |
-		python3 -c 'import json,sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "")' 2>/dev/null)
+	got=$(promql ibsmd_sweeps_total)
 	[ -n "$got" ] && break
 	kill -0 $PROM 2>/dev/null || fail "prometheus exited: $(tail -5 "$T/prometheus.log")"
 	sleep 0.2
 done
 [ "$got" = "$want" ] || fail "Prometheus' query API: ibsmd_sweeps_total '$got', ibsmctl status sweeps $want"
 q='ibsmd_port_symbol_errors_total{node_desc="S1",port="3"}'
-pgot=$(curl -s -G "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$q" |
-	python3 -c 'import json,sys
-r = json.load(sys.stdin)["data"]["result"]
-print(" ".join("%s=%s" % (x["metric"]["remote_desc"], x["value"][1]) for x in r))' 2>/dev/null)
+pgot=$(promql "$q" remote_desc)
 [ "$pgot" = "H3=37" ] || fail "Prometheus' query API: $q gives '$pgot', want H3=37"
-up=$(curl -s "http://127.0.0.1:$PPORT/api/v1/query?query=up%7Bjob%3D%22ibsmd%22%7D" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])')
+up=$(promql 'up{job="ibsmd"}')
 [ "$up" = 1 ] || fail "Prometheus sees the target down: $up"
 echo "Prometheus on :$PPORT scraped ibsmd_sweeps_total=$got and S1 port 3's symbol errors ($pgot)"
 kill $PROM; wait $PROM 2>/dev/null
