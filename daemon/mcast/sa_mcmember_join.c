@@ -357,15 +357,17 @@ static bool member_gone(struct mcg *g, struct ib_port *p)
 		s->left++;
 		if (p)
 			mcg_std_remove(g, p);
-		if (!s->n_members)
-			mcg_destroy(g, "last member left");
-		return !s->n_members;
+		if (s->n_members)
+			return false;
+		mcg_destroy(g, "last member left"); /* frees s */
+		return true;
 	}
 	if (s->state == MCG_RECEIVING_JOIN_REQ) {
 		s->joined--;
-		if (!s->n_members)
-			mcg_destroy(g, "every member left before routing");
-		return !s->n_members;
+		if (s->n_members)
+			return false;
+		mcg_destroy(g, "every member left before routing");
+		return true;
 	}
 	s->left++;
 	if (!s->n_members) {
