@@ -147,8 +147,9 @@ one_run() {
 	conf true 1000 report
 	rounds=$(st perfmgr_rounds)
 	until_true 300 0.5 ge perfmgr_rounds $((rounds + 2))
-	RAW_MADS=$(st perfmgr_last_mads) RAW_MS=$(st perfmgr_last_ms)
-	SUMS="$(st perfmgr_last_sums)/$(st perfmgr_last_sums_moved)"
+	# one status: the figures of one round (they run back to back)
+	read -r RAW_MADS RAW_MS SUMS < <("$O/ibsmctl" -s "$W/sock" status 2>/dev/null | awk '
+		{ v[$1] = $2 } END { print v["perfmgr_last_mads"], v["perfmgr_last_ms"], v["perfmgr_last_sums"] "/" v["perfmgr_last_sums_moved"] }')
 	# health: out of routing within how many intervals
 	conf true 60000 isolate
 	h=$(st heavy_sweeps)
