@@ -87,7 +87,8 @@ static size_t copy_part(const char *src, size_t n, size_t *pos, size_t off,
 	size_t start = *pos, k = 0;
 
 	*pos += n;
-	if (off + len <= start || off >= start + n)
+	/* n == 0: an empty piece, whose text may be NULL */
+	if (n == 0 || off + len <= start || off >= start + n)
 		return 0;
 	if (off > start) {
 		src += off - start;

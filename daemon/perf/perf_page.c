@@ -181,6 +181,10 @@ static void finish(struct perf *pf, struct pm_page *pg)
 	} else {
 		prom_block_unref(pf->page);
 		pf->page = b;
+		if (!prom_block_len(b)) { /* no port of the model read */
+			prom_block_unref(b);
+			pf->page = NULL;
+		}
 	}
 	pf->page_s = (double)pg->spent_us / 1e6;
 	pf->page_builds++;
@@ -241,7 +245,9 @@ void perf_page_request(struct perf *pf, enum perf_page_why why)
 {
 	struct pm_page *pg = pf->page_build;
 
-	if (!pg || !*pf->sm->cfg.metrics_listen)
+	/* no port read yet (perfmgr off, or before its first round): no
+	 * families to show */
+	if (!pg || !*pf->sm->cfg.metrics_listen || !pf->n_ports)
 		return;
 	if (pg->building && why == PAGE_MODEL && pg->phase == 0) {
 		reset(pg); /* the label sets from the new model only */
