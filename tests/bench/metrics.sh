@@ -83,7 +83,8 @@ block_ms() { awk '$1 == "ibsmd_perfmgr_page_build_seconds" { print $2 * 1000 }' 
 
 fresh=(); renders=(); shared=()
 # the port families' block of the first round, made in slices after it
-built() { scrape_ms >/dev/null; awk '$1 == "ibsmd_perfmgr_page_builds_total" && $2 >= 1 { ok = 1 } END { exit !ok }' "$W/page"; }
+# (a block made before it, from the empty table, has no port in it)
+built() { scrape_ms >/dev/null; grep -q '^ibsmd_port_' "$W/page"; }
 until_true 120 1 built || echo "  (no port families' block yet)"
 echo "port families' block made in $(block_ms) ms of loop time (once per round, in slices)"
 for _ in $(seq 15); do
