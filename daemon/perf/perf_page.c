@@ -40,21 +40,6 @@ struct pm_page {
 	int64_t spent_us;
 };
 
-/* The data counters count 4-byte words; the page shows bytes. */
-bool perf_in_bytes(unsigned c)
-{
-	return c == PC_XMIT_DATA || c == PC_RCV_DATA;
-}
-
-size_t perf_metric_name(unsigned c, char *buf, size_t len)
-{
-	int n =
-	    snprintf(buf, len, "ibsmd_port_%s%s_total", perf_counters[c].name,
-		     perf_in_bytes(c) ? "_bytes" : "");
-
-	return n < 0 ? 0 : (size_t)n;
-}
-
 static int add_text(struct pm_page *pg, const char *s, size_t n)
 {
 	if (pg->len + n > pg->size) {

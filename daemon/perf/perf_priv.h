@@ -195,16 +195,9 @@ int health_store_save(struct perf *pf);
 int health_store_load(struct perf *pf);
 int health_reload(struct sm *sm);
 
-/* perf_metrics.c: the families on the metrics page; a port's or a
- * link's six labels (node_guid ... remote_desc, then extra), as
- * prom_labels_fmt; the help of a counter's family. */
+/* perf_metrics.c: the families on the metrics page. */
 int perf_metrics_init(struct perf *pf);
 void perf_metrics_fini(struct perf *pf);
-size_t perf_end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
-		       const char *desc, uint64_t rguid, uint8_t rport,
-		       const char *rdesc, const struct prom_label *extra,
-		       unsigned nextra);
-const char *perf_counter_help(unsigned c);
 /* perf_page.c: the port families' block, made in slices on the loop
  * after each round and each new model while metrics.listen is set. */
 int perf_page_init(struct perf *pf);
@@ -215,8 +208,17 @@ enum perf_page_why {
 	PAGE_NONE_YET, /* a scrape found none (metrics.listen newly set) */
 };
 void perf_page_request(struct perf *pf, enum perf_page_why why);
-bool perf_in_bytes(unsigned c);
+/* perf_labels.c: a port's or a link's six labels (node_guid ...
+ * remote_desc, then extra), as prom_labels_fmt; a counter's family: its
+ * help, its name (the length written), whether it shows bytes (the IBA
+ * counts the data in 4-byte words). */
+size_t perf_end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
+		       const char *desc, uint64_t rguid, uint8_t rport,
+		       const char *rdesc, const struct prom_label *extra,
+		       unsigned nextra);
+const char *perf_counter_help(unsigned c);
 size_t perf_metric_name(unsigned c, char *buf, size_t len);
+bool perf_in_bytes(unsigned c);
 /* perf_view.c: the far end of a port's link, for the views */
 void perf_fill_peer(const struct perf *pf, const struct ib_port *pt,
 		    struct perf_port_view *v);
