@@ -71,7 +71,7 @@ for l in open(linked):
 rs = list(rounds(cap))
 if len(rs) < 6:
     sys.exit("only %d rounds with sums captured" % len(rs))
-pbp = [set(l for l, _ in r["pc"] if l in sw) for r in rs]
+pbp = [set(l for l, _ in r["port_counters"] if l in sw) for r in rs]
 cand = sorted(pbp[-5] - pbp[-4] - pbp[-3] - pbp[-2] - {l for l, n in sw.items() if n == "S2"})
 if not cand:
     sys.exit("no switch read port by port only in round -5: %s" % [sorted(p) for p in pbp[-5:]])
@@ -97,7 +97,7 @@ sw = {int(p[0]) for p in ports if p[3] == "SW"}
 swports = {(int(p[0]), int(p[1])) for p in ports if p[3] == "SW"}
 hostports = {(int(p[0]), int(p[1])) for p in ports if p[3] == "CA"}
 rs = list(rounds(cap))
-pbp = lambda r: {l for l, _ in r["pc"] if l in sw}
+pbp = lambda r: {l for l, _ in r["port_counters"] if l in sw}
 after = [i for i, r in enumerate(rs) if r["start"] > mark1]
 if not after or after[0] < 5:
     sys.exit("no round after the set, or fewer than 5 before it (%d rounds)" % len(rs))
@@ -121,18 +121,18 @@ if slid in pbp(before):
     sys.exit("S's periodic reading fell on the round after the set: the test cannot tell")
 if slid not in pbp(r):
     sys.exit("the round after the set did not read S (LID %d) port by port" % slid)
-got = {(l, p) for l, p in r["pc"] if l == slid}
+got = {(l, p) for l, p in r["port_counters"] if l == slid}
 want = {(l, p) for l, p in swports if l == slid}
 if got != want:
     sys.exit("S's ports read: %s, linked: %s" % (sorted(got), sorted(want)))
 if pbp(r) - {slid} != pbp(before):
     sys.exit("the round after the set read port by port %s; four rounds before: %s" % (
         sorted(pbp(r)), sorted(pbp(before))))
-ext = {tuple(x) for x in r["ext"]}
+ext = {tuple(x) for x in r["extended"]}
 if ext != swports | hostports:
     sys.exit("PortCountersExtended of %d ports, %d linked; missing %s" % (
         len(ext), len(swports | hostports), sorted((swports | hostports) - ext)[:5]))
-hpc = {tuple(x) for x in r["pc"] if x[0] not in sw}
+hpc = {tuple(x) for x in r["port_counters"] if x[0] not in sw}
 if hpc != hostports:
     sys.exit("PortCounters of %d host ports, %d linked" % (len(hpc), len(hostports)))
 print("round at line %d: %d sums, port by port %d switches (S and the %d due), "

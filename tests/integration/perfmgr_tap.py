@@ -13,7 +13,7 @@ not with ibsmd's codecs.
 
   perfmgr_tap.py CAPTURE [FROM_LINE]
 prints one JSON object per round: {"start": line, "sums": [LID...],
-"pc": [[LID, port]...], "ext": [[LID, port]...]}; FROM_LINE (1-based,
+"port_counters": [[LID, port]...], "extended": [[LID, port]...]}; FROM_LINE (1-based,
 default 1) skips the lines before it, so a round printed starts at or
 after it (the lines before are read only to find the rounds' limits)."""
 import json
@@ -46,16 +46,16 @@ def rounds(path):
         if is_sum and not last_sum:
             if cur:
                 yield cur
-            cur = {"start": no, "sums": [], "pc": [], "ext": []}
+            cur = {"start": no, "sums": [], "port_counters": [], "extended": []}
         last_sum = is_sum
         if cur is None:
             continue  # reads before the first round with sums
         if is_sum:
             cur["sums"].append(lid)
         elif attr == PORT_COUNTERS:
-            cur["pc"].append([lid, sel])
+            cur["port_counters"].append([lid, sel])
         else:
-            cur["ext"].append([lid, sel])
+            cur["extended"].append([lid, sel])
     if cur:
         yield cur
 
