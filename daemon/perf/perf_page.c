@@ -230,9 +230,18 @@ void perf_page_request(struct perf *pf, enum perf_page_why why)
 {
 	struct pm_page *pg = pf->page_build;
 
+	if (!pg)
+		return;
+	if (!*pf->sm->cfg.metrics_listen) {
+		/* no endpoint any more (a reload): the block's hundreds of
+		 * megabytes go with the last page sending it */
+		prom_block_unref(pf->page);
+		pf->page = NULL;
+		return;
+	}
 	/* no port read yet (perfmgr off, or before its first round): no
 	 * families to show */
-	if (!pg || !*pf->sm->cfg.metrics_listen || !pf->n_ports)
+	if (!pf->n_ports)
 		return;
 	if (pg->building && why == PAGE_MODEL && pg->phase == 0) {
 		reset(pg); /* the label sets from the new model only */

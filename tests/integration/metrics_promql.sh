@@ -10,6 +10,8 @@
 #     port, with the link's other end as a label), equal to perfquery;
 #   - the only answers to an alert-style query (`... > 0`) over every
 #     port of the fabric.
+# Then a reload without metrics.listen closes the endpoint while the
+# rounds go on, and one with it back serves the counters again.
 # "Within two intervals" is counted in rounds, not seconds: the values
 # must be in Prometheus before the third round that started after the
 # set has ended (the second reads them; its page is scraped within the
@@ -78,6 +80,27 @@ a=$(promql 'ibsmd_port_xmit_discards_total > 0' node_desc)
 a=$(promql 'ibsmd_port_symbol_errors_total + ibsmd_port_xmit_discards_total > 0' node_desc | tr '\n' ' ')
 [ "$a" = "H3=12 S1=37 " ] || fail "the link's errors by end: '$a', want H3=12 S1=37"
 [ "$(promql 'up{job="ibsmd"}')" = 1 ] || fail "Prometheus sees the target down"
+
+# A reload without metrics.listen closes the endpoint; the rounds go on
+# (the port families' block is dropped, on the sanitizer build without
+# a report), and a reload with it back serves the counters again.
+printf 'sm:\n  sweep_interval_ms: 0\nperfmgr:\n  enable: true\n  interval_ms: 2000\n' >"$T/ibsmd.yaml"
+kill -HUP $DPID
+r0=$(field perfmgr_rounds)
+for _ in $(seq 100); do [ "$(field perfmgr_rounds)" -ge $((r0 + 2)) ] && break; sleep 0.1; done
+[ "$(field perfmgr_rounds)" -ge $((r0 + 2)) ] || fail "no rounds after the reload without metrics.listen"
+curl -s --max-time 2 "http://127.0.0.1:$MPORT/metrics" >/dev/null && fail "the endpoint still answers without metrics.listen"
+printf 'metrics:\n  listen: 127.0.0.1:%s\nsm:\n  sweep_interval_ms: 0\nperfmgr:\n  enable: true\n  interval_ms: 2000\n' \
+	"$MPORT" >"$T/ibsmd.yaml"
+kill -HUP $DPID
+v=
+for _ in $(seq 100); do
+	v=$(curl -s --max-time 2 "http://127.0.0.1:$MPORT/metrics" |
+		awk '/^ibsmd_port_symbol_errors_total\{.*port="3",node_desc="S1",/ { print $2 }')
+	[ "$v" = 37 ] && break
+	sleep 0.1
+done
+[ "$v" = 37 ] || fail "after metrics.listen came back the page has '$v' for $QS"
 kill -TERM $DPID; wait $DPID; rc=$?
 [ $rc -eq 0 ] || fail "ibsmd exited $rc on SIGTERM"
 echo "PASS: PerformanceSet counters of both ends of a link in Prometheus within two intervals, as perfquery reads them"
