@@ -62,6 +62,9 @@ __attribute__((format(printf, 2, 3))) static void putf(struct prom_out *o,
 
 void prom_out_free(struct prom_out *o)
 {
+	for (unsigned i = 0; i < o->n_pieces; i++)
+		prom_block_unref(o->pieces[i].b);
+	free(o->pieces);
 	free(o->buf);
 	*o = (struct prom_out){0};
 }
@@ -194,12 +197,38 @@ void prom_sample_u64(struct prom_out *o, const char *name,
 	putf(o, " %" PRIu64 "\n", v);
 }
 
+/* " v\n" without printf: a per-port family set is millions of these. */
+static void put_u64_line(struct prom_out *o, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	tmp[--i] = '\n';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	tmp[--i] = ' ';
+	put(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
 void prom_sample_raw(struct prom_out *o, const char *name, const char *labels,
 		     uint64_t v)
 {
-	puts_(o, name);
-	puts_(o, labels);
-	putf(o, " %" PRIu64 "\n", v);
+	prom_sample_rawn(o, name, strlen(name), labels, strlen(labels), v);
+}
+
+void prom_sample_rawn(struct prom_out *o, const char *name, size_t nlen,
+		      const char *labels, size_t llen, uint64_t v)
+{
+	put(o, name, nlen);
+	put(o, labels, llen);
+	put_u64_line(o, v);
+}
+
+void prom_reserve(struct prom_out *o, size_t n)
+{
+	grow(o, n);
 }
 
 void prom_hist_init(struct prom_hist *h, const uint32_t *bounds_us, unsigned n)

@@ -42,7 +42,10 @@ typedef void (*metrics_source_fn)(struct sm *sm, struct prom_out *o, void *ctx);
  *
  * where each port's labels are made once per model with prom_labels_fmt()
  * from {node_guid "0x..." (16 hex digits), port, node_desc, remote_guid,
- * remote_port, remote_desc}. */
+ * remote_port, remote_desc}.  Families of hundreds of megabytes (the
+ * port counters at 16,000 hosts, daemon/perf/perf_metrics.c) are made
+ * once into a prom_block when their data changed, and each page gets
+ * the block by reference: prom_put_block(o, block). */
 
 /* 0, -ENOSPC past METRICS_MAX_SOURCES (a programming error, logged) or
  * -ENOMEM.  Works before metrics_start and in --once (nothing is
@@ -53,7 +56,9 @@ int metrics_add(struct sm *sm, metrics_source_fn fn, void *ctx);
 void metrics_remove(struct sm *sm, metrics_source_fn fn, void *ctx);
 
 /* The page as a scrape would get it now (tests, benchmarks): every
- * source, then the endpoint's own families.  0, or -ENOMEM (o freed). */
+ * source, then the endpoint's own families; blocks a source put by
+ * reference stay so (prom_out_read, prom_out_flatten).  0, or -ENOMEM
+ * (o freed). */
 int metrics_render(struct sm *sm, struct prom_out *o);
 
 /* Opens the endpoint when metrics.listen is set (not in --once) and

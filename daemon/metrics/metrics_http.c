@@ -59,6 +59,41 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code,
 	return rc;
 }
 
+/* A page with blocks (prom_put_block) is read out of its pieces as MHD
+ * sends it: a block of 100,000 ports' counters is not copied per page. */
+static ssize_t read_page(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	size_t n = prom_out_read(cls, (size_t)pos, buf, max);
+
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void free_page(void *cls)
+{
+	prom_out_free(cls);
+	free(cls);
+}
+
+static struct MHD_Response *response_of(struct prom_out *o)
+{
+	struct prom_out *keep;
+	struct MHD_Response *r;
+
+	/* MHD frees o.buf with the last connection sending it */
+	if (!o->n_pieces)
+		return MHD_create_response_from_buffer(o->len, o->buf,
+						       MHD_RESPMEM_MUST_FREE);
+	keep = malloc(sizeof(*keep));
+	if (!keep)
+		return NULL;
+	*keep = *o;
+	r = MHD_create_response_from_callback(prom_out_size(o), 64 * 1024,
+					      read_page, keep, free_page);
+	if (!r)
+		free(keep);
+	return r;
+}
+
 /* The page of this second, made now if the last one is older. */
 static struct MHD_Response *page(struct sm *sm, struct metrics *m)
 {
@@ -73,9 +108,7 @@ static struct MHD_Response *page(struct sm *sm, struct metrics *m)
 			"gets an error");
 		return NULL;
 	}
-	/* MHD frees o.buf with the last connection sending it */
-	r = MHD_create_response_from_buffer(o.len, o.buf,
-					    MHD_RESPMEM_MUST_FREE);
+	r = response_of(&o);
 	if (!r) {
 		prom_out_free(&o);
 		return NULL;

@@ -83,7 +83,7 @@ int metrics_render(struct sm *sm, struct prom_out *o)
 	own_families(m, o);
 	m->renders++;
 	m->render_s = (txn_now_us() - t0) / 1e6;
-	m->page_bytes = o->len;
+	m->page_bytes = prom_out_size(o);
 	if (o->oom) {
 		prom_out_free(o);
 		return -ENOMEM;

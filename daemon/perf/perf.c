@@ -14,7 +14,10 @@
 static void on_fabric(struct sm *sm, enum sm_event ev,
 		      const struct sm_event_arg *a, void *ctx)
 {
-	health_on_model(ctx, a->old, sm->fab);
+	struct perf *pf = ctx;
+
+	health_on_model(pf, a->old, sm->fab);
+	perf_page_request(pf, PAGE_MODEL); /* the peers in the labels */
 }
 
 static void on_reload(struct sm *sm, enum sm_event ev,
@@ -51,6 +54,8 @@ static int start(struct perf *pf)
 		rc = sm_subscribe(sm, SM_EV_CONFIG_RELOADED, on_reload, pf);
 	if (rc == 0 && sm->ctl)
 		rc = perf_ctl_register(pf);
+	if (rc == 0)
+		rc = perf_metrics_init(pf);
 	return rc < 0 ? rc : 0;
 }
 
@@ -84,6 +89,7 @@ void perf_fini(struct sm *sm)
 		return;
 	sm_unsubscribe(sm, on_fabric, pf);
 	sm_unsubscribe(sm, on_reload, pf);
+	perf_metrics_fini(pf);
 	pf->health_timer = sd_event_source_unref(pf->health_timer);
 	/* the readings since the last round's save: a restart must not
 	 * judge their growth again */

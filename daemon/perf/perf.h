@@ -91,8 +91,10 @@ struct perf_stats {
 	uint64_t clears;    /* counter clears before saturation */
 	uint32_t ports;	    /* ports read in the last round */
 	uint64_t last_mads; /* MADs of the last round */
-	double last_ms;	    /* its duration */
-	uint32_t unhealthy; /* links listed by health_foreach_link */
+	uint32_t last_sums; /* switches read as an AllPortSelect sum in it */
+	uint32_t last_sums_moved; /* of those, read port by port */
+	double last_ms;		  /* its duration */
+	uint32_t unhealthy;	  /* links listed by health_foreach_link */
 };
 void perf_get_stats(const struct sm *sm, struct perf_stats *st);
 /* key value lines for `ibsmctl status` (perfmgr_* and health_*). */

@@ -13,6 +13,10 @@
 #include "mad/perf.h"
 
 struct sd_event_source;
+struct prom_block;
+struct prom_label;
+struct pm_page;
+struct perf;
 
 /* The port table's key: two GUIDs equal but for their top byte (the
  * vendor's OUI) would share one, which no fabric has. */
@@ -61,7 +65,26 @@ struct pm_job {
 	uint16_t lid;
 	uint8_t port;
 	uint8_t state; /* 0 waiting, 1 in flight, 2 done */
+	bool full;     /* PortCounters too, not PortCountersExtended only */
 };
+
+/* A switch whose error counters are read as one AllPortSelect sum first:
+ * its ports are jobs [first, first + n). */
+struct pm_sumjob {
+	uint64_t guid;
+	uint16_t lid;
+	uint32_t first, n;
+	bool full; /* read its ports one by one whatever the sum */
+};
+
+/* pm_sum.c: the switch's sum (an AllPortSelect PortCounters answer)
+ * against the one of its last round: may a port's error counter have
+ * moved?  Keeps s for the next round. */
+bool pm_sum_moved(struct perf *pf, uint64_t guid, const struct perf_sample *s);
+void pm_sums_free(struct perf *pf);
+/* Every PM_FULL_EVERY-th round a switch's ports are read one by one
+ * whatever its sum (pm_sum.c says why). */
+#define PM_FULL_EVERY 4
 
 struct perf {
 	struct sm *sm;
@@ -77,6 +100,9 @@ struct perf {
 	uint32_t n_jobs, next_job, jobs_done;
 	struct pm_job *cpi; /* nodes whose ClassPortInfo is asked first */
 	uint32_t n_cpi, next_cpi, cpi_done;
+	struct pm_sumjob *sum; /* then the switches' AllPortSelect sums */
+	uint32_t n_sum, next_sum, sum_done;
+	struct guidtab sums; /* node GUID -> its last sum (pm_sum.c) */
 	bool running;
 	unsigned outstanding;
 	int64_t round_start_us;
@@ -86,6 +112,12 @@ struct perf {
 	bool warned_slow;
 
 	struct health *health;
+
+	/* the port families on the metrics page (perf_page.c) */
+	struct prom_block *page; /* the last one made, NULL: none yet */
+	struct pm_page *page_build;
+	double page_s; /* the loop time it took */
+	uint64_t page_builds;
 };
 
 /* pm_table.c: the port's record, made when missing (NULL: no memory). */
@@ -162,6 +194,34 @@ int health_set_phys(struct perf *pf, uint64_t guid, uint8_t port, bool disable);
 int health_store_save(struct perf *pf);
 int health_store_load(struct perf *pf);
 int health_reload(struct sm *sm);
+
+/* perf_metrics.c: the families on the metrics page. */
+int perf_metrics_init(struct perf *pf);
+void perf_metrics_fini(struct perf *pf);
+/* perf_page.c: the port families' block, made in slices on the loop
+ * after each round and each new model while metrics.listen is set. */
+int perf_page_init(struct perf *pf);
+void perf_page_fini(struct perf *pf);
+enum perf_page_why {
+	PAGE_ROUND,    /* a round ended: new totals */
+	PAGE_MODEL,    /* a new model: new peers in the labels */
+	PAGE_NONE_YET, /* a scrape found none (metrics.listen newly set) */
+};
+void perf_page_request(struct perf *pf, enum perf_page_why why);
+/* perf_labels.c: a port's or a link's six labels (node_guid ...
+ * remote_desc, then extra), as prom_labels_fmt; a counter's family: its
+ * help, its name (the length written), whether it shows bytes (the IBA
+ * counts the data in 4-byte words). */
+size_t perf_end_labels(char *dst, size_t len, uint64_t guid, uint8_t port,
+		       const char *desc, uint64_t rguid, uint8_t rport,
+		       const char *rdesc, const struct prom_label *extra,
+		       unsigned nextra);
+const char *perf_counter_help(unsigned c);
+size_t perf_metric_name(unsigned c, char *buf, size_t len);
+bool perf_in_bytes(unsigned c);
+/* perf_view.c: the far end of a port's link, for the views */
+void perf_fill_peer(const struct perf *pf, const struct ib_port *pt,
+		    struct perf_port_view *v);
 
 /* perf_ctl.c (the front door's iterations and status: perf_view.c) */
 int perf_ctl_register(struct perf *pf);

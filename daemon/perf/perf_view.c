@@ -5,8 +5,8 @@
 
 #include "daemon/perf/perf_priv.h"
 
-static void fill_peer(const struct perf *pf, const struct ib_port *pt,
-		      struct perf_port_view *v)
+void perf_fill_peer(const struct perf *pf, const struct ib_port *pt,
+		    struct perf_port_view *v)
 {
 	v->remote_guid = 0;
 	v->remote_port = 0;
@@ -40,7 +40,7 @@ int perf_foreach_port(const struct sm *sm, perf_port_fn fn, void *ctx)
 
 			if (!pp || !pp->s.valid)
 				continue;
-			fill_peer(pf, &n->ports[p], &v);
+			perf_fill_peer(pf, &n->ports[p], &v);
 			v.total = pp->s.total;
 			v.valid = pp->s.valid;
 			v.delta_base = pp->prev;
@@ -97,6 +97,8 @@ void perf_print_status(const struct sm *sm, FILE *out)
 	fprintf(out, "perfmgr_clears %" PRIu64 "\n", st.clears);
 	fprintf(out, "perfmgr_last_mads %" PRIu64 "\n", st.last_mads);
 	fprintf(out, "perfmgr_last_ms %.1f\n", st.last_ms);
+	fprintf(out, "perfmgr_last_sums %u\n", st.last_sums);
+	fprintf(out, "perfmgr_last_sums_moved %u\n", st.last_sums_moved);
 	fprintf(out, "health_policy %s\n",
 		config_enum_name("health.policy", sm->cfg.health_policy));
 	fprintf(out, "health_unhealthy %u\n", st.unhealthy);

@@ -13,7 +13,8 @@
 #           round's MADs flow; another leaf's uplink fails mid-round:
 #           repair time; then the paced round's MADs and duration.
 #   raw     perfmgr.interval_ms 1000: rounds run back to back, as fast as
-#           the window allows: one round's MADs and time, against the
+#           the window allows: one round's MADs and time (with the
+#           switches' AllPortSelect sums of the round before), against the
 #           SMPs of a heavy sweep asked with ibsmctl sweep on the settled
 #           fabric (the target: a round costs no more than one sweep's
 #           worth), and against its discovery Gets alone.
@@ -146,7 +147,9 @@ one_run() {
 	conf true 1000 report
 	rounds=$(st perfmgr_rounds)
 	until_true 300 0.5 ge perfmgr_rounds $((rounds + 2))
-	RAW_MADS=$(st perfmgr_last_mads) RAW_MS=$(st perfmgr_last_ms)
+	# one status: the figures of one round (they run back to back)
+	read -r RAW_MADS RAW_MS SUMS < <("$O/ibsmctl" -s "$W/sock" status 2>/dev/null | awk '
+		{ v[$1] = $2 } END { print v["perfmgr_last_mads"], v["perfmgr_last_ms"], v["perfmgr_last_sums"] "/" v["perfmgr_last_sums_moved"] }')
 	# health: out of routing within how many intervals
 	conf true 60000 isolate
 	h=$(st heavy_sweeps)
@@ -176,7 +179,8 @@ for i in $(seq "$RUNS"); do
 	done
 	echo "run $i (load $(cut -d' ' -f1-3 /proc/loadavg)): bring-up ${BRING}s, discovery Gets $SWEEP_SMPS, heavy sweep SMPs $HEAVY_SMPS," \
 		"heavy sweep off/on ${HEAVY_OFF}/${HEAVY_ON}s, p99 off/on/off $P99_OFF/$P99_ON/$P99_OFF2 us, repair off/on ${REP_OFF}/${REP_ON}s ($MID perf MADs meanwhile)," \
-		"round paced $PACED_MADS MADs ${PACED_MS}ms, raw $RAW_MADS MADs ${RAW_MS}ms for $PORTS ports," \
+		"round paced $PACED_MADS MADs ${PACED_MS}ms, raw $RAW_MADS MADs ${RAW_MS}ms for $PORTS ports" \
+		"(switch sums/read port by port $SUMS)," \
 		"out of routing ${OUT_S}s" >&2
 done
 m() { eval "echo \$all_$1" | median; }

@@ -44,3 +44,33 @@ scrape() {
 sample() {
 	awk -v k="$2" '$1 == k { print $2 }' "$1"
 }
+
+# prom_start TARGET_PORT [INTERVAL]: a real Prometheus server (Debian
+# prometheus, on the loopback) scraping ibsmd's /metrics at that port
+# every INTERVAL (default 1s); PPORT is its own port, PROM its pid.
+prom_start() {
+	PPORT=$(free_port)
+	cat >"$T/prometheus.yml" <<YML
+global:
+  scrape_interval: ${2:-1s}
+  scrape_timeout: ${2:-1s}
+scrape_configs:
+  - job_name: ibsmd
+    static_configs:
+      - targets: ['127.0.0.1:$1']
+YML
+	prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
+		--web.listen-address="127.0.0.1:$PPORT" >"$T/prometheus.log" 2>&1 &
+	PROM=$!
+}
+
+# promql QUERY [LABEL]: Prometheus' answer to an instant query, one line
+# per series, sorted: "LABEL_VALUE=VALUE", or VALUE alone without LABEL;
+# empty when it has none (or does not answer yet).
+promql() {
+	curl -s -G "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json, sys
+label = sys.argv[1]
+r = json.load(sys.stdin)["data"]["result"]
+print("\n".join(sorted((x["metric"].get(label, "") + "=" if label else "") + x["value"][1] for x in r)))' "${2:-}" 2>/dev/null
+}

@@ -10,6 +10,9 @@
 #     across clears, also one made by someone else (perfquery -R).
 #   - A restart adds only what grew while ibsmd was down (no old total
 #     counted twice), and port_counters.dump holds the same totals.
+#   - A quiet round reads every switch's error counters as one
+#     AllPortSelect sum and costs fewer than two MADs per port; a switch
+#     port's PortXmitWait (which no sum judges) is still read.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup_common.bash"
 . "$TOP/tests/integration/health_common.bash"
@@ -98,8 +101,27 @@ wait_count perfmgr_rounds 2
 field_no=$(awk '/^# node_guid/ { for (i = 1; i <= NF; i++) if ($i == "symbol_errors") print i - 1 }' "$T/state/port_counters.dump")
 d=$(awk -v g="$SWG" -v p="$SWP" -v c="$field_no" '$1 == g && $2 == p { print $c }' "$T/state/port_counters.dump")
 [ "$d" = 40120 ] || fail "port_counters.dump has ${d:-nothing} for S1 port 3"
+echo "after the restart: total 40120, in the dump too"
+
+# AllPortSelect: ibsim's switches offer it, so a quiet round reads each
+# switch's error counters as one sum and its ports' PortCounters only
+# when the sum moved (or every 4th round of the switch): fewer MADs than
+# two per port, every switch summed.  The counters stay right: an error
+# on a switch port moves the sum (checked above, after the first round),
+# and PortXmitWait, which no sum judges, is read within 4 rounds.
+nsw=$(awk '$1 == "SW" { print $4 }' "$T/topo.p" | sort -u | wc -l)
+rounds 2
 ports=$(field perfmgr_ports) mads=$(field perfmgr_last_mads)
-echo "after the restart: total 40120, in the dump too; a round reads $ports ports with $mads MADs"
-[ "$mads" -ge $((2 * ports)) ] || fail "a round sent $mads MADs for $ports ports: PortCountersExtended not read"
+sums=$(field perfmgr_last_sums) moved=$(field perfmgr_last_sums_moved)
+echo "a quiet round: $ports ports, $mads MADs, $sums switch sums ($moved read port by port)"
+[ "$sums" = "$nsw" ] || fail "$sums switches read as a sum, ibnetdiscover has $nsw"
+[ "$moved" -lt "$sums" ] || fail "every switch read port by port in a quiet round"
+[ "$mads" -lt $((2 * ports)) ] || fail "a quiet round sent $mads MADs for $ports ports"
+[ "$mads" -ge $((ports + sums)) ] || fail "a round sent $mads MADs for $ports ports and $sums sums: a port not read"
+ibsim_cmd "PerformanceSet \"$SW\"[$SWP] PortCounters.PortXmitWait=1234"
+rounds 5
+w=$(ours "$SWG" "$SWP" xmit_wait)
+[ "$w" = 1234 ] && [ "$(pq "$SWLID" "$SWP" "" PortXmitWait)" = 1234 ] ||
+	fail "PortXmitWait of S1 port 3 after 5 rounds: ibsmd ${w:-none}, perfquery $(pq "$SWLID" "$SWP" "" PortXmitWait)"
 [ "$(field perfmgr_errors)" = 0 ] || fail "$(field perfmgr_errors) reads failed"
-echo "PASS: counters equal perfquery's, cleared before saturation, 64-bit totals across clears and a restart"
+echo "PASS: counters equal perfquery's, cleared before saturation, 64-bit totals across clears and a restart; switches read as AllPortSelect sums"

@@ -101,6 +101,67 @@ static void test_long_labels(void **state)
 	prom_out_free(&o);
 }
 
+/* A block put into two pages by reference: each page reads as if its
+ * text were copied in at the place, from any offset and in any slice
+ * size, and the block lives until the last page is freed. */
+static void test_blocks(void **state)
+{
+	struct prom_out b = {0}, p1 = {0}, p2 = {0};
+	struct prom_block *blk;
+	const char *want = "a 1\nB 7\nB 8\nz 2\n";
+	char got[64];
+
+	prom_sample_raw(&b, "B", "", 7);
+	prom_sample_raw(&b, "B", "", 8);
+	blk = prom_block_make(&b);
+	assert_non_null(blk);
+	assert_null(b.buf);
+	assert_int_equal(prom_block_len(blk), 8);
+	prom_sample_raw(&p1, "a", "", 1);
+	prom_put_block(&p1, blk);
+	prom_sample_raw(&p1, "z", "", 2);
+	prom_put_block(&p2, blk);
+	prom_block_unref(blk); /* the pages hold it */
+	assert_int_equal(prom_out_size(&p1), strlen(want));
+	for (size_t slice = 1; slice <= 16; slice++) {
+		size_t off = 0, n;
+
+		memset(got, 0, sizeof(got));
+		while ((n = prom_out_read(&p1, off, got + off, slice)))
+			off += n;
+		assert_int_equal(off, strlen(want));
+		assert_string_equal(got, want);
+	}
+	prom_out_flatten(&p2);
+	assert_int_equal(p2.n_pieces, 0);
+	assert_int_equal(p2.len, 8);
+	assert_memory_equal(p2.buf, "B 7\nB 8\n", 8);
+	prom_out_free(&p1);
+	prom_out_free(&p2);
+}
+
+/* An empty block (text NULL) in a page reads as nothing there, also
+ * under UBSan (no memcpy from NULL). */
+static void test_empty_block(void **state)
+{
+	struct prom_out b = {0}, p = {0};
+	struct prom_block *blk = prom_block_make(&b);
+	char got[16] = "";
+	size_t off = 0, n;
+
+	assert_non_null(blk);
+	assert_int_equal(prom_block_len(blk), 0);
+	prom_sample_raw(&p, "a", "", 1);
+	prom_put_block(&p, blk);
+	prom_sample_raw(&p, "z", "", 2);
+	prom_block_unref(blk);
+	while ((n = prom_out_read(&p, off, got + off, 3)))
+		off += n;
+	assert_int_equal(off, 8);
+	assert_string_equal(got, "a 1\nz 2\n");
+	prom_out_free(&p);
+}
+
 static void test_names(void **state)
 {
 	assert_true(prom_name_ok("ibsmd_sa_requests_total", false));
@@ -119,6 +180,8 @@ int main(void)
 	    cmocka_unit_test(test_histogram),
 	    cmocka_unit_test(test_long_labels),
 	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_blocks),
+	    cmocka_unit_test(test_empty_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
