@@ -100,6 +100,9 @@ struct sm {
 	/* the unicast engine's memory of fab's routes, and of the model
 	 * being swept (route.c; ftree keeps chains through repairs) */
 	struct ucast_state *ucast_state, *next_ucast_state;
+	/* the routes of fab (of the model being swept) follow the hosts'
+	 * cabling order: the dump helper writes ftree-ca-order.dump */
+	bool ca_order, next_ca_order;
 	struct guid2lid g2l;	 /* from the state dir at start */
 	struct pgprog *pg;	 /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey; /* M_Keys (mkey.c) */

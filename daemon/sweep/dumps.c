@@ -20,7 +20,13 @@
 #include "lib/log.h"
 #include "mad/txn.h"
 
-enum { DUMP_SUBNET = 1, DUMP_LFTS = 2, DUMP_FDBS = 4, DUMP_MFTS = 8 };
+enum {
+	DUMP_SUBNET = 1,
+	DUMP_LFTS = 2,
+	DUMP_FDBS = 4,
+	DUMP_MFTS = 8,
+	DUMP_CA_ORDER = 16, /* ftree-ca-order.dump, whenever ftree routed */
+};
 
 struct dump_job {
 	pthread_t th;
@@ -55,6 +61,8 @@ static int write_some(const char *dir, const struct fabric *f,
 		rc = dump_write_fdbs(dir, f, h->d ? hops_fdbs_cb : NULL, &hc);
 	if (rc == 0 && (want & DUMP_MFTS))
 		rc = dump_write_mfts(dir, f, no_mft_entry, NULL);
+	if (rc == 0 && (want & DUMP_CA_ORDER))
+		rc = dump_write_ca_order(dir, f);
 	return rc;
 }
 
@@ -67,7 +75,8 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	rc = write_some(dir, sm->fab, &sm->hops,
-			DUMP_SUBNET | DUMP_LFTS | DUMP_FDBS | DUMP_MFTS);
+			DUMP_SUBNET | DUMP_LFTS | DUMP_FDBS | DUMP_MFTS |
+			    (sm->ca_order ? DUMP_CA_ORDER : 0));
 	return rc == 0 ? dump_write_guid2lid(dir, sm->fab) : rc;
 }
 
@@ -81,6 +90,8 @@ static unsigned wanted(const struct sm *sm)
 	w |= config_dump_wanted(c, "fdbs") ? DUMP_FDBS : 0;
 	if (!sm->mcg && config_dump_wanted(c, "mfts"))
 		w |= DUMP_MFTS;
+	/* small, and what job launchers place ranks by: always */
+	w |= sm->ca_order ? DUMP_CA_ORDER : 0;
 	return w;
 }
 

@@ -102,10 +102,9 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 	    dump_write_roots(sm->cfg.state_dir, res.roots, res.n_roots) < 0)
 		log_warn("cannot write %s/updn-roots.dump; ibdmchk -u needs it",
 			 sm->cfg.state_dir);
-	/* the hosts' order the routes follow, for job launchers */
-	if (res.ca_order && dump_write_ca_order(sm->cfg.state_dir, f) < 0)
-		log_warn("cannot write %s/ftree-ca-order.dump; routing goes on",
-			 sm->cfg.state_dir);
+	/* the hosts' order the routes follow, for job launchers: written
+	 * with the other dumps once this model is adopted (dumps.c) */
+	sm->next_ca_order = res.ca_order;
 	ucast_state_free(sm->next_ucast_state);
 	sm->next_ucast_state = res.state;
 	res.state = NULL;
@@ -142,6 +141,7 @@ void route_after_sweep(struct sm *sm)
 	ucast_state_free(sm->ucast_state);
 	sm->ucast_state = sm->next_ucast_state;
 	sm->next_ucast_state = NULL;
+	sm->ca_order = sm->next_ca_order;
 
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
