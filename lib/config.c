@@ -97,11 +97,11 @@ static const struct cfg_key cfg_keys[] = {
 	  "congest, written to ftree-ca-order.dump; elsewhere as minhop), "
 	  "minhop (shortest paths, balanced per port and link) or updown "
 	  "(up*/down*, deadlock-free on any topology; on a fat tree with "
-	  "the top level as roots, host routes as ftree's). layered (shortest "
-	  "paths made deadlock-free over VL layers) runs offline only "
-	  "(ibsmroute --routing layered): ibsmd refuses it until it "
-	  "programs SL2VL tables and answers each pair's SL in "
-	  "PathRecords." },
+	  "the top level as roots, host routes as ftree's) or layered "
+	  "(shortest paths made deadlock-free over up*/down* layers on "
+	  "virtual lanes: each pair's layer is the SL its PathRecord "
+	  "answers, SL2VL tables map it to its VL; see "
+	  "routing.layered.max_vls)." },
 	{ "routing.updown.roots", CFG_LIST, OFF(routing_updown_roots), "", 0,
 	  64, NULL,
 	  "Root switches for updown, as node GUIDs or NodeDescriptions. "
@@ -112,11 +112,13 @@ static const struct cfg_key cfg_keys[] = {
 	  "GUID) or dfs (depth-first, Sancho et al.)." },
 	{ "routing.layered.max_vls", CFG_U32, OFF(routing_layered_max_vls),
 	  "0", 0, 15, NULL,
-	  "Layers (VLs, and the SLs that select them) the layered engine of "
-	  "ibsmroute --routing layered may spread paths over. 0: as many "
-	  "as every port's VLCap allows (8 offline, where a topology file "
-	  "gives no VLCap). The daemon's side (SL2VL, PathRecord SLs) is "
-	  "not built yet, so ibsmd refuses routing.unicast: layered." },
+	  "Layers (VLs, and the SLs that select them) the layered engine may "
+	  "spread unicast paths over. 0: as many as every port's VLCap and "
+	  "qos.max_vls allow, less the one VL multicast keeps to itself "
+	  "when paths need more than one layer (7 under ibsim's 8 VLs; 8 "
+	  "offline, where a topology file gives no VLCap). 1 is plain "
+	  "up*/down*. Paths that need one layer only (any fat tree) stay "
+	  "on SL0 and no SL2VL table is written." },
 	{ "routing.threads", CFG_U32, OFF(routing_threads), "0", 0, 1024,
 	  NULL, "Threads for routing computations. 0: one per online CPU." },
 	{ "routing.port_groups.enable", CFG_ENUM,
@@ -1050,12 +1052,15 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 
 int config_check_daemon(const struct config *c, char *err, size_t errlen)
 {
-	if (c->routing_unicast == CFG_UCAST_LAYERED)
+	/* Both would choose the SL of a PathRecord and the VL it maps to;
+	 * design.md §5.3 says how they could share the 16 SLs, but only
+	 * the layers are built. */
+	if (c->routing_unicast == CFG_UCAST_LAYERED && c->qos_enable)
 		return cfg_err(err, errlen, "configuration",
-			       "routing.unicast: layered is not built into "
-			       "ibsmd yet (it neither programs SL2VL tables nor "
-			       "answers each pair's SL in PathRecords); it runs "
-			       "offline in ibsmroute --routing layered");
+			       "routing.unicast: layered takes the SLs and "
+			       "VLs for its layers; qos.enable: true (QoS "
+			       "classes on SLs of their own) cannot be "
+			       "combined with it yet");
 	return 0;
 }
 

@@ -217,8 +217,8 @@ int config_override(struct config *c, const char *kv, char *err,
 		    size_t errlen);
 /* Checks between keys (after everything is applied). */
 int config_validate(const struct config *c, char *err, size_t errlen);
-/* What ibsmd refuses that the offline tools accept (the layered engine,
- * whose SL2VL and PathRecord side is not built): 0 or -EINVAL. */
+/* What ibsmd refuses that the offline tools accept (the layered engine
+ * with qos.enable: both would choose the SLs): 0 or -EINVAL. */
 int config_check_daemon(const struct config *c, char *err, size_t errlen);
 
 /* Defaults, then the file (path may be NULL), then the overrides in

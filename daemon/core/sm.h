@@ -23,6 +23,7 @@
 #include "routing/hops/hops.h"
 
 struct ucast_state;
+struct ucast_layers;
 
 struct sd_event;
 struct sd_event_source;
@@ -103,6 +104,10 @@ struct sm {
 	/* the routes of fab (of the model being swept) follow the hosts'
 	 * cabling order: the dump helper writes ftree-ca-order.dump */
 	bool ca_order, next_ca_order;
+	/* layered: the layers of fab's routes (of the model being swept),
+	 * from which the SA answers each PathRecord's SL and QoS programming
+	 * takes the SL2VL tables (route.c); NULL with other engines */
+	struct ucast_layers *layers, *next_layers;
 	struct guid2lid g2l;	 /* from the state dir at start */
 	struct pgprog *pg;	 /* port groups per switch (pgprog.c) */
 	struct mkey_state *mkey; /* M_Keys (mkey.c) */

@@ -48,6 +48,7 @@ struct pgprog {
 	uint64_t tbl_blocks, ft_blocks;
 	uint32_t info_sets, programmed, without, failed;
 	double coverage;
+	bool layered_said; /* the notice that layered routing has none */
 };
 
 /* One switch's transfers: table blocks, then forwarding blocks, then
@@ -590,6 +591,20 @@ int pgprog_start(struct prog_pass *s)
 		return 0;
 	if (!(pg = pg_get(sm)))
 		return -ENOMEM;
+	/* A layered path is legal in its layer only as a whole (its SL is
+	 * the lowest layer its every turn allows), and an adaptive switch
+	 * choosing another port changes the path under an SL already
+	 * answered: no group could be shown to stay legal, so none is made
+	 * (docs/design.md §5.3). */
+	if (sm->cfg.routing_unicast == CFG_UCAST_LAYERED) {
+		if (!pg->layered_said)
+			log_notice("port groups: none programmed with "
+				   "routing.unicast layered (an adaptive "
+				   "port could leave the path's layer)");
+		pg->layered_said = true;
+		return 0;
+	}
+	pg->layered_said = false;
 	pg->start_us = txn_now_us();
 	pg->probe_wait_us = 0;
 	pg->tbl_blocks = pg->ft_blocks = 0;

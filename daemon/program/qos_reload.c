@@ -29,7 +29,8 @@ static void reload_tables(struct sm *sm)
 		struct qos_node *qn =
 		    guidtab_get(&qp->nodes, f->nodes[i]->guid);
 		if (qn && qn->nports == f->nodes[i]->nports)
-			rc = qos_program_node(sm, NULL, f, f->nodes[i], qn);
+			rc = qos_program_node(sm, NULL, f, f->nodes[i], qn,
+					      &sm->qos);
 	}
 	if (rc < 0)
 		log_err("qos: cannot send the reloaded tables: %s; the next "

@@ -6,7 +6,12 @@
  * its own route; a CA port over the route through that port, since a CA
  * answers for the port an SMP arrives on.  A Get costs the same SMP as a
  * Set, so tables never written by this daemon are written, not read
- * first. */
+ * first: reading first would cost as many SMPs where the tables already
+ * agree and twice as many where they differ.
+ *
+ * The tables follow qos.* when qos.enable is on, or, with the layered
+ * engine's routes on more than one layer, the layers' own policy
+ * (qos_layer_policy); otherwise none is written. */
 #include "daemon/program/qosprog.h"
 
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include "lib/qos.h"
 #include "mad/bulk.h"
 #include "mad/smp_switch.h"
+#include "routing/unicast/layers.h"
 
 /* One bulk transfer: blocks of one attribute to one destination. */
 struct qos_xfer {
@@ -278,7 +284,8 @@ static struct qos_xfer *xfer_new(struct sm *sm, struct prog_pass *s,
 /* The SL2VL and VLArb blocks of a switch (pn 0) or of CA port pn. */
 static int program_dest(struct sm *sm, struct prog_pass *s,
 			const struct fabric *f, const struct ib_node *nd,
-			struct qos_node *qn, unsigned pn)
+			struct qos_node *qn, unsigned pn,
+			const struct qos_policy *pol)
 {
 	struct qosprog *qp = sm->qos_prog;
 	struct qos_xfer *sl = xfer_new(sm, s, qn, SMP_ATTR_SL2VL_TABLE);
@@ -286,9 +293,9 @@ static int program_dest(struct sm *sm, struct prog_pass *s,
 	int rc = sl && arb ? 0 : -ENOMEM;
 
 	if (rc == 0)
-		rc = qn->sw ? qos_plan_switch(&sm->qos, qn, &sl->items,
-					      &arb->items, &qp->remapped)
-			    : qos_plan_ca_port(&sm->qos, qn, pn, &sl->items,
+		rc = qn->sw ? qos_plan_switch(pol, qn, &sl->items, &arb->items,
+					      &qp->remapped)
+			    : qos_plan_ca_port(pol, qn, pn, &sl->items,
 					       &arb->items, &qp->remapped);
 	if (rc < 0) {
 		xfer_free(sl);
@@ -305,15 +312,54 @@ static int program_dest(struct sm *sm, struct prog_pass *s,
 }
 
 int qos_program_node(struct sm *sm, struct prog_pass *s, const struct fabric *f,
-		     const struct ib_node *nd, struct qos_node *qn)
+		     const struct ib_node *nd, struct qos_node *qn,
+		     const struct qos_policy *pol)
 {
 	int rc = 0;
 
 	if (qn->sw)
-		return program_dest(sm, s, f, nd, qn, 0);
+		return program_dest(sm, s, f, nd, qn, 0, pol);
 	for (unsigned p = 1; p <= qn->nports && rc == 0; p++)
-		rc = program_dest(sm, s, f, nd, qn, p);
+		rc = program_dest(sm, s, f, nd, qn, p, pol);
 	return rc;
+}
+
+/* The layered engine's tables (docs/design.md §5.3): SL 1 + L on VL
+ * 1 + L for each layer L made, SL0 on VL0 (multicast's, and what asks
+ * the SA for no path), every other SL on VL0 too; the VLs served round
+ * robin, one full 4 KB packet (weight 64) a turn each, since a layer is
+ * a routing device, not a priority.  Made from the layers made, not
+ * those used, so the tables stay the same while the routes change. */
+static const struct qos_policy *qos_layer_policy(struct qosprog *qp,
+						 const struct ucast_layers *ly)
+{
+	struct qos_policy *p = &qp->layer_pol;
+	unsigned n = ly->n_layers + 1u; /* VLs */
+
+	memset(p, 0, sizeof(*p));
+	p->enable = true;
+	p->max_vls = QOS_MAX_VLS;
+	for (unsigned sl = 0; sl < QOS_NUM_SLS; sl++)
+		p->sl2vl[sl] = (uint8_t)(sl < n ? sl : 0);
+	for (unsigned vl = 0; vl < n && vl < QOS_ARB_MAX; vl++)
+		p->low[vl] = (struct qos_arb){.vl = (uint8_t)vl, .weight = 64};
+	p->n_low = (uint8_t)n;
+	return p;
+}
+
+/* The policy this sweep's tables follow, NULL: none to write. */
+static const struct qos_policy *sweep_policy(struct sm *sm,
+					     struct qosprog *qp,
+					     const struct fabric *f)
+{
+	const struct ucast_layers *ly =
+	    f == sm->fab ? sm->layers : sm->next_layers;
+
+	if (sm->qos.enable)
+		return &sm->qos;
+	if (ly && ly->n_switches == f->n_switches && ly->used > 1)
+		return qos_layer_policy(qp, ly);
+	return NULL;
 }
 
 void qos_pass_begin(struct qosprog *qp)
@@ -331,12 +377,14 @@ int qosprog_start(struct prog_pass *s)
 {
 	struct qosprog *qp = qos_prog_get(s->sm);
 	struct fabric *f = s->f;
+	const struct qos_policy *pol;
 	int rc = 0;
 
 	if (!qp)
 		return -ENOMEM;
 	if (s->incremental || !s->disc)
 		return 0; /* links only went down: no table changes */
+	pol = sweep_policy(s->sm, qp, f);
 	/* Another SM ran the subnet since we last wrote: what we remember is
 	 * not what the ports hold. */
 	if (s->sm->tables_unknown)
@@ -353,8 +401,8 @@ int qosprog_start(struct prog_pass *s)
 			break;
 		}
 		learn_node(s, qn, dn);
-		if (s->sm->qos.enable)
-			rc = qos_program_node(s->sm, s, f, nd, qn);
+		if (pol)
+			rc = qos_program_node(s->sm, s, f, nd, qn, pol);
 	}
 	qos_pass_end(qp);
 	return rc;

@@ -18,6 +18,9 @@ struct qosprog {
 	struct log_ratelimit fail_rl; /* per-node failure lines */
 	uint32_t nodes_sent, failed, remapped;
 	uint64_t sl2vl_sent, vlarb_sent;
+	/* the tables the layered engine's layers need with qos.enable off
+	 * (qos_layer_policy) */
+	struct qos_policy layer_pol;
 };
 
 /* sm->qos_prog, made on first use; NULL on -ENOMEM. */
@@ -27,9 +30,11 @@ void qos_prog_free(struct sm *sm);
  * qos.max_vls. */
 uint8_t qos_want_op_vls(const struct sm *sm, const struct ib_port *p,
 			uint8_t vl_cap);
-/* Plans and sends the blocks node nd needs (s NULL outside a sweep). */
+/* Plans and sends the blocks node nd needs by policy pol (s NULL outside
+ * a sweep). */
 int qos_program_node(struct sm *sm, struct prog_pass *s, const struct fabric *f,
-		     const struct ib_node *nd, struct qos_node *qn);
+		     const struct ib_node *nd, struct qos_node *qn,
+		     const struct qos_policy *pol);
 /* A pass holds one count of its own, so that it ends (and logs its
  * summary) once, also when it sends nothing. */
 void qos_pass_begin(struct qosprog *qp);

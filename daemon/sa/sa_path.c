@@ -3,8 +3,9 @@
  * and rate the minimum over its links, selectors (greater, less, exactly,
  * best) applied as OpenSM applies them, P_Key a partition both ends share
  * (sa_pkey.c; no record when there is none), SL from the QoS policy
- * (path_sl), packet lifetime the subnet timeout (0 for a port to
- * itself). */
+ * (path_sl) or, with the layered engine, from the layer its path is
+ * legal in (path_layer), packet lifetime the subnet timeout (0 for a
+ * port to itself). */
 #include "daemon/sa/sa_priv.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "lib/qos.h"
 #include "mad/sa_path.h"
 #include "mad/sa_portinfo.h"
+#include "routing/unicast/layers.h"
 
 static uint8_t port_mtu(const struct sa *sa, const struct ib_port *p)
 {
@@ -41,6 +43,7 @@ static uint8_t port_rate(const struct sa *sa, const struct ib_port *p)
 struct walk {
 	uint8_t mtu, rate;
 	unsigned hops;
+	struct layers_walk lw; /* with sa->layers: the layers still legal */
 };
 
 static void walk_port(const struct sa *sa, const struct ib_port *p,
@@ -54,6 +57,18 @@ static void walk_port(const struct sa *sa, const struct ib_port *p,
 		w->rate = r;
 }
 
+/* One switch-to-switch hop leaving port out, for the layers' SL walk. */
+static void walk_layers(const struct sa *sa, const struct ib_port *out,
+			struct walk *w)
+{
+	const struct ib_node *n = out->node;
+
+	if (sa->layers && node_is_switch(n) && out->remote &&
+	    node_is_switch(out->remote->node))
+		layers_walk_hop(sa->layers, &w->lw, (uint32_t)n->sw_idx,
+				out->num);
+}
+
 /* Follows the LFTs from src to the port owning dlid.  0, or -1 when the
  * path is broken (no link, LFT drop, loop). */
 static int walk_path(const struct sa *sa, const struct ib_port *src,
@@ -64,6 +79,8 @@ static int walk_path(const struct sa *sa, const struct ib_port *src,
 	w->mtu = 0xF;
 	w->rate = ib_rate_max();
 	w->hops = 0;
+	if (sa->layers)
+		layers_walk_start(sa->layers, &w->lw);
 	if (node_is_switch(src->node) || src == dst)
 		walk_port(sa, src, w); /* switch port 0 limits like a link */
 	if (src == dst)
@@ -83,6 +100,7 @@ static int walk_path(const struct sa *sa, const struct ib_port *src,
 		if (!in || ++w->hops > IB_MAX_DR_HOPS)
 			return -1;
 		walk_port(sa, out, w);
+		walk_layers(sa, out, w);
 		walk_port(sa, in, w);
 		n = in->node;
 		if (in == dst || (node_is_switch(n) && &n->ports[0] == dst)) {
@@ -174,6 +192,24 @@ static int path_sl(const struct sa_ctx *c, const struct sa_path_rec *q,
 	return pinned && q->sl != sl ? -1 : q->sl;
 }
 
+/* With layers: the SL of the path walked, 1 + the lowest layer it is
+ * legal in when the routes use more than one layer (SL0 and its VL are
+ * multicast's then), else 0; a request naming another SL gets no path,
+ * since any other SL would put the path on a VL where it may close a
+ * cycle.  -1: no path (no legal layer: the fabric changed under the
+ * layers, and the next sweep routes again). */
+static int path_layer(const struct sa_ctx *c, const struct sa_path_rec *q,
+		      const struct walk *w)
+{
+	const struct ucast_layers *ly = c->sa->layers;
+	int l = layers_walk_sl(&w->lw);
+
+	if (l < 0)
+		return -1;
+	l = ly->used > 1 ? l + 1 : 0;
+	return sa_has(c, SA_PR_SL) && q->sl != l ? -1 : l;
+}
+
 /* Builds the record of one (src, dst) pair into r (preset with what the
  * answer echoes); q is the request.  1 if a path meets the request. */
 static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
@@ -191,7 +227,11 @@ static int build_pr(struct sa_ctx *c, const struct sa_path_rec *q,
 
 	if (walk_path(sa, src, dst, dlid, &w) < 0)
 		return 0;
-	if ((v = path_sl(c, q, v < 0 ? QOS_SL_NONE : (uint8_t)v)) < 0)
+	if (sa->layers)
+		v = path_layer(c, q, &w);
+	else
+		v = path_sl(c, q, v < 0 ? QOS_SL_NONE : (uint8_t)v);
+	if (v < 0)
 		return 0;
 	r->sl = (uint8_t)v;
 	if (sa_has(c, SA_PR_REVERSIBLE) && q->reversible &&

@@ -115,6 +115,7 @@ struct sa_mcgs {
 };
 
 struct qos_policy;
+struct ucast_layers;
 
 struct sa {
 	struct fabric *fabric;
@@ -156,6 +157,11 @@ struct sa {
 	/* The QoS policy PathRecords take their SL from (lib/qos.h); NULL:
 	 * SL 0 for every path. */
 	const struct qos_policy *qos;
+	/* The layered engine's layers of this fabric's routes
+	 * (routing/unicast/layers.h), set with the fabric; NULL with other
+	 * engines.  When paths use more than one layer, a PathRecord's SL is
+	 * 1 + its layer, found by walking its path (docs/design.md §5.3). */
+	const struct ucast_layers *layers;
 	/* The QoS tables as the ports acknowledged them (qosprog.c hands
 	 * these down): SL2VL of input to output port (a CA: 0 to its port)
 	 * into vl[16], VLArb block 1-4 of a port into data[64] as in the

@@ -26,6 +26,7 @@
 #include "daemon/sa_daemon/sa_answers.h"
 #include "daemon/core/sm.h"
 #include "lib/log.h"
+#include "routing/unicast/layers.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_stats.h"
 #include "mad/sa_wire.h"
@@ -66,6 +67,12 @@ static void on_fabric(struct sm *sm, enum sm_event ev,
 
 	pthread_rwlock_wrlock(&d->lock);
 	sa_set_fabric(&d->sa, sm->fab ? sm->fab : &d->empty);
+	/* the layers route.c adopted with this model: SLs switch with the
+	 * LFT paths they were computed for */
+	d->sa.layers = sm->fab && sm->layers &&
+			       sm->layers->n_switches == sm->fab->n_switches
+			   ? sm->layers
+			   : NULL;
 	/* With partitions the plan of the new model comes from pkeyprog.c's
 	 * subscriber, later in this turn (sa_daemon_change_end): till then
 	 * Gets go to the loop, which answers them after it. */

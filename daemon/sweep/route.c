@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/dump.h"
 #include "lib/log.h"
 #include "routing/engines.h"
+#include "routing/unicast/layers.h"
 #include "routing/unicast/unicast.h"
 
 /* What did not fit below the switches' LinearFDBCap, said once: logged
@@ -50,6 +52,38 @@ static int assign_lids(struct sm *sm, struct fabric *f, char *err, size_t len)
 	return 0;
 }
 
+static void layers_drop(struct ucast_layers **ly)
+{
+	layers_free(*ly);
+	free(*ly);
+	*ly = NULL;
+}
+
+/* The layers the layered engine may make (docs/design.md §5.3): what
+ * routing.layered.max_vls asks (0: all), within every port's VLCap and
+ * qos.max_vls (OperationalVLs is set to no more), less the VL multicast
+ * keeps to itself when paths take more than one layer. */
+static unsigned layered_vls(const struct sm *sm, const struct fabric *f)
+{
+	unsigned data = layers_vlcap(f), want = sm->cfg.routing_layered_max_vls;
+
+	if (!data)
+		data = 8;
+	if (data > (unsigned)sm->cfg.qos_max_vls)
+		data = (unsigned)sm->cfg.qos_max_vls;
+	if (data <= 1)
+		return 1;
+	if (!want || want > data - 1) {
+		if (want > data - 1)
+			log_notice("layered: routing.layered.max_vls is %u, but "
+				   "the ports run %u data VLs and multicast "
+				   "keeps one: %u layers",
+				   want, data, data - 1);
+		return data - 1;
+	}
+	return want;
+}
+
 int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 		  size_t len)
 {
@@ -63,6 +97,9 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 				    : "bfs",
 	    .keep_lft = keep,
 	    .prev = keep ? sm->ucast_state : NULL,
+	    .layered_max_vls = sm->cfg.routing_unicast == CFG_UCAST_LAYERED
+				   ? layered_vls(sm, f)
+				   : 0,
 	};
 	struct ucast_result res = {0};
 	int64_t t0;
@@ -105,11 +142,25 @@ int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 	/* the hosts' order the routes follow, for job launchers: written
 	 * with the other dumps once this model is adopted (dumps.c) */
 	sm->next_ca_order = res.ca_order;
+	/* kept with the model: the SA answers SLs from fab's layers until
+	 * this model replaces it (route_after_sweep) */
+	layers_drop(&sm->next_layers);
+	sm->next_layers = res.layers;
+	res.layers = NULL;
+	if (sm->next_layers)
+		log_info("layered: %u layers made, %u used by host pairs",
+			 sm->next_layers->n_layers, sm->next_layers->used);
 	ucast_state_free(sm->next_ucast_state);
 	sm->next_ucast_state = res.state;
 	res.state = NULL;
 	ucast_result_free(&res);
 	return 0;
+}
+
+bool layers_need_tables(const struct sm *sm)
+{
+	return sm->next_layers && sm->next_layers->used > 1 &&
+	       !(sm->layers && sm->layers->used > 1);
 }
 
 static void remember_lids(struct sm *sm)
@@ -142,6 +193,9 @@ void route_after_sweep(struct sm *sm)
 	sm->ucast_state = sm->next_ucast_state;
 	sm->next_ucast_state = NULL;
 	sm->ca_order = sm->next_ca_order;
+	layers_drop(&sm->layers);
+	sm->layers = sm->next_layers;
+	sm->next_layers = NULL;
 
 	remember_lids(sm);
 	snprintf(path, sizeof(path), "%s/guid2lid", sm->cfg.state_dir);
@@ -158,6 +212,8 @@ void route_fini(struct sm *sm)
 	ucast_state_free(sm->ucast_state);
 	ucast_state_free(sm->next_ucast_state);
 	sm->ucast_state = sm->next_ucast_state = NULL;
+	layers_drop(&sm->layers);
+	layers_drop(&sm->next_layers);
 }
 
 int route_load_guid2lid(struct sm *sm)

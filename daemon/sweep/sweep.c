@@ -347,6 +347,15 @@ static void incr_route(struct sweep *s)
 		incr_fallback(s, why);
 		return;
 	}
+	/* An incremental sweep writes no SL2VL table: routes that now need
+	 * a second layer where one sufficed need the heavy sweep that
+	 * writes them (docs/design.md §5.3) before any SL is answered. */
+	if (layers_need_tables(s->sm)) {
+		snprintf(why, sizeof(why), "the layered routes now use more "
+			 "than one layer and need SL2VL tables");
+		incr_fallback(s, why);
+		return;
+	}
 	change_state(s, SWEEP_CONFIGURE, "links down, rerouted");
 	run_phase(s, start_lft, "LFTs");
 }

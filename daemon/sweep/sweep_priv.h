@@ -120,6 +120,9 @@ void incr_reset(struct sweep *s);
  * (incremental sweep; see ucast_params.keep_lft). */
 int route_compute(struct sm *sm, struct fabric *f, bool keep, char *err,
 		  size_t len);
+/* The routes just computed use more than one layer of the layered engine
+ * where fab's used one (or none): SL2VL tables must be written first. */
+bool layers_need_tables(const struct sm *sm);
 /* After sm->fab was replaced by a swept model: takes its hop tables,
  * remembers its LIDs, writes guid2lid and the dumps. */
 void route_after_sweep(struct sm *sm);

@@ -43,13 +43,16 @@ grep -q 'unknown key "mad.windw"' "$T/err" || fail "unknown -o key message: $(ca
 "$D" -c "$T/missing.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" -eq 2 ] || fail "unreadable config: exit $rc, want 2"
 grep -q "missing.yaml" "$T/err" || fail "unreadable config message: $(cat "$T/err")"
-# The layered engine runs offline only: ibsmd refuses it (exit 2) with a
-# message naming where it runs today.
+# The layered engine is accepted; with qos.enable it is refused (exit 2)
+# with a message naming both keys: the two would choose SLs alike.
 printf 'routing:\n  unicast: layered\n' >"$T/layered.yaml"
-"$D" -c "$T/layered.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
-[ "$rc" -eq 2 ] || fail "routing.unicast: layered: exit $rc, want 2"
-grep -qF "not built into ibsmd yet" "$T/err" && grep -qF "ibsmroute --routing layered" "$T/err" ||
-	fail "routing.unicast: layered message: $(cat "$T/err")"
+"$D" -c "$T/layered.yaml" --check-config >"$T/out" 2>"$T/err" ||
+	fail "routing.unicast: layered refused: $(cat "$T/err")"
+printf 'routing:\n  unicast: layered\nqos:\n  enable: true\n' >"$T/layered-qos.yaml"
+"$D" -c "$T/layered-qos.yaml" --check-config >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "layered with qos.enable: exit $rc, want 2"
+grep -qF "routing.unicast: layered" "$T/err" && grep -qF "qos.enable" "$T/err" ||
+	fail "layered with qos.enable: message: $(cat "$T/err")"
 # Partitions: the example of ibsmd.yaml(5) prints canonically, and the
 # printout is a config giving the same; a P_Key given twice or an unknown
 # key in a partition is "file:line: message" and exit 2.

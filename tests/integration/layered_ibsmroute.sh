@@ -63,7 +63,7 @@ done
 "$R" "$T/t44.net" --routing layered -o routing.layered.max_vls=2 \
 	--json "$T/o.json" >/dev/null 2>&1 || fail "-o routing.layered.max_vls=2"
 grep -q '"made":2' "$T/o.json" || fail "routing.layered.max_vls=2 not taken"
-# routing.unicast: layered, which ibsmd refuses (config_check.sh), is
+# routing.unicast: layered, the key ibsmd reads too, is
 # what ibsmroute runs
 "$R" "$T/t44.net" -o routing.unicast=layered --json "$T/u.json" \
 	>/dev/null 2>&1 || fail "-o routing.unicast=layered"

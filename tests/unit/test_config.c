@@ -222,22 +222,25 @@ static void test_pairs(void **state)
 	assert_int_equal(failed, 0);
 }
 
-/* routing.unicast: layered is a valid configuration (ibsmroute runs it)
- * that the daemon refuses, naming where the engine runs today. */
-static void test_daemon_refuses_layered(void **state)
+/* routing.unicast: layered runs in the daemon, but not with qos.enable
+ * (both would choose the SLs): refused naming both keys. */
+static void test_daemon_layered_without_qos(void **state)
 {
 	struct config c;
 	char err[512];
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
-	assert_int_equal(config_check_daemon(&c, err, sizeof(err)), 0);
 	assert_int_equal(config_override(&c, "routing.unicast=layered", err,
 					 sizeof(err)),
 			 0);
 	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+	assert_int_equal(config_check_daemon(&c, err, sizeof(err)), 0);
+	assert_int_equal(config_override(&c, "qos.enable=true", err,
+					 sizeof(err)),
+			 0);
 	assert_int_equal(config_check_daemon(&c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "ibsmroute --routing layered"));
+	assert_non_null(strstr(err, "qos.enable"));
 	config_free(&c);
 }
 
@@ -546,7 +549,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_overrides),
 	    cmocka_unit_test(test_build_all_or_nothing),
 	    cmocka_unit_test(test_example_file),
-	    cmocka_unit_test(test_daemon_refuses_layered),
+	    cmocka_unit_test(test_daemon_layered_without_qos),
 	    cmocka_unit_test(test_man_page),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_mutations_partitions),
