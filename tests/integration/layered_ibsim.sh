@@ -9,7 +9,9 @@
 #     pair delivered and the graph acyclic; more than one SL used from 2
 #     VLs on; the busiest link at 8 no worse than 1.1x ibsmd minhop's on
 #     the same fabric; a heavy sweep of the unchanged fabric re-sends no
-#     SL2VL block;
+#     SL2VL block; after a link is lost, the incremental repair's tables
+#     and SLs are delivered and acyclic again;
+#   - LMC 1: every LID of every range delivered on its own SL, acyclic;
 #   - 2-D torus 4x4 (even) with 2 hosts a switch, HyperX 4x4, the
 #     dragonfly and the random fabric (default max_vls; the random one at
 #     2 too): delivered and acyclic;
@@ -47,7 +49,8 @@ wait_idle() {
 
 # run NAME NET [ibsmd -o args]: a fresh ibsim on NET and ibsmd routing
 # layered (unless the args say otherwise), up and idle; its tables read
-# back into $T/NAME.  Leaves both running.
+# back into $T/NAME (every LID of an LMC range when $LMC is set).  Leaves
+# both running.
 run() {
 	local name=$1 net=$2; shift 2
 	stop_ibsmd
@@ -62,13 +65,13 @@ run() {
 		>>"$T/ibsmd.log" 2>&1 &
 	DPID=$!
 	wait_idle 1
-	read_vl_back "$T/$name"
+	read_vl_back "$T/$name" "${LMC:-0}"
 }
 
-# judge NAME EXPECTATION: vl_check.py on NAME's tables; prints its line.
+# judge NAME EXPECTATION [vl_check.py options]: vl_check.py on NAME's tables; prints its line.
 judge() {
 	local out
-	out=$(python3 "$VL_CHECK" live "$T/$1" "$2") || fail "$1: $out"
+	out=$(python3 "$VL_CHECK" live "$T/$1" "${@:2}") || fail "$1: $out"
 	echo "ok $1: $(tail -1 <<<"$out" | cut -c1-200)"
 	LAST=$(grep -m1 "max_link_routes=" <<<"$out")
 }
@@ -117,6 +120,19 @@ wait_idle $((h + 1))
 	fail "heavy sweep of an unchanged fabric: SL2VL blocks $sent -> $(field smps_sl2vl_sets)"
 echo "ok heavy sweep of the unchanged torus: SL2VL blocks stay $sent"
 
+# a link lost: the incremental repair's tables and SLs, read back, are
+# delivered and acyclic again
+inc=$(field incremental_sweeps)
+ibsim_cmd 'Unlink "S1"[2]'
+for _ in $(seq 150); do
+	[ "$(field incremental_sweeps)" -gt "$inc" ] &&
+		[ "$(field sweep_state)" = IDLE ] && break
+	sleep 0.2
+done
+[ "$(field incremental_sweeps)" -gt "$inc" ] || fail "no incremental sweep after the link loss"
+read_vl_back "$T/torus-cut"
+judge torus-cut --expect-acyclic
+
 "$O/ibsmgen" torus 4 4 1 --hosts-per-switch 2 -o "$G/t44h2.net" || fail ibsmgen
 "$O/ibsmgen" hyperx 4 4 -o "$G/hx44.net" || fail ibsmgen
 "$O/ibsmgen" fattree3 --k 4 -o "$G/ft4.net" || fail ibsmgen
@@ -128,6 +144,16 @@ for f in "$G/t44h2.net" "$G/hx44.net" "$TOP/tests/data/dragonfly-small.net" \
 done
 run random-vl2 "$TOP/tests/data/random-small.net" -o routing.layered.max_vls=2
 judge random-vl2 --expect-acyclic
+
+# LMC 1: each LID of a range has its own tree and so its own SL
+LMC=1 run torus-lmc1 "$TORUS" -o sm.lmc=1
+judge torus-lmc1 --expect-acyclic --lmc 1
+differ=$(awk '{ sl[$1 " " $2] = $3 }
+	END { for (k in sl) { split(k, p, " ")
+		if (p[2] % 2 == 0 && (p[1] " " p[2] + 1) in sl && sl[p[1] " " p[2] + 1] != sl[k]) n++ }
+		print n + 0 }' "$T/torus-lmc1/paths")
+[ "$differ" -gt 0 ] || fail "LMC 1: both LIDs of every range answered the same SL"
+echo "ok LMC 1: $differ pairs whose two DLIDs of one range take different SLs"
 
 # a fat tree: one layer, SL0, no SL2VL block
 run ft4 "$G/ft4.net"

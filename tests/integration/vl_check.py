@@ -3,7 +3,7 @@
 
 usage: vl_check.py live DIR [options]    tables read back under ibsim
        vl_check.py dump DIR [options]    ibsmroute's dump files
-options: --expect-acyclic | --expect-cycle, --json FILE
+options: --expect-acyclic | --expect-cycle, --json FILE, --lmc N
 
 live DIR: netdisc (ibnetdiscover -p), lft/<LID> (ibroute of each switch),
 paths (tests/sim/sa_paths: "SLID DLID SL" per CA pair, the SL each
@@ -25,6 +25,9 @@ Also counted: the CA-to-CA routes over the busiest directed switch link,
 hops from CA to CA (max, average), the SLs and VLs used, and for the
 shift permutations (CA ports in LID order, port i sending to port i + k
 for every k) the busiest link of each: the worst and the mean over k.
+With --lmc N every LID of a destination's range (base + 0 .. 2^N - 1) is
+walked from every source with the SL answered for it (live: paths must
+hold those pairs).
 Exit 0 when every pair is delivered with an SL and the expectation on
 cycles holds, 1 otherwise."""
 import collections
@@ -197,7 +200,7 @@ def find_cycle(deps):
     return None
 
 
-def check(fab):
+def check(fab, lmc=0):
     cas = sorted((k for k in fab.lid if fab.ntype.get(k[0]) == "CA"),
                  key=lambda k: fab.lid[k])
     pos = {k: i for i, k in enumerate(cas)}
@@ -208,11 +211,11 @@ def check(fab):
          "max_hops": 0, "sum_hops": 0, "sls": set(), "vls": set(),
          "first_error": ""}
     for src in cas:
-        for dst in cas:
+        for dst, off in ((d, o) for d in cas for o in range(1 << lmc)):
             if src == dst:
                 continue
             r["pairs"] += 1
-            dlid = fab.lid[dst]
+            dlid = fab.lid[dst] + off
             hops = walk(fab, src, dst, dlid)
             sl = fab.sl(src[0], src[1], dlid)
             err = ("dropped or looping" if hops is None else
@@ -265,7 +268,8 @@ def main():
         print(__doc__)
         return 2
     fab = load_live(a[1]) if a[0] == "live" else load_dump(a[1])
-    res = check(fab)
+    lmc = int(a[a.index("--lmc") + 1]) if "--lmc" in a else 0
+    res = check(fab, lmc)
     if "--json" in a:
         with open(a[a.index("--json") + 1], "w") as f:
             json.dump(res, f)

@@ -39,18 +39,26 @@ stop_opensm() {
 	OSM_PID=
 }
 
-# read_vl_back DIR: the topology and LFTs (read_back), every CA pair's
-# PathRecord SL from the SA (sa_paths, one process), and every switch's
+# read_vl_back DIR [LMC]: the topology and LFTs (read_back), every CA
+# pair's PathRecord SL from the SA (sa_paths, one process; with LMC, from
+# every base LID to every LID of each other range), and every switch's
 # SL2VL tables to each switch-to-switch output port (smpquery sl2vl).
 read_vl_back() {
-	local d=$1 lids lid port
+	local d=$1 lmc=${2:-0} lids lid port
 	read_back "$d"
 	lids=$(awk '$1 == "CA" { print $2 } $8 == "CA" { print $9 }' \
 		"$d/netdisc" | sort -un | paste -sd,)
 	[ -n "$lids" ] || fail "no CA LIDs in $d/netdisc"
 	trace_unread_lids "$d" "$lids"
-	SIM_HOST=H1 sim "$SA_PATHS" -l "$lids" >"$d/paths" 2>"$d/paths.err" ||
-		fail "sa_paths failed: $(tail -2 "$d/paths.err"; grep -m2 ' - ' "$d/paths")"
+	if [ "$lmc" = 0 ]; then
+		SIM_HOST=H1 sim "$SA_PATHS" -l "$lids" >"$d/paths" 2>"$d/paths.err"
+	else
+		awk -v l="$lids" -v n=$((1 << lmc)) 'BEGIN {
+			k = split(l, v, ",")
+			for (i = 1; i <= k; i++) for (j = 1; j <= k; j++)
+				if (i != j) for (o = 0; o < n; o++) print v[i], v[j] + o
+		}' | SIM_HOST=H1 sim "$SA_PATHS" >"$d/paths" 2>"$d/paths.err"
+	fi || fail "sa_paths failed: $(tail -2 "$d/paths.err"; grep -m2 ' - ' "$d/paths")"
 	mkdir -p "$d/sl2vl"
 	awk '$1 == "SW" && $8 == "SW" { print $2, $3 }' "$d/netdisc" | sort -u |
 		while read -r lid port; do
