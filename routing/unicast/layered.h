@@ -27,6 +27,22 @@ int layers_orient(struct ucast_layers *ly, const struct fabric *f,
 		  struct pool *pool, const struct ucast_params *prm,
 		  struct ucast_result *res);
 
+/* The coverage of sampled host pairs by the layers' shortest legal paths
+ * (layered_cover.c), for choosing each further layer's root. */
+struct layers_cover;
+int layers_cover_init(struct layers_cover **c, const struct fabric *f,
+		      const struct sw_graph *g, const struct hops *h);
+void layers_cover_free(struct layers_cover *c);
+/* Marks the pairs layer l of root r, or the layer of labels order[],
+ * gives a shortest legal path. */
+void layers_cover_mark_order(struct layers_cover *c, const uint32_t *order);
+void layers_cover_mark(struct layers_cover *c, uint32_t r, uint32_t l);
+/* The candidate root whose layer l covers the most pairs not yet
+ * covered (ties: the farthest from the roots so far by mind[]), -1 when
+ * none covers one more. */
+int64_t layers_cover_pick(struct layers_cover *c, uint32_t l,
+			  const uint8_t *mind);
+
 /* The trees (layered_tree.c grows them, layered_balance.c rebalances
  * them, layered_repair.c mends a tree that did not reach every switch). */
 #define LAY_D_INF     0xFFFFu

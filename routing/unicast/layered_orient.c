@@ -155,6 +155,7 @@ int layers_orient(struct ucast_layers *ly, const struct fabric *f,
 {
 	uint32_t n = g->n;
 	uint8_t *mind = malloc(n + 1);
+	struct layers_cover *cov = NULL;
 	int rc;
 
 	if (!mind)
@@ -169,15 +170,22 @@ int layers_orient(struct ucast_layers *ly, const struct fabric *f,
 	for (uint32_t i = 0; i < res->n_roots; i++)
 		near_roots(h, (uint32_t)res->roots[i]->sw_idx, mind);
 	ly->roots[0] = res->roots[0];
+	if (ly->n_layers > 1)
+		rc = layers_cover_init(&cov, f, g, h);
+	if (rc == 0 && cov)
+		layers_cover_mark_order(cov, ly->order);
 	for (uint32_t l = 1; l < ly->n_layers && rc == 0; l++) {
-		uint32_t r = next_root(f, mind);
+		int64_t pick = layers_cover_pick(cov, l, mind);
+		uint32_t r = pick >= 0 ? (uint32_t)pick : next_root(f, mind);
 		ly->roots[l] = f->switches[r];
+		layers_cover_mark(cov, r, l);
 		near_roots(h, r, mind);
 		rc = layer_order(f, g, h, r, l, ly->order + (size_t)l * n);
 	}
 	if (rc == 0)
 		fill_up(ly, g);
 out:
+	layers_cover_free(cov);
 	free(mind);
 	return rc;
 }

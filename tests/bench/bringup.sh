@@ -13,7 +13,9 @@
 # for port-group probes (from its log) and the load average before and
 # after each fabric, since the machine is shared.  ibsim gets the options
 # `ibsmgen ibsim-args` prints (-L 49152 past 30,719 LIDs).  IBSMD_ARGS adds
-# options to ibsmd's command line (e.g. "-o routing.unicast=minhop").
+# options to ibsmd's command line (e.g. "-o routing.unicast=minhop"),
+# OSM_ARGS to both OpenSM runs' (e.g. "-R nue --nue_max_num_vls 8 -Q"
+# against "-o routing.unicast=layered").
 #
 # usage: O=build tests/bench/bringup.sh [-n RUNS] [FABRIC...]
 #   FABRIC: ft2:HOSTS (ibsmgen fattree2 --hosts HOSTS), ft3:K (fattree3
@@ -91,10 +93,10 @@ for spec in $FABRICS; do
 		minsmps=$(sed -n 's/.*needed at least \([0-9]*\);.*/\1/p' "$W/ibsmd.log" | tail -1)
 		if [ "${OSM_DEFAULT:-1}" != 0 ]; then
 			rm -rf "$W/osm"; mkdir -p "$W/osm"
-			td="$td $(OSM_CACHE_DIR=$W/osm timed "$net" "$W/osm.log" opensm --once -f "$W/osm.file")"
+			td="$td $(OSM_CACHE_DIR=$W/osm timed "$net" "$W/osm.log" opensm --once ${OSM_ARGS:-} -f "$W/osm.file")"
 		fi
 		rm -rf "$W/osm"; mkdir -p "$W/osm"
-		t64="$t64 $(OSM_CACHE_DIR=$W/osm timed "$net" "$W/osm.log" opensm --once --maxsmps 64 -f "$W/osm.file")"
+		t64="$t64 $(OSM_CACHE_DIR=$W/osm timed "$net" "$W/osm.log" opensm --once --maxsmps 64 ${OSM_ARGS:-} -f "$W/osm.file")"
 		r64="$r64 $(cat "$W/osm.log.rss" 2>/dev/null)"
 	done
 	mi=$(echo "$ti" | median); md=$(echo "$td" | median); m64=$(echo "$t64" | median)

@@ -14,7 +14,8 @@
 # fresh ibsim; the SMs alternate; medians of N runs and their ratio.
 #
 # IBSMD_ARGS adds options to ibsmd's command line (e.g. "-o
-# routing.unicast=minhop"); PEER=none leaves OpenSM out (engines compared
+# routing.unicast=minhop"), OSM_ARGS to OpenSM's (e.g. "-R nue
+# --nue_max_num_vls 8 -Q"); PEER=none leaves OpenSM out (engines compared
 # with each other).
 #
 # usage: O=build tests/bench/linkfail.sh [-n RUNS] [NETFILE]
@@ -69,7 +70,7 @@ run_opensm() {
 	eval "cmd=\$CMD_$1"
 	start_sim "$NET"
 	rm -rf "$W/osm"; mkdir -p "$W/osm"
-	OSM_CACHE_DIR=$W/osm bg H1 opensm -k 0 -d2 -f "$W/osm/log" >/dev/null 2>&1
+	OSM_CACHE_DIR=$W/osm bg H1 opensm -k 0 -d2 ${OSM_ARGS:-} -f "$W/osm/log" >/dev/null 2>&1
 	until_true 900 0.2 grep -q "SUBNET UP" "$W/osm/log" || { echo fail; stop_sms; stop_sim; return; }
 	sleep 1
 	n0=$(grep -c "SUBNET UP" "$W/osm/log")
