@@ -173,11 +173,66 @@ static int check(struct fabric *f, const struct sw_graph *g,
 	return 0;
 }
 
+/* The repair after a failure (keep_lft with the state of a layered
+ * routing of the same fabric): the layers kept, only the LIDs whose trees
+ * lost a link routed again (layered_keep.c, layers_route_keep).  Each of
+ * those trees is checked legal in a layer from every switch; the others
+ * keep their paths in unchanged orientations, so every path stays up*
+ * then down* in its SL's layer and each VL stays acyclic (docs/design.md
+ * §5.3) without the whole fabric's check.  Negative errno when the
+ * fabric must be routed afresh (-ENOMEM: not at all). */
+static int keep_route(struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, const struct ucast_params *prm,
+		      struct ucast_layers *ly, struct ucast_result *res)
+{
+	uint32_t n = 0;
+	int rc;
+
+	if (!prm || !prm->keep_lft || !prm->prev)
+		return -ESRCH;
+	rc = layers_restore(ly, f, g, h, prm->prev);
+	if (rc == 0)
+		rc = layers_route_keep(f, g, h, ly, &n);
+	if (rc == 0)
+		log_info("layered: repair kept the layers and every tree the "
+			 "failure left whole; %u LIDs routed again, %d layers "
+			 "oriented afresh",
+			 n, __builtin_popcount(ly->reoriented));
+	else if (rc != -ENOMEM)
+		log_info("layered: repair cannot keep the layers (%s); "
+			 "routing afresh",
+			 rc == -ESRCH ? "a switch is new or a layer's root "
+					"was lost"
+				      : "a repaired tree left a switch without "
+					"a legal layer");
+	/* legal by construction and by the per-tree check, but the (link,
+	 * VL) graph itself is not built: "not checked" */
+	res->cdg_acyclic = -1;
+	return rc;
+}
+
+/* Afresh: orientations, trees, then the check of the whole fabric. */
+static int full_route(struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, struct pool *pool,
+		      const struct ucast_params *prm, struct ucast_layers *ly,
+		      struct ucast_result *res)
+{
+	int rc = layers_alloc(ly, f, n_layers(f, prm));
+
+	if (rc == 0)
+		rc = layers_orient(ly, f, g, h, pool, prm, res);
+	if (rc == 0)
+		rc = layers_route(f, g, h, ly);
+	if (rc == 0)
+		rc = check(f, g, h, pool, ly, res);
+	return rc;
+}
+
 static int layered_route(struct fabric *f, const struct hops *h,
 			 struct pool *pool, const struct ucast_params *prm,
 			 struct ucast_result *res)
 {
-	struct sw_graph g;
+	struct sw_graph g = {0};
 	struct ucast_layers *ly = calloc(1, sizeof(*ly));
 	int rc;
 
@@ -198,24 +253,23 @@ static int layered_route(struct fabric *f, const struct hops *h,
 		free(ly);
 		return -E2BIG;
 	}
-	rc = sw_graph_build(f, &g);
-	if (rc == 0 && ly)
-		rc = layers_alloc(ly, f, n_layers(f, prm));
-	if (rc == 0 && ly)
-		rc = layers_orient(ly, f, &g, h, pool, prm, res);
-	if (rc == 0 && ly)
-		rc = layers_route(f, &g, h, ly);
-	if (rc == 0 && ly)
-		rc = check(f, &g, h, pool, ly, res);
-	if (!ly || rc == -ENOMEM)
+	rc = ly ? sw_graph_build(f, &g) : -ENOMEM;
+	if (rc == 0) {
+		rc = keep_route(f, &g, h, prm, ly, res);
+		if (rc < 0 && rc != -ENOMEM) {
+			layers_free(ly);
+			rc = full_route(f, &g, h, pool, prm, ly, res);
+		}
+	}
+	if (rc == 0 && layers_save(ly, f, &g, &res->state) < 0)
+		rc = -ENOMEM;
+	if (rc == -ENOMEM)
 		snprintf(res->error, sizeof(res->error),
 			 "layered: out of memory routing %u switches",
 			 f->n_switches);
-	if (rc == 0 && ly) {
+	if (rc == 0) {
 		res->layers = ly;
 		ly = NULL;
-	} else if (rc == 0) {
-		rc = -ENOMEM;
 	}
 	layers_free(ly);
 	free(ly);

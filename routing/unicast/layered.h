@@ -108,6 +108,8 @@ struct lay_trees {
 	uint32_t n_old;	   /* its switches but the destination, in far[] */
 	uint8_t *shortest; /* per destination switch: its trees' paths are all
 			    shortest (depths = the hop table's) */
+	/* a repair's mended tree: switches balancing may move (NULL: all) */
+	uint8_t *mov;
 	/* the LFT columns of a batch of LIDs (layered_tree.c) */
 	uint8_t *col;
 	uint16_t *col_lid;
@@ -135,6 +137,11 @@ static inline uint32_t lay_sum(uint32_t a, uint32_t b)
  * dist[], legal[], down[], nxt[], pcost[].  Returns how many switches
  * the hop table reaches could not join (listed in pend[]). */
 uint32_t lay_grow(struct lay_trees *t, uint32_t d);
+/* The same for a tree whose switches with dist < LAY_D_INF are kept
+ * (nd[] and att[] filled for them, parents first): the others join,
+ * nearest first, through their old next hop in col (the LFT column) if
+ * it is one hop closer and legal, else as lay_grow joins them. */
+uint32_t lay_regrow(struct lay_trees *t, uint32_t d, const uint8_t *col);
 /* Gives the stuck switches listed in pend[0, stuck) (and what they make
  * illegal) their escape paths to d (layered_repair.c); fills att[]
  * parents first, dist[], legal[], down[]. */
@@ -150,6 +157,36 @@ void lay_balance(struct lay_trees *t, uint32_t d, bool weigh);
  * 0..max_lid) and ly's counters.  0 or -ENOMEM. */
 int layers_route(struct fabric *f, const struct sw_graph *g,
 		 const struct hops *h, struct ucast_layers *ly);
+
+/* The layers' labels and roots by GUID as the state of a routing
+ * (layered_keep.c), and the layers of an edited copy of that fabric made
+ * from them: 0, -ENOMEM, or -ESRCH when they cannot be kept (a new
+ * switch, a root lost).  A layer in which some switch can no longer
+ * climb is oriented afresh from its root (bit l of ly->reoriented): the
+ * kept trees must then be checked legal again (layers_route_keep). */
+int layers_save(const struct ucast_layers *ly, const struct fabric *f,
+		const struct sw_graph *g, struct ucast_state **out);
+int layers_restore(struct ucast_layers *ly, const struct fabric *f,
+		   const struct sw_graph *g, const struct hops *h,
+		   const struct ucast_state *prev);
+/* Layer l's labels afresh: BFS rank from switch r (an index) in h, ties
+ * by the layer's hash (as layers_orient makes layers 1 and up). */
+int layers_orient_one(struct ucast_layers *ly, const struct fabric *f,
+		      const struct sw_graph *g, const struct hops *h,
+		      uint32_t l, uint32_t r);
+/* Each layer's up masks from its labels, over g's links. */
+void layers_fill_up(struct ucast_layers *ly, const struct sw_graph *g);
+
+/* The repair after a failure (f's LFTs hold the routes in force, ly the
+ * layers they were made in, up masks of f's links): every LID whose tree
+ * lost a link is routed afresh against the loads of all the others, and
+ * each new tree checked legal in a layer from every switch; the other
+ * LIDs keep their trees, and so their SLs.  *rerouted: LIDs routed.  0,
+ * -ENOMEM, or -EDEADLK when a new tree has a switch with no legal layer
+ * (the caller routes the fabric afresh). */
+int layers_route_keep(struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, struct ucast_layers *ly,
+		      uint32_t *rerouted);
 
 /* The SL of every source switch for one destination LID (layered_sl.c):
  * col[x] is switch x's LFT entry for lid; sl[x] becomes the SL of the

@@ -19,7 +19,9 @@
  * would have served every source, never accept one that serves not all.
  * The switch's current next hop always serves it: each child checked
  * its pair against this switch's current masks, and those come from
- * that next hop; so every source ends with a legal layer. */
+ * that next hop; so every source ends with a legal layer.  A repair's
+ * mended tree moves only the switches that joined again (t->mov): the
+ * others keep their LFT entries. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +103,8 @@ void lay_balance(struct lay_trees *t, uint32_t d, bool weigh)
 			continue;
 		if (req == NO_REQ)
 			req = (uint32_t)t->all << 16;
-		t->nd[x].nk = choose(t, x, req);
+		if (!t->mov || t->mov[x])
+			t->nd[x].nk = choose(t, x, req);
 		y = lay_parent(t, x);
 		t->req[y] &= move(req, t->e[t->nd[x].nk].up);
 		t->cnt[y] += t->cnt[x];

@@ -169,3 +169,58 @@ uint32_t lay_grow(struct lay_trees *t, uint32_t d)
 	t->by_dist = np == 0;
 	return join_pending(t, np, row);
 }
+
+/* Joining x through its old next hop (link k of the old column), when
+ * that neighbour is in the tree, one hop closer and leaves x a legal
+ * layer: the entry then need not change. */
+static struct choice via_old(const struct lay_trees *t, uint32_t x, uint32_t k,
+			     const uint8_t *row)
+{
+	struct choice c = {.k = UINT32_MAX};
+	uint32_t y;
+	uint16_t u;
+
+	if (k == UINT32_MAX)
+		return c;
+	y = t->e[k].peer;
+	if (t->nd[y].dist == LAY_D_INF || row[y] + 1 != row[x])
+		return c;
+	u = t->e[k].up;
+	c.legal = (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
+	if (!c.legal)
+		return c;
+	c.down = (uint16_t)(~u & t->nd[y].down);
+	c.k = k;
+	c.dist = (uint16_t)(t->nd[y].dist + 1);
+	c.load = lay_sum(t->e[k].load, t->nd[y].pcost);
+	return c;
+}
+
+uint32_t lay_regrow(struct lay_trees *t, uint32_t d, const uint8_t *col)
+{
+	const struct ucast_layers *ly = t->ly;
+	uint32_t n = t->g->n, np = 0;
+	const uint8_t *row = t->h->d + (size_t)d * n;
+
+	t->row = row;
+	bfs_order(t, d);
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = t->bfs[i], k = UINT32_MAX;
+		struct choice c;
+		if (row[x] == HOPS_INF)
+			break;
+		if (t->nd[x].dist != LAY_D_INF)
+			continue; /* kept */
+		if (col[x] < ly->port_base[x + 1] - ly->port_base[x])
+			k = t->kof[ly->port_base[x] + col[x]];
+		c = via_old(t, x, k, row);
+		if (c.k == UINT32_MAX)
+			c = best_join(t, x, row, true);
+		if (c.k != UINT32_MAX)
+			join(t, x, &c);
+		else
+			t->pend[np++] = x;
+	}
+	t->by_dist = false; /* att[]: the kept switches, then the joined */
+	return join_pending(t, np, row);
+}

@@ -134,7 +134,14 @@ static int layer_order(const struct fabric *f, const struct sw_graph *g,
 	return 0;
 }
 
-static void fill_up(struct ucast_layers *ly, const struct sw_graph *g)
+int layers_orient_one(struct ucast_layers *ly, const struct fabric *f,
+		      const struct sw_graph *g, const struct hops *h,
+		      uint32_t l, uint32_t r)
+{
+	return layer_order(f, g, h, r, l, ly->order + (size_t)l * g->n);
+}
+
+void layers_fill_up(struct ucast_layers *ly, const struct sw_graph *g)
 {
 	uint32_t n = g->n;
 
@@ -183,7 +190,7 @@ int layers_orient(struct ucast_layers *ly, const struct fabric *f,
 		rc = layer_order(f, g, h, r, l, ly->order + (size_t)l * n);
 	}
 	if (rc == 0)
-		fill_up(ly, g);
+		layers_fill_up(ly, g);
 out:
 	layers_cover_free(cov);
 	free(mind);

@@ -158,6 +158,8 @@ static void old_depth(struct lay_trees *t, uint32_t d, uint32_t x)
 		t->pend[top++] = x;
 		x = t->e[t->ok[x]].peer;
 	}
+	if (t->odepth[x] == LAY_D_INF - 1)
+		t->odepth[x] = LAY_D_INF; /* no link out: the path breaks */
 	if (t->odepth[x] < LAY_D_INF - 2)
 		dep = t->odepth[x];
 	while (top) {
@@ -166,13 +168,17 @@ static void old_depth(struct lay_trees *t, uint32_t d, uint32_t x)
 	}
 }
 
-/* Takes the loads of the tree in col (an LFT column for a CA LID of d)
- * off the links, for routing that LID again: each switch's sources are
- * pushed along the column farthest switches first. */
-static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
+/* Counts the tree of LID column col (destination switch d): ok[] its
+ * links, odepth[] its path lengths, far[0, n_old) its switches but d
+ * farthest first, cnt[] the CA sources behind each.  With shortest[d]
+ * the depths are the hop table's.  False when a switch that reaches d in
+ * the graph has no way along col (a link of the tree was lost). */
+static bool count_tree(struct lay_trees *t, uint32_t d, const uint8_t *col)
 {
 	const struct ucast_layers *ly = t->ly;
 	uint32_t n = t->g->n, maxd = 0, *cnt = t->bucket;
+	const uint8_t *row = t->h->d + (size_t)d * n;
+	bool whole = true;
 
 	for (uint32_t x = 0; x < n; x++) {
 		uint8_t p = col[x];
@@ -186,12 +192,13 @@ static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
 	for (uint32_t x = 0; x < n; x++) {
 		if (t->shortest[d])
 			t->odepth[x] = t->ok[x] != UINT32_MAX || x == d
-					   ? t->h->d[(size_t)d * n + x]
+					   ? row[x]
 					   : LAY_D_INF;
 		else
 			old_depth(t, d, x);
 		if (t->odepth[x] != LAY_D_INF && t->odepth[x] > maxd)
 			maxd = t->odepth[x];
+		whole &= t->odepth[x] != LAY_D_INF || row[x] == HOPS_INF;
 	}
 	memset(cnt, 0, (maxd + 2u) * sizeof(*cnt));
 	for (uint32_t x = 0; x < n; x++)
@@ -207,6 +214,18 @@ static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
 	for (uint32_t i = 0; i < t->n_old; i++) {
 		uint32_t x = t->far[i];
 		t->cnt[t->e[t->ok[x]].peer] += t->cnt[x];
+	}
+	return whole;
+}
+
+/* Takes the loads of the tree in col (an LFT column for a CA LID of d)
+ * off the links, for routing that LID again: each switch's sources are
+ * pushed along the column farthest switches first. */
+static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
+{
+	count_tree(t, d, col);
+	for (uint32_t i = 0; i < t->n_old; i++) {
+		uint32_t x = t->far[i];
 		t->e[t->ok[x]].load -= t->cnt[x];
 	}
 }
@@ -420,6 +439,192 @@ int layers_route(struct fabric *f, const struct sw_graph *g,
 		route_all(&t, &ds, r > 0);
 	rc = 0;
 out:
+	dests_free(&ds);
+	trees_free(&t);
+	return rc;
+}
+
+/* ---- repair: keep every tree a failure left whole ---- */
+
+/* One LID's column into the LFTs, and the SL check of the tree: every
+ * switch that reaches d must have a legal layer. */
+static bool put_column(struct lay_trees *t, uint16_t lid, const uint8_t *col,
+		       struct layers_sl_scratch *sc, int8_t *sl, uint32_t d)
+{
+	uint32_t n = t->g->n;
+	const uint8_t *row = t->h->d + (size_t)d * n;
+
+	for (uint32_t x = 0; x < n; x++)
+		t->f->switches[x]->lft[lid] = col[x];
+	layers_lid_sl(t->ly, t->f, lid, col, sc, sl);
+	for (uint32_t x = 0; x < n; x++) {
+		if (row[x] == HOPS_INF)
+			continue;
+		if (sl[x] < 0)
+			return false;
+		if ((uint8_t)sl[x] + 1 > t->ly->used)
+			t->ly->used = (uint8_t)(sl[x] + 1);
+	}
+	return true;
+}
+
+/* After a layer was oriented afresh a kept path may be legal in no layer
+ * any more: such switches (and so everyone behind them, whose masks
+ * derive from theirs) join again instead. */
+static void drop_illegal(struct lay_trees *t)
+{
+	uint32_t k = 1;
+
+	if (!t->ly->reoriented)
+		return;
+	for (uint32_t i = 1; i < t->n_att; i++) {
+		uint32_t x = t->att[i];
+		if (t->nd[x].legal)
+			t->att[k++] = x;
+		else
+			t->nd[x].dist = LAY_D_INF;
+	}
+	t->n_att = k;
+}
+
+/* A broken tree mended: the switches whose paths are whole keep them,
+ * the others join nearest first as in growing (mended by the escape
+ * paths where they cannot) and a CA LID's are balanced with the loads of
+ * all the other trees, which the tree then adds to; its old entries stay
+ * wherever they still lead, so few LFT blocks change. */
+static void regrow(struct lay_trees *t, uint32_t d, uint16_t lid, uint8_t dport)
+{
+	uint32_t n = t->g->n, stuck;
+	uint8_t *col = t->col;
+
+	for (uint32_t x = 0; x < n; x++)
+		col[x] = t->f->switches[x]->lft[lid];
+	count_tree(t, d, col);
+	rebuild(t, d);
+	drop_illegal(t);
+	stuck = lay_regrow(t, d, col);
+	if (stuck)
+		lay_repair(t, d, stuck);
+	/* balancing moves only the switches whose entry changed anyway */
+	for (uint32_t x = 0; x < n; x++)
+		t->mov[x] = x != d && t->nd[x].dist != LAY_D_INF &&
+			    col[x] != lay_port(t, x);
+	if (dport)
+		lay_balance(t, d, true);
+}
+
+/* After a layer was oriented afresh: is every switch that reaches d
+ * along col still legal in some layer? */
+static bool still_legal(struct lay_trees *t, uint16_t lid, const uint8_t *col,
+			uint32_t d, struct layers_sl_scratch *sc, int8_t *sl)
+{
+	uint32_t n = t->g->n;
+	const uint8_t *row = t->h->d + (size_t)d * n;
+
+	if (!t->ly->reoriented)
+		return true;
+	layers_lid_sl(t->ly, t->f, lid, col, sc, sl);
+	for (uint32_t x = 0; x < n; x++)
+		if (row[x] != HOPS_INF && sl[x] < 0)
+			return false;
+	return true;
+}
+
+/* Pass 1: every LID's tree counted from the LFTs, batch by batch; the
+ * whole CA trees' loads added, the broken LIDs (a link lost, or a path
+ * no longer legal) listed (index into ds). */
+static uint32_t keep_load(struct lay_trees *t, const struct dests *ds,
+			  uint32_t *broken, struct layers_sl_scratch *sc,
+			  int8_t *sl)
+{
+	uint32_t n = t->g->n, a = 0, nb = 0;
+
+	while (a < n) {
+		uint32_t b = a, lids = 0;
+		while (b < n && (b == a || lids + ds->first[ds->order[b] + 1] -
+						 ds->first[ds->order[b]] <=
+					     t->col_cap)) {
+			lids += ds->first[ds->order[b] + 1] -
+				ds->first[ds->order[b]];
+			b++;
+		}
+		t->n_col = 0;
+		for (uint32_t j = a; j < b; j++) {
+			uint32_t d = ds->order[j];
+			for (uint32_t i = ds->first[d]; i < ds->first[d + 1];
+			     i++)
+				t->col_lid[t->n_col++] = ds->dlid[i];
+		}
+		columns(t, true);
+		t->n_col = 0;
+		for (uint32_t j = a; j < b; j++) {
+			uint32_t d = ds->order[j];
+			for (uint32_t i = ds->first[d]; i < ds->first[d + 1];
+			     i++) {
+				const uint8_t *col =
+				    t->col + (size_t)t->n_col++ * n;
+				if (!count_tree(t, d, col) ||
+				    !still_legal(t, ds->dlid[i], col, d, sc,
+						 sl)) {
+					broken[nb++] = i;
+					continue;
+				}
+				for (uint32_t q = 0; ds->dport[i] && q < t->n_old;
+				     q++) {
+					uint32_t x = t->far[q];
+					t->e[t->ok[x]].load += t->cnt[x];
+				}
+			}
+		}
+		a = b;
+	}
+	return nb;
+}
+
+int layers_route_keep(struct fabric *f, const struct sw_graph *g,
+		      const struct hops *h, struct ucast_layers *ly,
+		      uint32_t *rerouted)
+{
+	struct lay_trees t = {.f = f, .g = g, .h = h, .ly = ly};
+	struct dests ds = {0};
+	struct layers_sl_scratch sc = {0};
+	uint32_t *broken = NULL, *sw_of = NULL, nb = 0;
+	int8_t *sl = NULL;
+	int rc = -ENOMEM;
+
+	t.all = (uint16_t)((1u << ly->n_layers) - 1);
+	if (dests_build(f, &ds) < 0 || trees_alloc(&t, &ds) < 0 ||
+	    layers_sl_scratch_init(&sc, g->n) < 0)
+		goto out;
+	broken = malloc((ds.first[g->n] + 1) * sizeof(*broken));
+	sw_of = malloc((ds.first[g->n] + 1) * sizeof(*sw_of));
+	sl = malloc(g->n + 1);
+	t.mov = malloc(g->n + 1);
+	if (!broken || !sw_of || !sl || !t.mov)
+		goto out;
+	for (uint32_t s = 0; s < f->n_switches; s++)
+		if (node_lft_reserve(f->switches[s], f->max_lid) < 0)
+			goto out;
+	for (uint32_t d = 0; d < g->n; d++)
+		for (uint32_t i = ds.first[d]; i < ds.first[d + 1]; i++)
+			sw_of[i] = d;
+	memset(t.shortest, 0, g->n);
+	nb = keep_load(&t, &ds, broken, &sc, sl);
+	rc = 0;
+	for (uint32_t b = 0; b < nb && rc == 0; b++) {
+		uint32_t i = broken[b], d = sw_of[i];
+		regrow(&t, d, ds.dlid[i], ds.dport[i]);
+		take_column(&t, d, ds.dport[i], t.col);
+		if (!put_column(&t, ds.dlid[i], t.col, &sc, sl, d))
+			rc = -EDEADLK;
+	}
+	*rerouted = nb;
+out:
+	free(broken);
+	free(sw_of);
+	free(sl);
+	free(t.mov);
+	layers_sl_scratch_free(&sc);
 	dests_free(&ds);
 	trees_free(&t);
 	return rc;

@@ -43,6 +43,8 @@ struct ucast_layers {
 	/* destination LIDs with some source switch that no layer legalises
 	 * (0 unless the fabric changed under the layers) */
 	uint32_t illegal_lids;
+	/* a repair's layers oriented afresh (layered_keep.c), bit per layer */
+	uint16_t reoriented;
 };
 
 /* The SL walk: start at the source switch, one step per switch-to-switch

@@ -9,8 +9,9 @@
 #     pair delivered and the graph acyclic; more than one SL used from 2
 #     VLs on; the busiest link at 8 no worse than 1.1x ibsmd minhop's on
 #     the same fabric; a heavy sweep of the unchanged fabric re-sends no
-#     SL2VL block; after a link is lost, the incremental repair's tables
-#     and SLs are delivered and acyclic again;
+#     SL2VL block; after a link is lost, the incremental repair keeps the
+#     layers and the trees the loss left whole, and its tables and SLs are
+#     delivered and acyclic again;
 #   - LMC 1: every LID of every range delivered on its own SL, acyclic;
 #   - 2-D torus 4x4 (even) with 2 hosts a switch, HyperX 4x4, the
 #     dragonfly and the random fabric (default max_vls; the random one at
@@ -132,6 +133,9 @@ done
 [ "$(field incremental_sweeps)" -gt "$inc" ] || fail "no incremental sweep after the link loss"
 read_vl_back "$T/torus-cut"
 judge torus-cut --expect-acyclic
+grep -q "repair kept the layers and every tree the failure left whole" "$T/ibsmd.log" ||
+	fail "the link loss was not repaired keeping the layers: $(grep -m1 'layered: repair' "$T/ibsmd.log")"
+echo "ok $(grep -o 'repair kept .*' "$T/ibsmd.log" | tail -1)"
 
 "$O/ibsmgen" torus 4 4 1 --hosts-per-switch 2 -o "$G/t44h2.net" || fail ibsmgen
 "$O/ibsmgen" hyperx 4 4 -o "$G/hx44.net" || fail ibsmgen

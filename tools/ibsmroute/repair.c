@@ -6,16 +6,21 @@
  * routed afresh, as a new `ibsmd --once` on the failed fabric would, and
  * both are measured against the tables before the failure: entries and
  * 64-LID blocks changed (what the daemon would send), the busiest link
- * of all pairs and of the shifts. */
+ * of all pairs and of the shifts.  With --dump-dir, the repaired copy's
+ * subnet.lst, lfts.dump and (layered) path-sl.dump go to DIR/cut, for
+ * checkers that trust only the dumps. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "lib/dump.h"
 #include "lib/json.h"
 #include "lib/topo.h"
 #include "routing/engines.h"
+#include "routing/unicast/layers.h"
 #include "routing/verify/verify.h"
 #include "tools/ibsmroute/ibsmroute.h"
 
@@ -96,10 +101,45 @@ static void count_changes(const struct fabric *f, const struct fabric *g,
 	}
 }
 
+struct sl_fill {
+	const struct ucast_layers *ly;
+	const struct fabric *f;
+};
+
+static int cut_sl_fill(void *ctx, uint16_t lid, int8_t *sl)
+{
+	const struct sl_fill *c = ctx;
+
+	return layers_lid_sls(c->ly, c->f, lid, sl);
+}
+
+/* The repaired copy's tables into dir (made if missing). */
+static int dump_cut(const char *dir, const struct fabric *k,
+		    const struct ucast_result *res)
+{
+	struct sl_fill c = {res->layers, k};
+	int rc = 0;
+
+	char parent[4096];
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	if (strrchr(parent, '/'))
+		*strrchr(parent, '/') = '\0';
+	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(dir, 0755) < 0 && errno != EEXIST))
+		return -errno;
+	rc = dump_write_subnet_lst(dir, k);
+	if (rc == 0)
+		rc = dump_write_lfts(dir, k);
+	if (rc == 0 && res->layers)
+		rc = dump_write_path_sl(dir, k, cut_sl_fill, &c);
+	return rc;
+}
+
 static int route_copy(struct fabric *k, struct pool *pool,
 		      const struct ucast_engine *e,
 		      const struct ucast_params *prm, struct outcome *o,
-		      const struct ibsmroute_opts *opt)
+		      const struct ibsmroute_opts *opt, const char *dump_to)
 {
 	struct ucast_result res = {0};
 	struct hops h = {0};
@@ -113,7 +153,10 @@ static int route_copy(struct fabric *k, struct pool *pool,
 		rc = verify_lft(k, &h, pool, &o->chk);
 	if (rc == 0)
 		rc = verify_shifts(k, pool, opt->max_shifts, &o->sh);
-	if (rc < 0)
+	if (rc == 0 && dump_to && (rc = dump_cut(dump_to, k, &res)) < 0)
+		fprintf(stderr, "ibsmroute: --cut: writing %s: %s\n", dump_to,
+			strerror(-rc));
+	else if (rc < 0)
 		fprintf(stderr,
 			"ibsmroute: --cut: routing the failed fabric: "
 			"%s\n",
@@ -178,6 +221,7 @@ int ibsmroute_repair(const struct ibsmroute_opts *o, const struct fabric *f,
 	struct ucast_params keep = *prm;
 	struct fabric k, fr;
 	struct outcome inc = {0}, fresh = {0};
+	char cutdir[4096];
 	int cut = 0, rc;
 
 	if (fabric_copy(&k, f) < 0)
@@ -197,9 +241,12 @@ int ibsmroute_repair(const struct ibsmroute_opts *o, const struct fabric *f,
 	}
 	keep.keep_lft = true;
 	keep.prev = res->state;
-	rc = route_copy(&k, pool, e, &keep, &inc, o);
+	if (o->dump_dir)
+		snprintf(cutdir, sizeof(cutdir), "%s/cut", o->dump_dir);
+	rc = route_copy(&k, pool, e, &keep, &inc, o,
+			o->dump_dir ? cutdir : NULL);
 	if (rc == 0)
-		rc = route_copy(&fr, pool, e, prm, &fresh, o);
+		rc = route_copy(&fr, pool, e, prm, &fresh, o, NULL);
 	if (rc == 0) {
 		count_changes(f, &k, &inc);
 		count_changes(f, &fr, &fresh);
