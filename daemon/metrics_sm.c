@@ -18,6 +18,7 @@
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sweep/sweep.h"
 #include "mad/sa_stats.h"
+#include "routing/unicast/layers.h"
 
 static void one(struct prom_out *o, const char *name, enum prom_type t,
 		const char *help, double v)
@@ -144,6 +145,16 @@ static void fabric(struct sm *sm, struct prom_out *o)
 	    f ? fabric_count_links(f) : 0);
 	one(o, "ibsmd_fabric_max_lid", PROM_GAUGE, "Highest LID assigned.",
 	    f ? f->max_lid : 0);
+	prom_family(o, "ibsmd_unicast_layers", PROM_GAUGE,
+		    "The layered engine's layers (VLs) of the routes in "
+		    "force: made, and used by host pairs (0 with other "
+		    "engines).");
+	for (unsigned k = 0; k < 2; k++) {
+		const struct ucast_layers *ly = sm->layers;
+		struct prom_label l = {"kind", k ? "used" : "made"};
+		prom_sample(o, "ibsmd_unicast_layers", &l, 1,
+			    !ly ? 0 : k ? ly->used : ly->n_layers);
+	}
 }
 
 static void smp_engine(struct sm *sm, struct prom_out *o)

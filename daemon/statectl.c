@@ -16,6 +16,7 @@
 #include "daemon/role/role.h"
 #include "daemon/sa_daemon/sa_daemon.h"
 #include "daemon/sweep/sweep.h"
+#include "routing/unicast/layers.h"
 
 static void print_txn(FILE *out, const struct txn_stats *t)
 {
@@ -115,6 +116,9 @@ static int cmd_status(void *arg, const char *args, FILE *out, char *err,
 	print_link_speeds(f, out);
 	fprintf(out, "routing %s\n",
 		config_enum_name("routing.unicast", sm->cfg.routing_unicast));
+	/* the layered engine's layers of the model in force (0: none) */
+	fprintf(out, "layers_made %u\n", sm->layers ? sm->layers->n_layers : 0);
+	fprintf(out, "layers_used %u\n", sm->layers ? sm->layers->used : 0);
 	fprintf(out, "traps %" PRIu64 "\n", sm->traps);
 	fprintf(out, "smps_discovery %" PRIu64 "\n", sm->smps.disc_gets);
 	fprintf(out, "smps_light %" PRIu64 "\n", sm->smps.light_gets);

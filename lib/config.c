@@ -380,7 +380,8 @@ static const struct cfg_key cfg_keys[] = {
 	  dump_names,
 	  "Dump files written to state_dir after each heavy sweep (after "
 	  "the subnet is up, on a helper thread) and on multicast changes: "
-	  "subnet (subnet.lst), lfts (lfts.dump), fdbs, mfts (mfts.dump), "
+	  "subnet (subnet.lst), lfts (lfts.dump, and path-sl.dump with "
+	  "routing.unicast layered), fdbs, mfts (mfts.dump), "
 	  "mcgroups (mcgroups.dump), counters (port_counters.dump, after "
 	  "each perfmgr round). lfts and fdbs grow with switches times "
 	  "LIDs (2.3 GB at 16,000 hosts), so they are written only when "

@@ -18,6 +18,7 @@
 #include "daemon/sweep/sweep_priv.h"
 #include "lib/dump.h"
 #include "lib/log.h"
+#include "routing/unicast/layers.h"
 #include "mad/txn.h"
 
 enum {
@@ -26,6 +27,7 @@ enum {
 	DUMP_FDBS = 4,
 	DUMP_MFTS = 8,
 	DUMP_CA_ORDER = 16, /* ftree-ca-order.dump, whenever ftree routed */
+	DUMP_PATH_SL = 32,  /* path-sl.dump, with lfts when layered routed */
 };
 
 struct dump_job {
@@ -33,6 +35,7 @@ struct dump_job {
 	bool running;
 	const struct fabric *f;
 	const struct hops *h;
+	const struct ucast_layers *ly; /* sm->layers, for path-sl.dump */
 	char dir[256];
 	unsigned want; /* DUMP_* */
 	int rc;
@@ -47,9 +50,30 @@ static int no_mft_entry(void *ctx, const struct ib_node *sw, uint32_t i,
 	return 0;
 }
 
-static int write_some(const char *dir, const struct fabric *f,
-		      const struct hops *h, unsigned want)
+struct sl_ctx {
+	const struct ucast_layers *ly;
+	const struct fabric *f;
+};
+
+/* The SLs the SA answers (daemon/sa/sa_path.c): 1 + the layer when the
+ * routes use more than one, SL0 being multicast's then. */
+static int lid_sls(void *ctx, uint16_t lid, int8_t *sl)
 {
+	const struct sl_ctx *c = ctx;
+	int rc = layers_lid_sls(c->ly, c->f, lid, sl);
+
+	for (uint32_t x = 0; rc == 0 && c->ly->used > 1 && x < c->f->n_switches;
+	     x++)
+		if (sl[x] >= 0)
+			sl[x]++;
+	return rc;
+}
+
+static int write_some(const char *dir, const struct fabric *f,
+		      const struct hops *h, const struct ucast_layers *ly,
+		      unsigned want)
+{
+	struct sl_ctx sc = {ly, f};
 	struct hops_fdbs_ctx hc = {.f = f, .h = h};
 	int rc = 0;
 
@@ -63,6 +87,9 @@ static int write_some(const char *dir, const struct fabric *f,
 		rc = dump_write_mfts(dir, f, no_mft_entry, NULL);
 	if (rc == 0 && (want & DUMP_CA_ORDER))
 		rc = dump_write_ca_order(dir, f);
+	if (rc == 0 && (want & DUMP_PATH_SL) && ly &&
+	    ly->n_switches == f->n_switches)
+		rc = dump_write_path_sl(dir, f, lid_sls, &sc);
 	return rc;
 }
 
@@ -74,9 +101,9 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		return -ENOENT;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	rc = write_some(dir, sm->fab, &sm->hops,
+	rc = write_some(dir, sm->fab, &sm->hops, sm->layers,
 			DUMP_SUBNET | DUMP_LFTS | DUMP_FDBS | DUMP_MFTS |
-			    (sm->ca_order ? DUMP_CA_ORDER : 0));
+			    DUMP_PATH_SL | (sm->ca_order ? DUMP_CA_ORDER : 0));
 	return rc == 0 ? dump_write_guid2lid(dir, sm->fab) : rc;
 }
 
@@ -86,7 +113,7 @@ static unsigned wanted(const struct sm *sm)
 	unsigned w = 0;
 
 	w |= config_dump_wanted(c, "subnet") ? DUMP_SUBNET : 0;
-	w |= config_dump_wanted(c, "lfts") ? DUMP_LFTS : 0;
+	w |= config_dump_wanted(c, "lfts") ? DUMP_LFTS | DUMP_PATH_SL : 0;
 	w |= config_dump_wanted(c, "fdbs") ? DUMP_FDBS : 0;
 	if (!sm->mcg && config_dump_wanted(c, "mfts"))
 		w |= DUMP_MFTS;
@@ -99,7 +126,7 @@ static void *dump_thread(void *arg)
 {
 	struct dump_job *j = arg;
 
-	j->rc = write_some(j->dir, j->f, j->h, j->want);
+	j->rc = write_some(j->dir, j->f, j->h, j->ly, j->want);
 	j->end_us = txn_now_us();
 	return NULL;
 }
@@ -130,7 +157,8 @@ static void start_job(struct sm *sm, unsigned want)
 		log_err("cannot write the dumps: out of memory");
 		return;
 	}
-	*j = (struct dump_job){.f = sm->fab, .h = &sm->hops, .want = want};
+	*j = (struct dump_job){
+	    .f = sm->fab, .h = &sm->hops, .ly = sm->layers, .want = want};
 	snprintf(j->dir, sizeof(j->dir), "%s", sm->cfg.state_dir);
 	j->start_us = txn_now_us();
 	/* The helper must not take the loop's signals. */

@@ -9,7 +9,9 @@
 #     pair delivered and the graph acyclic; more than one SL used from 2
 #     VLs on; the busiest link at 8 no worse than 1.1x ibsmd minhop's on
 #     the same fabric; a heavy sweep of the unchanged fabric re-sends no
-#     SL2VL block; after a link is lost, the incremental repair keeps the
+#     SL2VL block; status shows the layers, and the daemon's own
+#     path-sl.dump and lfts.dump (ibsmctl dump) pass the same checker with
+#     the same busiest link and SLs; after a link is lost, the incremental repair keeps the
 #     layers and the trees the loss left whole, and its tables and SLs are
 #     delivered and acyclic again;
 #   - LMC 1: every LID of every range delivered on its own SL, acyclic;
@@ -111,6 +113,18 @@ echo "   busiest link: layered 8 VLs $L8, minhop $MH"
 [ $((L8 * 10)) -le $((MH * 11)) ] || fail "layered's busiest link $L8 > 1.1 x minhop's $MH"
 grep -q "multicast keeps one: 7 layers" "$T/ibsmd.log" ||
 	fail "max_vls 8 on 8 VLs: no notice of the multicast VL"
+
+# what an operator sees: the layers in status, and the daemon's own dumps
+# (path-sl.dump with the SLs its SA answers), judged by the checker with
+# VL = SL as it judges ibsmroute's: the same routes as read back
+[ "$(field layers_made)" = 7 ] && [ "$(field layers_used)" = 7 ] ||
+	fail "status: layers_made $(field layers_made) layers_used $(field layers_used), want 7 7"
+ctl dump "$T/own" >/dev/null || fail "ibsmctl dump"
+[ -s "$T/own/path-sl.dump" ] || fail "ibsmctl dump wrote no path-sl.dump"
+own=$(python3 "$VL_CHECK" dump "$T/own" --expect-acyclic) || fail "own dumps: $own"
+[ "$(num max_link_routes "$own")" = "$L8" ] && [ "$(sed -n 's/.* sls=\([^ ]*\).*/\1/p' <<<"$own")" = "$(sls torus-vl8)" ] ||
+	fail "the daemon's dumps disagree with the tables read back: $own"
+echo "ok the daemon's own dumps: $own"
 
 # an unchanged fabric: a heavy sweep re-sends no SL2VL block
 sent=$(field smps_sl2vl_sets)
