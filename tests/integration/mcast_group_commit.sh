@@ -35,13 +35,14 @@ for b in 1 2; do
 done
 mc_start "$T/ft.net" -o multicast.join_timeout_ms=3600000
 
-# clients BURST [extra mcast_joins args]: CL clients at H2.., waited for
+# clients BURST WINDOW [extra mcast_joins args]: CL clients at H2..,
+# each with WINDOW joins outstanding, waited for
 clients() {
-	local b=$1 pids=() i
-	shift
+	local b=$1 w=$2 pids=() i
+	shift 2
 	for i in $(seq 0 $((CL - 1))); do
 		sim_at "H$((i + 2))" timeout -k 5 120 "$O/tests/sim/mcast_joins" \
-			-w 32 "$@" "$T/coll$b.part$i" >"$T/j$b.$i" 2>&1 &
+			-w "$w" "$@" "$T/coll$b.part$i" >"$T/j$b.$i" 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
@@ -51,7 +52,7 @@ strace -f -e trace=fdatasync,fsync -c -o "$T/strace" -p "$IBSMD_PID" 2>/dev/null
 SPID=$!
 sleep 1 # strace attached to every thread
 ctl mcg stats >"$T/stats0"
-clients 1
+clients 1 32
 ctl mcg stats >"$T/stats1"
 kill -INT $SPID; wait $SPID
 ok=0
@@ -65,9 +66,12 @@ echo "$ok joins answered; strace counted $syncs fdatasync calls; the daemon coun
 [ "$syncs" -gt 0 ] || fail "no fdatasync at all: joins were answered without being on disk"
 [ "$syncs" -lt "$ok" ] || fail "$syncs fdatasync calls for $ok joins: no group commit"
 
-# 2: SIGKILL mid-burst loses no answered join
+# 2: SIGKILL mid-burst loses no answered join.  One join outstanding per
+# client, so that each waits for its sync and the burst lasts long
+# enough for the kill to land in it (with 32 it can end within one
+# 50 ms poll, and the test would show nothing).
 : >"$T/acked"
-clients 2 --acked "$T/acked" &
+clients 2 1 --acked "$T/acked" &
 CPID=$!
 for _ in $(seq 600); do
 	[ "$(wc -l <"$T/acked")" -ge 600 ] && break
