@@ -11,7 +11,7 @@
  * fabrics (docs/design.md §5.3): at 4 layers the 20x20x10 torus's busiest
  * link fell from 77,817 to 50,154 routes, at 8 layers the 10x10x10 torus
  * with 2 hosts a switch from 6,360 to 5,510 and the 30x20x20 one from
- * 804,472 to about 666,000; the small fabrics moved within +-5%.  Greedy
+ * 804,472 to 600,238; the small fabrics moved within +-5%.  Greedy
  * covering beyond the first cover (covering every pair twice, or
  * weighting pairs by how few layers cover them) was measured worse than
  * farthest-first there.
