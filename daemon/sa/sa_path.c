@@ -201,12 +201,10 @@ static int path_sl(const struct sa_ctx *c, const struct sa_path_rec *q,
 static int path_layer(const struct sa_ctx *c, const struct sa_path_rec *q,
 		      const struct walk *w)
 {
-	const struct ucast_layers *ly = c->sa->layers;
-	int l = layers_walk_sl(&w->lw);
+	int l = layers_answer_sl(c->sa->layers, layers_walk_sl(&w->lw));
 
 	if (l < 0)
 		return -1;
-	l = ly->used > 1 ? l + 1 : 0;
 	return sa_has(c, SA_PR_SL) && q->sl != l ? -1 : l;
 }
 

@@ -55,17 +55,15 @@ struct sl_ctx {
 	const struct fabric *f;
 };
 
-/* The SLs the SA answers (daemon/sa/sa_path.c): 1 + the layer when the
- * routes use more than one, SL0 being multicast's then. */
+/* The SLs the SA answers (daemon/sa/sa_path.c, layers_answer_sl). */
 static int lid_sls(void *ctx, uint16_t lid, int8_t *sl)
 {
 	const struct sl_ctx *c = ctx;
 	int rc = layers_lid_sls(c->ly, c->f, lid, sl);
 
-	for (uint32_t x = 0; rc == 0 && c->ly->used > 1 && x < c->f->n_switches;
-	     x++)
+	for (uint32_t x = 0; rc == 0 && x < c->f->n_switches; x++)
 		if (sl[x] >= 0)
-			sl[x]++;
+			sl[x] = (int8_t)layers_answer_sl(c->ly, sl[x]);
 	return rc;
 }
 

@@ -18,6 +18,18 @@
 int layers_alloc(struct ucast_layers *ly, const struct fabric *f,
 		 unsigned n_layers);
 
+/* The tie-break between switches of one BFS rank in layer l (a hash of
+ * the GUID and l): layered_orient.c orders by it, layered_cover.c
+ * predicts that order without sorting. */
+static inline uint64_t lay_tie(uint64_t guid, uint32_t l)
+{
+	uint64_t z = guid ^ (l * 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 /* Makes every orientation of ly: layer 0 from the updown engine's roots
  * (routing.updown.roots, else its automatic choice: res->roots), each
  * further layer from one more root (layered_orient.c), then the up

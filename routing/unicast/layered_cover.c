@@ -45,20 +45,13 @@ struct cover {
 	uint32_t *stack, *list;
 };
 
-static uint64_t mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* The label order of layer l from root r without sorting: (rank, tie
  * hash, index), as layer_order() sorts them (layered_orient.c). */
 static bool below(const struct cover *c, uint32_t r, uint32_t l, uint32_t a,
 		  uint32_t b)
 {
 	uint8_t ra, rb;
-	uint64_t k = l * 0x9e3779b97f4a7c15ULL, ta, tb;
+	uint64_t ta, tb;
 
 	if (c->ord)
 		return c->ord[a] < c->ord[b];
@@ -66,8 +59,8 @@ static bool below(const struct cover *c, uint32_t r, uint32_t l, uint32_t a,
 	rb = hops_sw(c->h, r, b);
 	if (ra != rb)
 		return ra < rb;
-	ta = mix(c->f->switches[a]->guid ^ k);
-	tb = mix(c->f->switches[b]->guid ^ k);
+	ta = lay_tie(c->f->switches[a]->guid, l);
+	tb = lay_tie(c->f->switches[b]->guid, l);
 	return ta != tb ? ta < tb : a < b;
 }
 
@@ -130,7 +123,8 @@ static int draw_pairs(struct cover *c)
 	     i++) {
 		uint32_t e[2];
 		for (unsigned j = 0; j < 2; j++) {
-			uint64_t v = mix(z += 0x9e3779b97f4a7c15ULL) % total;
+			/* splitmix64: lay_tie with layer 0 is its finaliser */
+			uint64_t v = lay_tie(z += 0x9e3779b97f4a7c15ULL, 0) % total;
 			uint32_t lo = 0, hi = g->n - 1;
 			while (lo < hi) {
 				uint32_t mid = (lo + hi) / 2;
@@ -256,7 +250,8 @@ int64_t layers_cover_pick(struct layers_cover *lc, uint32_t l,
 			continue;
 		if (mind[r] == thr && i++ % stride)
 			continue;
-		consider(c, r, l, mind, &best, &bg);
+		if (r % step) /* the others were considered above */
+			consider(c, r, l, mind, &best, &bg);
 	}
 	return bg ? best : -1;
 }

@@ -65,6 +65,24 @@ static bool better(const struct choice *c, const struct choice *best)
 	return c->load < best->load;
 }
 
+/* Joining through link k to its peer y (in the tree): false when that
+ * leaves no layer legal. */
+static bool via(const struct lay_trees *t, uint32_t k, struct choice *c)
+{
+	uint32_t y = t->e[k].peer;
+	uint16_t u = t->e[k].up;
+
+	c->legal = (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
+	if (!c->legal)
+		return false;
+	c->down = (uint16_t)(~u & t->nd[y].down);
+	c->k = k;
+	c->dist = (uint16_t)(t->nd[y].dist + 1);
+	c->load = lay_sum(t->e[k].load, t->nd[y].pcost);
+	c->open = pop16(c->down) + pop16(c->legal);
+	return true;
+}
+
 /* The best way for x to join the tree through a neighbour already in it;
  * with closer, only through neighbours one hop closer by the hop table. */
 static struct choice best_join(const struct lay_trees *t, uint32_t x,
@@ -76,21 +94,10 @@ static struct choice best_join(const struct lay_trees *t, uint32_t x,
 	for (uint32_t k = g->start[x]; k < g->start[x + 1]; k++) {
 		uint32_t y = t->e[k].peer;
 		struct choice c;
-		uint16_t u;
 
 		if ((closer && row[y] + 1 != row[x]) ||
-		    t->nd[y].dist == LAY_D_INF)
+		    t->nd[y].dist == LAY_D_INF || !via(t, k, &c))
 			continue;
-		u = t->e[k].up;
-		c.legal =
-		    (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
-		if (!c.legal)
-			continue;
-		c.down = (uint16_t)(~u & t->nd[y].down);
-		c.k = k;
-		c.dist = (uint16_t)(t->nd[y].dist + 1);
-		c.load = lay_sum(t->e[k].load, t->nd[y].pcost);
-		c.open = pop16(c.down) + pop16(c.legal);
 		if (better(&c, &best))
 			best = c;
 	}
@@ -177,22 +184,11 @@ static struct choice via_old(const struct lay_trees *t, uint32_t x, uint32_t k,
 			     const uint8_t *row)
 {
 	struct choice c = {.k = UINT32_MAX};
-	uint32_t y;
-	uint16_t u;
+	uint32_t y = k == UINT32_MAX ? 0 : t->e[k].peer;
 
-	if (k == UINT32_MAX)
-		return c;
-	y = t->e[k].peer;
-	if (t->nd[y].dist == LAY_D_INF || row[y] + 1 != row[x])
-		return c;
-	u = t->e[k].up;
-	c.legal = (uint16_t)((u & t->nd[y].legal) | (~u & t->nd[y].down));
-	if (!c.legal)
-		return c;
-	c.down = (uint16_t)(~u & t->nd[y].down);
-	c.k = k;
-	c.dist = (uint16_t)(t->nd[y].dist + 1);
-	c.load = lay_sum(t->e[k].load, t->nd[y].pcost);
+	if (k == UINT32_MAX || t->nd[y].dist == LAY_D_INF ||
+	    row[y] + 1 != row[x] || !via(t, k, &c))
+		c.k = UINT32_MAX;
 	return c;
 }
 

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/guidtab.h"
 #include "routing/unicast/layered.h"
 
 struct lay_saved {
@@ -125,28 +124,17 @@ static int relabel(struct ucast_layers *ly, const struct lay_saved *s,
 static int map_switches(const struct lay_saved *s, const struct fabric *f,
 			uint32_t *old)
 {
-	struct guidtab gt = {0};
-	int rc = 0;
-
-	for (uint32_t i = 0; i < s->n && rc == 0; i++)
-		rc = guidtab_put(&gt, s->guid[i], (void *)(uintptr_t)(i + 1));
-	for (uint32_t x = 0; x < f->n_switches && rc == 0; x++) {
-		uintptr_t v = (uintptr_t)guidtab_get(&gt, f->switches[x]->guid);
-		if (!v)
-			rc = -ESRCH;
-		else
-			old[x] = (uint32_t)(v - 1);
-	}
-	guidtab_free(&gt, NULL);
-	return rc;
-}
-
-static struct ib_node *switch_by_guid(const struct fabric *f, uint64_t guid)
-{
 	for (uint32_t x = 0; x < f->n_switches; x++)
-		if (f->switches[x]->guid == guid)
-			return f->switches[x];
-	return NULL;
+		old[x] = UINT32_MAX;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct ib_node *n = fabric_node_by_guid(f, s->guid[i]);
+		if (n && node_is_switch(n))
+			old[n->sw_idx] = i;
+	}
+	for (uint32_t x = 0; x < f->n_switches; x++)
+		if (old[x] == UINT32_MAX)
+			return -ESRCH;
+	return 0;
 }
 
 int layers_restore(struct ucast_layers *ly, const struct fabric *f,
@@ -166,8 +154,10 @@ int layers_restore(struct ucast_layers *ly, const struct fabric *f,
 	if (rc == 0)
 		rc = layers_alloc(ly, f, s->n_layers);
 	for (unsigned l = 0; rc == 0 && l < s->n_layers; l++) {
-		ly->roots[l] = switch_by_guid(f, s->root[l]);
-		rc = ly->roots[l] ? relabel(ly, s, old, l) : -ESRCH;
+		ly->roots[l] = fabric_node_by_guid(f, s->root[l]);
+		rc = ly->roots[l] && node_is_switch(ly->roots[l])
+			 ? relabel(ly, s, old, l)
+			 : -ESRCH;
 		if (rc == 0 && minima(ly, g, l) > s->minima[l]) {
 			ly->reoriented |= (uint16_t)(1u << l);
 			rc = layers_orient_one(ly, f, g, h, l,

@@ -103,13 +103,6 @@ static int cmp_okey(const void *a, const void *b)
 	return x->s < y->s ? -1 : x->s > y->s;
 }
 
-static uint64_t mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Layer l's labels: BFS rank from root r, ties by a per-layer hash of
  * the GUID, so layers disagree on how to cross same-rank links. */
 static int layer_order(const struct fabric *f, const struct sw_graph *g,
@@ -125,7 +118,7 @@ static int layer_order(const struct fabric *f, const struct sw_graph *g,
 		uint64_t guid = f->switches[s]->guid;
 		k[s] =
 		    (struct okey){hops_sw(h, r, s),
-				  mix(guid ^ (l * 0x9e3779b97f4a7c15ULL)), s};
+				  lay_tie(guid, l), s};
 	}
 	qsort(k, n, sizeof(*k), cmp_okey);
 	for (uint32_t i = 0; i < n; i++)

@@ -218,16 +218,25 @@ static bool count_tree(struct lay_trees *t, uint32_t d, const uint8_t *col)
 	return whole;
 }
 
+/* The tree count_tree() counted onto the links' loads (add), or off. */
+static void tree_loads(struct lay_trees *t, bool add)
+{
+	for (uint32_t i = 0; i < t->n_old; i++) {
+		uint32_t x = t->far[i];
+		if (add)
+			t->e[t->ok[x]].load += t->cnt[x];
+		else
+			t->e[t->ok[x]].load -= t->cnt[x];
+	}
+}
+
 /* Takes the loads of the tree in col (an LFT column for a CA LID of d)
  * off the links, for routing that LID again: each switch's sources are
  * pushed along the column farthest switches first. */
 static void unload(struct lay_trees *t, uint32_t d, const uint8_t *col)
 {
 	count_tree(t, d, col);
-	for (uint32_t i = 0; i < t->n_old; i++) {
-		uint32_t x = t->far[i];
-		t->e[t->ok[x]].load -= t->cnt[x];
-	}
+	tree_loads(t, false);
 }
 
 /* The tree just taken off (ok[], far[] from unload()) becomes the tree
@@ -308,18 +317,29 @@ static void columns(struct lay_trees *t, bool in)
 	}
 }
 
-/* The destination switches order[a, b): their LIDs fit one batch. */
-static void route_batch(struct lay_trees *t, const struct dests *ds, uint32_t a,
-			uint32_t b, bool again)
+/* The LIDs of destination switches order[a, b) into col_lid[]. */
+static void batch_lids(struct lay_trees *t, const struct dests *ds, uint32_t a,
+		       uint32_t b)
 {
-	uint32_t n = t->g->n;
-
 	t->n_col = 0;
 	for (uint32_t j = a; j < b; j++) {
 		uint32_t d = ds->order[j];
 		for (uint32_t i = ds->first[d]; i < ds->first[d + 1]; i++)
 			t->col_lid[t->n_col++] = ds->dlid[i];
 	}
+}
+
+/* The destination switches order[a, b): their LIDs fit one batch. */
+typedef void (*batch_fn)(struct lay_trees *t, const struct dests *ds,
+			 uint32_t a, uint32_t b, void *ctx);
+
+static void route_batch(struct lay_trees *t, const struct dests *ds, uint32_t a,
+			uint32_t b, void *ctx)
+{
+	bool again = *(const bool *)ctx;
+	uint32_t n = t->g->n;
+
+	batch_lids(t, ds, a, b);
 	if (again)
 		columns(t, true);
 	t->n_col = 0;
@@ -332,21 +352,22 @@ static void route_batch(struct lay_trees *t, const struct dests *ds, uint32_t a,
 	columns(t, false);
 }
 
-/* Every destination, batch by batch. */
-static void route_all(struct lay_trees *t, const struct dests *ds, bool again)
+/* Every destination switch, in batches whose LIDs' columns fit col[]. */
+static void each_batch(struct lay_trees *t, const struct dests *ds,
+		       batch_fn fn, void *ctx)
 {
 	uint32_t n = t->g->n, a = 0, lids = 0;
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t d = ds->order[j], k = ds->first[d + 1] - ds->first[d];
 		if (j > a && lids + k > t->col_cap) {
-			route_batch(t, ds, a, j, again);
+			fn(t, ds, a, j, ctx);
 			a = j;
 			lids = 0;
 		}
 		lids += k;
 	}
-	route_batch(t, ds, a, n, again);
+	fn(t, ds, a, n, ctx);
 }
 
 /* Per switch graph link its climb mask; per (switch, port) its link. */
@@ -435,8 +456,10 @@ int layers_route(struct fabric *f, const struct sw_graph *g,
 	if (dests_build(f, &ds) < 0 || trees_alloc(&t, &ds) < 0 ||
 	    reserve_lfts(f) < 0)
 		goto out;
-	for (unsigned r = 0; r <= LAY_ROUNDS; r++)
-		route_all(&t, &ds, r > 0);
+	for (unsigned r = 0; r <= LAY_ROUNDS; r++) {
+		bool again = r > 0;
+		each_batch(&t, &ds, route_batch, &again);
+	}
 	rc = 0;
 out:
 	dests_free(&ds);
@@ -446,26 +469,40 @@ out:
 
 /* ---- repair: keep every tree a failure left whole ---- */
 
-/* One LID's column into the LFTs, and the SL check of the tree: every
- * switch that reaches d must have a legal layer. */
-static bool put_column(struct lay_trees *t, uint16_t lid, const uint8_t *col,
-		       struct layers_sl_scratch *sc, int8_t *sl, uint32_t d)
+/* The SLs of LID's tree in col from every switch: one more than the
+ * highest, or 0 when a switch that reaches d has no legal layer. */
+static unsigned tree_sls(struct lay_trees *t, uint16_t lid, const uint8_t *col,
+			 uint32_t d, struct layers_sl_scratch *sc, int8_t *sl)
 {
 	uint32_t n = t->g->n;
 	const uint8_t *row = t->h->d + (size_t)d * n;
+	unsigned top = 1;
 
-	for (uint32_t x = 0; x < n; x++)
-		t->f->switches[x]->lft[lid] = col[x];
 	layers_lid_sl(t->ly, t->f, lid, col, sc, sl);
 	for (uint32_t x = 0; x < n; x++) {
 		if (row[x] == HOPS_INF)
 			continue;
 		if (sl[x] < 0)
-			return false;
-		if ((uint8_t)sl[x] + 1 > t->ly->used)
-			t->ly->used = (uint8_t)(sl[x] + 1);
+			return 0;
+		if ((unsigned)sl[x] + 1 > top)
+			top = (unsigned)sl[x] + 1;
 	}
-	return true;
+	return top;
+}
+
+/* One LID's column into the LFTs, and the SL check of the tree: every
+ * switch that reaches d must have a legal layer. */
+static bool put_column(struct lay_trees *t, uint16_t lid, const uint8_t *col,
+		       struct layers_sl_scratch *sc, int8_t *sl, uint32_t d)
+{
+	unsigned top;
+
+	for (uint32_t x = 0; x < t->g->n; x++)
+		t->f->switches[x]->lft[lid] = col[x];
+	top = tree_sls(t, lid, col, d, sc, sl);
+	if (top > t->ly->used)
+		t->ly->used = (uint8_t)top;
+	return top > 0;
 }
 
 /* After a layer was oriented afresh a kept path may be legal in no layer
@@ -513,72 +550,37 @@ static void regrow(struct lay_trees *t, uint32_t d, uint16_t lid, uint8_t dport)
 		lay_balance(t, d, true);
 }
 
-/* After a layer was oriented afresh: is every switch that reaches d
- * along col still legal in some layer? */
-static bool still_legal(struct lay_trees *t, uint16_t lid, const uint8_t *col,
-			uint32_t d, struct layers_sl_scratch *sc, int8_t *sl)
-{
-	uint32_t n = t->g->n;
-	const uint8_t *row = t->h->d + (size_t)d * n;
-
-	if (!t->ly->reoriented)
-		return true;
-	layers_lid_sl(t->ly, t->f, lid, col, sc, sl);
-	for (uint32_t x = 0; x < n; x++)
-		if (row[x] != HOPS_INF && sl[x] < 0)
-			return false;
-	return true;
-}
-
 /* Pass 1: every LID's tree counted from the LFTs, batch by batch; the
- * whole CA trees' loads added, the broken LIDs (a link lost, or a path
- * no longer legal) listed (index into ds). */
-static uint32_t keep_load(struct lay_trees *t, const struct dests *ds,
-			  uint32_t *broken, struct layers_sl_scratch *sc,
-			  int8_t *sl)
-{
-	uint32_t n = t->g->n, a = 0, nb = 0;
+ * whole CA trees' loads added, the broken LIDs (a link lost, or after a
+ * layer was oriented afresh a path no longer legal) listed (index into
+ * ds). */
+struct keep_pass {
+	uint32_t *broken, nb;
+	struct layers_sl_scratch *sc;
+	int8_t *sl;
+};
 
-	while (a < n) {
-		uint32_t b = a, lids = 0;
-		while (b < n && (b == a || lids + ds->first[ds->order[b] + 1] -
-						 ds->first[ds->order[b]] <=
-					     t->col_cap)) {
-			lids += ds->first[ds->order[b] + 1] -
-				ds->first[ds->order[b]];
-			b++;
+static void keep_batch(struct lay_trees *t, const struct dests *ds, uint32_t a,
+		       uint32_t b, void *ctx)
+{
+	struct keep_pass *kp = ctx;
+	uint32_t n = t->g->n;
+
+	batch_lids(t, ds, a, b);
+	columns(t, true);
+	t->n_col = 0;
+	for (uint32_t j = a; j < b; j++) {
+		uint32_t d = ds->order[j];
+		for (uint32_t i = ds->first[d]; i < ds->first[d + 1]; i++) {
+			const uint8_t *col = t->col + (size_t)t->n_col++ * n;
+			if (!count_tree(t, d, col) ||
+			    (t->ly->reoriented &&
+			     !tree_sls(t, ds->dlid[i], col, d, kp->sc, kp->sl)))
+				kp->broken[kp->nb++] = i;
+			else if (ds->dport[i])
+				tree_loads(t, true);
 		}
-		t->n_col = 0;
-		for (uint32_t j = a; j < b; j++) {
-			uint32_t d = ds->order[j];
-			for (uint32_t i = ds->first[d]; i < ds->first[d + 1];
-			     i++)
-				t->col_lid[t->n_col++] = ds->dlid[i];
-		}
-		columns(t, true);
-		t->n_col = 0;
-		for (uint32_t j = a; j < b; j++) {
-			uint32_t d = ds->order[j];
-			for (uint32_t i = ds->first[d]; i < ds->first[d + 1];
-			     i++) {
-				const uint8_t *col =
-				    t->col + (size_t)t->n_col++ * n;
-				if (!count_tree(t, d, col) ||
-				    !still_legal(t, ds->dlid[i], col, d, sc,
-						 sl)) {
-					broken[nb++] = i;
-					continue;
-				}
-				for (uint32_t q = 0; ds->dport[i] && q < t->n_old;
-				     q++) {
-					uint32_t x = t->far[q];
-					t->e[t->ok[x]].load += t->cnt[x];
-				}
-			}
-		}
-		a = b;
 	}
-	return nb;
 }
 
 int layers_route_keep(struct fabric *f, const struct sw_graph *g,
@@ -588,6 +590,7 @@ int layers_route_keep(struct fabric *f, const struct sw_graph *g,
 	struct lay_trees t = {.f = f, .g = g, .h = h, .ly = ly};
 	struct dests ds = {0};
 	struct layers_sl_scratch sc = {0};
+	struct keep_pass kp;
 	uint32_t *broken = NULL, *sw_of = NULL, nb = 0;
 	int8_t *sl = NULL;
 	int rc = -ENOMEM;
@@ -609,7 +612,9 @@ int layers_route_keep(struct fabric *f, const struct sw_graph *g,
 		for (uint32_t i = ds.first[d]; i < ds.first[d + 1]; i++)
 			sw_of[i] = d;
 	memset(t.shortest, 0, g->n);
-	nb = keep_load(&t, &ds, broken, &sc, sl);
+	kp = (struct keep_pass){broken, 0, &sc, sl};
+	each_batch(&t, &ds, keep_batch, &kp);
+	nb = kp.nb;
 	rc = 0;
 	for (uint32_t b = 0; b < nb && rc == 0; b++) {
 		uint32_t i = broken[b], d = sw_of[i];

@@ -79,6 +79,14 @@ static inline int layers_walk_sl(const struct layers_walk *w)
 	return m ? __builtin_ctz(m) : -1;
 }
 
+/* The SL the SA answers for a path whose lowest legal layer is l (-1:
+ * none, kept): 1 + l when the routes use more than one layer (SL0 and
+ * VL0 are multicast's then), else 0. */
+static inline int layers_answer_sl(const struct ucast_layers *ly, int l)
+{
+	return l < 0 ? l : ly->used > 1 ? l + 1 : 0;
+}
+
 /* The SL of the LFT path from switch src_sw (an index) to dlid: -1 when
  * no layer is legal, -2 when the LFTs do not deliver dlid. */
 int layers_path_sl(const struct ucast_layers *ly, const struct fabric *f,
