@@ -15,7 +15,17 @@ static void print_quoted(FILE *o, const char *s)
 	fputc('"', o);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
+		/* YAML reads NEL, LS and PS as line breaks inside a quoted
+		 * scalar (folded to a space): their escapes keep them */
+		if (ch == 0xC2 && (unsigned char)s[1] == 0x85) {
+			fputs("\\N", o);
+			s++;
+		} else if (ch == 0xE2 && (unsigned char)s[1] == 0x80 &&
+			   ((unsigned char)s[2] == 0xA8 ||
+			    (unsigned char)s[2] == 0xA9)) {
+			fputs((unsigned char)s[2] == 0xA8 ? "\\L" : "\\P", o);
+			s += 2;
+		} else if (ch == '"' || ch == '\\')
 			fprintf(o, "\\%c", ch);
 		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(o, "\\x%02x", ch);
